@@ -1,0 +1,168 @@
+/**
+ * Configuration: `config/default.json`, then `config/<NODE_ENV>.json`, then the file named by
+ * `CONFIG_FILE`, then environment variables. Objects merge key by key; arrays (the plugin list)
+ * are replaced whole. The result is validated strictly: an unknown key or a wrong type stops boot
+ * with its JSON path.
+ */
+import { existsSync, readFileSync } from 'node:fs'
+import path from 'node:path'
+import { Type } from 'typebox'
+import type { Static, TSchema } from 'typebox'
+import { Compile } from 'typebox/compile'
+import { Value } from 'typebox/value'
+
+const strict = { additionalProperties: false } as const
+
+export const PluginEntrySchema = Type.Object(
+  {
+    /** Built-in name, `./relative/path` (from the config file's folder), or npm package name. */
+    plugin: Type.String({ minLength: 1 }),
+    /** Instance id, when one plugin is enabled twice; defaults to the plugin's name. */
+    id: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9@][A-Za-z0-9@/._-]*$' })),
+    /** A plugin that fails to load is logged and skipped instead of stopping boot (sinks only). */
+    optional: Type.Optional(Type.Boolean()),
+    /** A sink whose failure makes the request fail with 503 so that clients retry. */
+    required: Type.Optional(Type.Boolean()),
+    options: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  strict,
+)
+
+const LogLevel = Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)))
+
+export const ConfigSchema = Type.Object(
+  {
+    server: Type.Object(
+      {
+        host: Type.String({ default: '0.0.0.0' }),
+        port: Type.Integer({ minimum: 0, maximum: 65535, default: 8000 }),
+        /** Wire size cap of a request body (PostHog: 20 MiB). */
+        bodyLimitBytes: Type.Integer({ minimum: 1024, default: 20 * 1024 * 1024 }),
+        /** Cap on a body after decompression, so a small gzip bomb cannot fill memory. */
+        decodedLimitBytes: Type.Integer({ minimum: 1024, default: 100 * 1024 * 1024 }),
+        requestTimeoutMs: Type.Integer({ minimum: 100, default: 30_000 }),
+        shutdownTimeoutMs: Type.Integer({ minimum: 0, default: 10_000 }),
+        /** Read the client IP from X-Forwarded-For (set when behind a proxy or load balancer). */
+        trustProxy: Type.Boolean({ default: true }),
+      },
+      { ...strict, default: {} },
+    ),
+    storage: Type.Object(
+      {
+        /** Real MongoDB (a replica set in production). Unset: the embedded server under dataDir. */
+        mongodbUrl: Type.Optional(Type.String({ minLength: 1 })),
+        database: Type.String({ minLength: 1, default: 'hedgerow' }),
+        /** Folder for the embedded database and the generated admin key, relative to the working directory. */
+        dataDir: Type.String({ minLength: 1, default: './data' }),
+      },
+      { ...strict, default: {} },
+    ),
+    admin: Type.Object(
+      {
+        /** Bearer key of the admin API. Unset: one is generated on first start and kept in dataDir. */
+        apiKey: Type.Optional(Type.String({ minLength: 16 })),
+      },
+      { ...strict, default: {} },
+    ),
+    log: Type.Object({ level: { ...LogLevel, default: 'info' } }, { ...strict, default: {} }),
+    pipeline: Type.Object(
+      {
+        /** A step or sink that takes longer fails with a retryable error (the request answers 503). */
+        stepTimeoutMs: Type.Integer({ minimum: 1, default: 10_000 }),
+        pluginSetupTimeoutMs: Type.Integer({ minimum: 1, default: 10_000 }),
+      },
+      { ...strict, default: {} },
+    ),
+    plugins: Type.Array(PluginEntrySchema, { default: [] }),
+  },
+  strict,
+)
+
+export type Config = Static<typeof ConfigSchema>
+export type PluginEntry = Static<typeof PluginEntrySchema>
+
+/** A loaded config plus where its plugin list came from (relative plugin paths resolve there). */
+export interface LoadedConfig {
+  config: Config
+  configDir: string
+  sources: string[]
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly source: string,
+    readonly jsonPath: string,
+    readonly reason: string,
+  ) {
+    super(`invalid configuration in ${source} at ${jsonPath || '/'}: ${reason}`)
+    this.name = 'ConfigError'
+  }
+}
+
+type Json = Record<string, unknown>
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+function merge(base: Json, over: Json): Json {
+  const out: Json = { ...base }
+  for (const [key, value] of Object.entries(over)) out[key] = isObject(value) && isObject(out[key]) ? merge(out[key] as Json, value) : value
+  return out
+}
+
+function readJson(file: string): Json {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'))
+  } catch (error) {
+    throw new ConfigError(file, '', `cannot read JSON: ${(error as Error).message}`)
+  }
+  if (!isObject(parsed)) throw new ConfigError(file, '', 'the file must hold a JSON object')
+  return parsed
+}
+
+/** Validates a schema against a value; the first error becomes a ConfigError naming its path. */
+export function checkSchema<S extends TSchema>(schema: S, value: unknown, source: string, basePath = ''): Static<S> {
+  const withDefaults = Value.Default(schema, Value.Clone(value))
+  const compiled = Compile(schema)
+  if (compiled.Check(withDefaults)) return withDefaults as Static<S>
+  const errors = [...compiled.Errors(withDefaults)]
+  // additionalProperties reports twice (schema false + the keyword); the keyed one names the key
+  const first = errors.find((e) => e.keyword !== 'additionalProperties') ?? errors[0]
+  const reason = first?.keyword === 'boolean' ? 'unknown key' : (first?.message ?? 'invalid')
+  throw new ConfigError(source, `${basePath}${first?.instancePath ?? ''}`, reason)
+}
+
+const ENV_OVERRIDES: ReadonlyArray<[string, (c: Json, v: string) => void]> = [
+  ['PORT', (c, v) => ((c.server as Json).port = Number(v))],
+  ['HOST', (c, v) => ((c.server as Json).host = v)],
+  ['MONGODB_URL', (c, v) => ((c.storage as Json).mongodbUrl = v)],
+  ['MONGODB_DB', (c, v) => ((c.storage as Json).database = v)],
+  ['DATA_DIR', (c, v) => ((c.storage as Json).dataDir = v)],
+  ['ADMIN_API_KEY', (c, v) => ((c.admin as Json).apiKey = v)],
+  ['LOG_LEVEL', (c, v) => ((c.log as Json).level = v)],
+]
+
+export function loadConfig(rootDir: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+  const files = [path.join(rootDir, 'config', 'default.json')]
+  if (env.NODE_ENV) files.push(path.join(rootDir, 'config', `${env.NODE_ENV}.json`))
+  if (env.CONFIG_FILE) files.push(path.resolve(env.CONFIG_FILE))
+  let merged: Json = { server: {}, storage: {}, admin: {}, log: {} }
+  let configDir = path.join(rootDir, 'config')
+  const sources: string[] = []
+  for (const file of files) {
+    if (!existsSync(file)) {
+      if (file === env.CONFIG_FILE || file === files[0]) throw new ConfigError(file, '', 'file not found')
+      continue
+    }
+    const layer = readJson(file)
+    if ('plugins' in layer) configDir = path.dirname(file)
+    merged = merge(merged, layer)
+    sources.push(file)
+  }
+  for (const [name, apply] of ENV_OVERRIDES) if (env[name] !== undefined && env[name] !== '') apply(merged, env[name] as string)
+  return { config: checkSchema(ConfigSchema, merged, sources.join(' + ') + ' + environment'), configDir, sources }
+}
+
+/** A complete config from a partial one, with every default applied (tests and embedding). */
+export function buildConfig(partial: Json = {}): Config {
+  return checkSchema(ConfigSchema, merge({ server: {}, storage: {}, admin: {}, log: {}, pipeline: {} }, partial), 'config')
+}

@@ -1,0 +1,165 @@
+/**
+ * Loads the configured plugins in order: resolve → import → shape and API version check →
+ * options check (defaults applied) → setup under a timeout. Any failure stops boot with a message
+ * naming the plugin, unless its entry is `optional`, in which case it is logged and its taps are
+ * removed. Setups run one at a time so the isolation wrapper knows whose taps it sees.
+ */
+import type { Hook } from 'tapable'
+import type { Db } from 'mongodb'
+import type { Logger } from 'pino'
+import { API_VERSION } from './plugin-api.ts'
+import type { IngestHooks, PluginApi, PluginDefinition, ServiceName, Services, Teardown } from './plugin-api.ts'
+import type { PluginEntry } from './config.ts'
+import { checkSchema } from './config.ts'
+import type { IsolationState, TapOwner } from './isolation.ts'
+import { describeSource, importUrl, resolvePlugin } from './plugin-resolve.ts'
+import type { PluginSource } from './plugin-resolve.ts'
+
+export class PluginLoadError extends Error {
+  constructor(
+    readonly plugin: string,
+    readonly code: string,
+    reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`plugin "${plugin}" failed to load (${code}): ${reason}`, options)
+    this.name = 'PluginLoadError'
+  }
+}
+
+export interface LoadedPlugin {
+  readonly id: string
+  readonly source: string
+  readonly tapped: readonly string[]
+  readonly teardown?: Teardown
+}
+
+export interface LoaderContext {
+  readonly hooks: IngestHooks
+  readonly state: IsolationState
+  readonly db: Db
+  readonly logger: Logger
+  readonly builtIns: Readonly<Record<string, PluginDefinition>>
+  readonly rootDir: string
+  readonly configDir: string
+  readonly dataDir: string
+  readonly setupTimeoutMs: number
+}
+
+async function importDefinition(source: PluginSource, ctx: LoaderContext, id: string): Promise<unknown> {
+  if (source.kind === 'built-in') return ctx.builtIns[source.name]
+  try {
+    const mod = (await import(importUrl(source))) as { default?: unknown; plugin?: unknown }
+    return mod.default ?? mod.plugin
+  } catch (error) {
+    const missing = (error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND'
+    const code = missing ? 'INGEST_ERR_PLUGIN_DEPENDENCY_MISSING' : 'INGEST_ERR_PLUGIN_IMPORT'
+    throw new PluginLoadError(id, code, `importing ${describeSource(source)} threw: ${(error as Error).message}`, { cause: error })
+  }
+}
+
+function checkShape(value: unknown, id: string): PluginDefinition {
+  const def = value as Partial<PluginDefinition> | undefined
+  if (!def || typeof def !== 'object' || typeof def.name !== 'string' || typeof def.setup !== 'function') {
+    throw new PluginLoadError(id, 'INGEST_ERR_PLUGIN_INVALID', 'the module must export (default or `plugin`) an object with a string `name` and a `setup` function')
+  }
+  if (def.apiVersion !== API_VERSION) {
+    throw new PluginLoadError(id, 'INGEST_ERR_PLUGIN_API_MISMATCH', `it targets plugin API version ${String(def.apiVersion)}, this service provides ${API_VERSION}`)
+  }
+  return def as PluginDefinition
+}
+
+function removeTaps(hooks: IngestHooks, id: string): void {
+  // Safe only at boot: no hook has been called yet, so tapable has compiled nothing from `taps`.
+  for (const hook of Object.values(hooks) as Hook<unknown, unknown>[]) hook.taps = hook.taps.filter((t) => t.name !== id)
+}
+
+async function runSetup(def: PluginDefinition, api: PluginApi, options: unknown, ctx: LoaderContext, owner: TapOwner): Promise<Teardown | undefined> {
+  ctx.state.owner = owner
+  let timer: NodeJS.Timeout | undefined
+  try {
+    const setup = Promise.resolve().then(() => def.setup(api, options as never))
+    setup.catch(() => undefined) // a late rejection after a timeout must not become unhandled
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`setup did not finish within ${ctx.setupTimeoutMs} ms`)), ctx.setupTimeoutMs)
+    })
+    const result = await Promise.race([setup, timeout])
+    return typeof result === 'function' ? result : undefined
+  } catch (error) {
+    throw new PluginLoadError(api.id, 'INGEST_ERR_PLUGIN_SETUP', (error as Error).message, { cause: error })
+  } finally {
+    clearTimeout(timer)
+    ctx.state.owner = undefined
+  }
+}
+
+export async function loadPlugins(entries: readonly PluginEntry[], ctx: LoaderContext): Promise<LoadedPlugin[]> {
+  const services = new Map<string, unknown>()
+  const loaded: LoadedPlugin[] = []
+  const ids = new Set<string>()
+  for (const [index, entry] of entries.entries()) {
+    const id = entry.id ?? entry.plugin
+    try {
+      if (ids.has(id)) throw new PluginLoadError(id, 'INGEST_ERR_PLUGIN_DUPLICATE', 'two plugins have this id; give one an `id`')
+      ids.add(id)
+      const source = resolvePlugin(entry.plugin, { builtIns: new Set(Object.keys(ctx.builtIns)), rootDir: ctx.rootDir, configDir: ctx.configDir })
+      const def = checkShape(await importDefinition(source, ctx, id), id)
+      const options = def.optionsSchema ? checkSchema(def.optionsSchema, entry.options ?? {}, `plugin "${id}"`, `/plugins/${index}/options`) : {}
+      if (!def.optionsSchema && entry.options && Object.keys(entry.options).length) {
+        throw new PluginLoadError(id, 'INGEST_ERR_PLUGIN_OPTIONS', 'this plugin takes no options')
+      }
+      for (const need of def.requires ?? []) {
+        if (!services.has(need)) throw new PluginLoadError(id, 'INGEST_ERR_PLUGIN_REQUIRES', `it requires the "${need}" service; enable a plugin that provides it earlier in the list`)
+      }
+      const logger = ctx.logger.child({ plugin: id })
+      const owner: TapOwner = { id, required: entry.required === true, logger, tapped: [] }
+      const api: PluginApi = Object.freeze({
+        id,
+        hooks: ctx.hooks,
+        logger,
+        db: ctx.db,
+        dataDir: ctx.dataDir,
+        configDir: ctx.configDir,
+        provide<K extends ServiceName>(name: K, service: Services[K]) {
+          if (services.has(name)) throw new Error(`service "${name}" is already provided`)
+          services.set(name, service)
+        },
+        use<K extends ServiceName>(name: K): Services[K] {
+          if (!services.has(name)) throw new Error(`service "${name}" is not provided by any plugin loaded before "${id}"`)
+          return services.get(name) as Services[K]
+        },
+      })
+      const teardown = await runSetup(def, api, options, ctx, owner).catch((error: unknown) => {
+        removeTaps(ctx.hooks, id)
+        throw error
+      })
+      loaded.push({ id, source: describeSource(source), tapped: owner.tapped, teardown })
+      logger.info({ source: describeSource(source), hooks: [...new Set(owner.tapped)] }, 'plugin loaded')
+    } catch (error) {
+      const wrapped = error instanceof PluginLoadError ? error : new PluginLoadError(id, (error as { code?: string }).code ?? 'INGEST_ERR_PLUGIN_LOAD', (error as Error).message, { cause: error })
+      if (!entry.optional) {
+        await runTeardowns(loaded, ctx.logger)
+        throw wrapped
+      }
+      ctx.logger.error({ plugin: id, err: wrapped }, 'optional plugin skipped')
+    }
+  }
+  for (const hook of ['validate', 'sink'] as const) {
+    if (!ctx.hooks[hook].isUsed()) {
+      await runTeardowns(loaded, ctx.logger)
+      throw new PluginLoadError('(config)', 'INGEST_ERR_NO_TAP', `no plugin taps the ${hook} hook; the configuration must enable at least one`)
+    }
+  }
+  return loaded
+}
+
+/** Runs teardowns in reverse load order; one failing never stops the next. */
+export async function runTeardowns(loaded: readonly LoadedPlugin[], logger: Logger): Promise<void> {
+  for (const plugin of [...loaded].reverse()) {
+    try {
+      await plugin.teardown?.()
+    } catch (error) {
+      logger.error({ plugin: plugin.id, err: error }, 'teardown failed')
+    }
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * Runs the events of one capture request through the step hooks, then hands the survivors to the
+ * sinks (design.md §2). Resolves once every kept event is stored by every required sink or was
+ * dropped on purpose; throws a 503 HttpError when the client must retry.
+ */
+import type { Db } from 'mongodb'
+import type { Logger } from 'pino'
+import type { EventContext, IngestEvent, IngestHooks, Project, SinkBatch, StepValue, WireEvent } from './plugin-api.ts'
+import { isDropped } from './plugin-api.ts'
+import { STEPS } from './hooks.ts'
+import { StepError, outcomesOf } from './isolation.ts'
+import { fromWire } from './event.ts'
+import { unavailable } from './errors.ts'
+import { KeyedLock } from './keyed-lock.ts'
+import { WarningBatch } from './warnings.ts'
+import { COLLECTIONS } from './storage/collections.ts'
+import { count } from './metrics.ts'
+
+export interface IngestRequest {
+  readonly project: Project
+  readonly events: readonly WireEvent[]
+  readonly receivedAt: Date
+  readonly sentAt?: Date
+  readonly ip?: string
+  readonly historicalMigration: boolean
+}
+
+export interface IngestOutcome {
+  readonly stored: number
+  readonly dropped: number
+}
+
+type Slot = { kind: 'kept'; event: IngestEvent } | { kind: 'gone' }
+
+export class Pipeline {
+  private readonly order = new KeyedLock()
+
+  constructor(
+    private readonly hooks: IngestHooks,
+    private readonly db: Db,
+    private readonly logger: Logger,
+  ) {}
+
+  async ingest(request: IngestRequest): Promise<IngestOutcome> {
+    const warnings = new WarningBatch(request.project.id)
+    const slots: Slot[] = new Array(request.events.length)
+    const deadLetters: Record<string, unknown>[] = []
+    try {
+      await this.runSteps(request, slots, warnings, deadLetters)
+      if (deadLetters.length) await this.db.collection(COLLECTIONS.deadLetters).insertMany(deadLetters)
+      const kept = slots.flatMap((slot) => (slot.kind === 'kept' ? [slot.event] : []))
+      if (kept.length) await this.sink({ project: request.project, events: kept, receivedAt: request.receivedAt, historicalMigration: request.historicalMigration })
+      count('hedgerow_events_stored_total', {}, kept.length)
+      return { stored: kept.length, dropped: request.events.length - kept.length }
+    } finally {
+      await warnings.flush(this.db, this.logger)
+    }
+  }
+
+  /** Events of one distinct_id run in order; different ids run concurrently, unless historical. */
+  private async runSteps(request: IngestRequest, slots: Slot[], warnings: WarningBatch, deadLetters: Record<string, unknown>[]): Promise<void> {
+    const byKey = new Map<string, number[]>()
+    const events = request.events.map((raw) => fromWire(raw, request))
+    events.forEach((event, index) => {
+      const key = request.historicalMigration ? '' : event.distinctId
+      const indexes = byKey.get(key)
+      if (indexes) indexes.push(index)
+      else byKey.set(key, [index])
+    })
+    await Promise.all(
+      [...byKey].map(([key, indexes]) =>
+        this.order.run(`${request.project.id}:${key}`, async () => {
+          for (const index of indexes) slots[index] = await this.runEvent(request, request.events[index], events[index], warnings, deadLetters)
+        }),
+      ),
+    )
+  }
+
+  private async runEvent(request: IngestRequest, raw: WireEvent, event: IngestEvent, warnings: WarningBatch, deadLetters: Record<string, unknown>[]): Promise<Slot> {
+    const ctx: EventContext = {
+      project: request.project,
+      raw,
+      receivedAt: request.receivedAt,
+      sentAt: request.sentAt,
+      ip: request.ip,
+      historicalMigration: request.historicalMigration,
+      logger: this.logger,
+      warn: (type, details) => warnings.add(type, details, raw),
+    }
+    let value: StepValue = event
+    try {
+      for (const { hook } of STEPS) {
+        value = ((await this.hooks[hook].promise(value, ctx)) ?? value) as StepValue
+        if (isDropped(value)) {
+          count('hedgerow_events_dropped_total', { step: hook, reason: value.reason })
+          warnings.add(value.reason, { step: hook, ...value.details }, raw)
+          this.hooks.eventDropped.call(value, ctx)
+          return { kind: 'gone' }
+        }
+      }
+      return { kind: 'kept', event: value }
+    } catch (error) {
+      if (!(error instanceof StepError) || error.retryable) throw error instanceof StepError ? unavailable(`${error.message}; retry the request`) : error
+      // A non-retryable step error would fail on every retry: keep the event aside, acknowledge it.
+      deadLetters.push({ project_id: request.project.id, created_at: new Date(), plugin: error.plugin, hook: error.hook, error: error.message, event: raw })
+      warnings.add('event_dead_lettered', { plugin: error.plugin, hook: error.hook }, raw)
+      return { kind: 'gone' }
+    }
+  }
+
+  private async sink(batch: SinkBatch): Promise<void> {
+    await this.hooks.sink.promise(batch)
+    const failed = outcomesOf(batch).filter((outcome) => outcome.required && outcome.error)
+    if (failed.length) throw unavailable(`storage is unavailable (${failed.map((f) => f.plugin).join(', ')}); retry the request`)
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * Collection names and the indexes the core needs, created at boot (createIndexes is idempotent).
+ * Plugins create the indexes of their own collections in their setup.
+ */
+import type { Db, IndexDescription } from 'mongodb'
+
+export const COLLECTIONS = {
+  projects: 'projects',
+  counters: 'counters',
+  events: 'events',
+  ingestionWarnings: 'ingestion_warnings',
+  deadLetters: 'dead_letters',
+} as const
+
+const CORE_INDEXES: Record<string, IndexDescription[]> = {
+  [COLLECTIONS.projects]: [
+    { key: { id: 1 }, name: 'id_unique', unique: true },
+    { key: { api_token: 1 }, name: 'api_token_unique', unique: true },
+    { key: { secret_api_token: 1 }, name: 'secret_api_token_unique', unique: true },
+  ],
+  [COLLECTIONS.ingestionWarnings]: [{ key: { project_id: 1, created_at: -1 }, name: 'project_created_at' }],
+  [COLLECTIONS.deadLetters]: [{ key: { project_id: 1, created_at: -1 }, name: 'project_created_at' }],
+}
+
+export async function ensureCoreIndexes(db: Db): Promise<void> {
+  for (const [collection, indexes] of Object.entries(CORE_INDEXES)) await db.collection(collection).createIndexes(indexes)
+}
+
+/** Next value of a named sequence (project ids are small integers, like PostHog's team ids). */
+export async function nextSequence(db: Db, name: string): Promise<number> {
+  const doc = await db
+    .collection<{ _id: string; value: number }>(COLLECTIONS.counters)
+    .findOneAndUpdate({ _id: name }, { $inc: { value: 1 } }, { upsert: true, returnDocument: 'after' })
+  if (!doc) throw new Error(`sequence ${name} was not returned`)
+  return doc.value
+}

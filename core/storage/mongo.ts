@@ -1,0 +1,62 @@
+/**
+ * Opens the database: the configured MongoDB when `storage.mongodbUrl` is set, otherwise the
+ * embedded MongoDB-compatible server under the data folder, reached through the same driver.
+ */
+import path from 'node:path'
+import { MongoClient } from 'mongodb'
+import type { Db } from 'mongodb'
+import type { Logger } from 'pino'
+import type { Config } from '../config.ts'
+import { startEmbeddedMongo } from './embedded/index.ts'
+import type { EmbeddedMongo } from './embedded/index.ts'
+import { ensureCoreIndexes } from './collections.ts'
+
+export interface Storage {
+  readonly client: MongoClient
+  readonly db: Db
+  readonly embedded?: EmbeddedMongo
+  /** Whether the database answers a ping within a second (readiness). */
+  ping(): Promise<boolean>
+  close(): Promise<void>
+}
+
+export async function openStorage(config: Config, logger: Logger): Promise<Storage> {
+  let embedded: EmbeddedMongo | undefined
+  let url = config.storage.mongodbUrl
+  if (!url) {
+    const dataDir = path.resolve(config.storage.dataDir, 'mongo')
+    embedded = await startEmbeddedMongo({ dataDir })
+    url = embedded.url
+    logger.warn(
+      { dataDir, url },
+      'using the embedded single-machine database; set MONGODB_URL (or storage.mongodbUrl) to a MongoDB replica set for production',
+    )
+  }
+  const client = new MongoClient(url, { serverSelectionTimeoutMS: 5_000, connectTimeoutMS: 5_000, appName: 'hedgerow' })
+  try {
+    await client.connect()
+    const db = client.db(config.storage.database)
+    await ensureCoreIndexes(db)
+    return {
+      client,
+      db,
+      embedded,
+      async ping() {
+        try {
+          await db.command({ ping: 1 }, { timeoutMS: 1_000 })
+          return true
+        } catch {
+          return false
+        }
+      },
+      async close() {
+        await client.close()
+        await embedded?.close()
+      },
+    }
+  } catch (error) {
+    await client.close().catch(() => undefined)
+    await embedded?.close()
+    throw error
+  }
+}
