@@ -8,8 +8,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { Type } from 'typebox'
 import type { Static, TSchema } from 'typebox'
-import { Compile } from 'typebox/compile'
-import { Value } from 'typebox/value'
+import { check } from './schema.ts'
 
 const strict = { additionalProperties: false } as const
 
@@ -119,16 +118,11 @@ function readJson(file: string): Json {
   return parsed
 }
 
-/** Validates a schema against a value; the first error becomes a ConfigError naming its path. */
+/** Validates a value (defaults applied); the first error becomes a ConfigError naming its path. */
 export function checkSchema<S extends TSchema>(schema: S, value: unknown, source: string, basePath = ''): Static<S> {
-  const withDefaults = Value.Default(schema, Value.Clone(value))
-  const compiled = Compile(schema)
-  if (compiled.Check(withDefaults)) return withDefaults as Static<S>
-  const errors = [...compiled.Errors(withDefaults)]
-  // additionalProperties reports twice (schema false + the keyword); the keyed one names the key
-  const first = errors.find((e) => e.keyword !== 'additionalProperties') ?? errors[0]
-  const reason = first?.keyword === 'boolean' ? 'unknown key' : (first?.message ?? 'invalid')
-  throw new ConfigError(source, `${basePath}${first?.instancePath ?? ''}`, reason)
+  const result = check(schema, value, true)
+  if (!result.ok) throw new ConfigError(source, `${basePath}${result.path}`, result.reason)
+  return result.value
 }
 
 const ENV_OVERRIDES: ReadonlyArray<[string, (c: Json, v: string) => void]> = [

@@ -98,7 +98,8 @@ export interface SinkBatch {
 export type StepValue = IngestEvent | Dropped
 /** A step returns a new event, `undefined` to keep it, or `drop(reason)`. */
 export type StepResult = StepValue | undefined | void
-export type StepHook = AsyncSeriesWaterfallHook<[StepValue, EventContext], StepResult>
+/** Taps never see a dropped event: the core stops the chain as soon as one step drops it. */
+export type StepHook = AsyncSeriesWaterfallHook<[IngestEvent, EventContext], StepResult>
 
 export interface StepInfo {
   readonly plugin: string

@@ -1,0 +1,73 @@
+/**
+ * The admin API under /api (Bearer admin key): projects, and reading back stored events and
+ * ingestion warnings. Plugins add their own /api routes through the `routes` hook; the key check
+ * here covers them too.
+ */
+import Router from '@koa/router'
+import { koaBody } from 'koa-body'
+import type { Context, Middleware, Next } from 'koa'
+import type { Db } from 'mongodb'
+import type { Project } from '../plugin-api.ts'
+import type { ProjectStore } from '../projects.ts'
+import { isValidTimezone } from '../projects.ts'
+import { HttpError, badRequest, unauthorized } from '../errors.ts'
+import { bearerToken, keysEqual } from './key.ts'
+import { CreateProjectBody, EventsQuery, parseWith } from './schemas.ts'
+import { listEvents, listWarnings } from './events.ts'
+
+export interface AdminDeps {
+  readonly db: Db
+  readonly projects: ProjectStore
+  readonly adminKey: string
+}
+
+export function adminAuth(adminKey: string): Middleware {
+  return async function requireAdminKey(ctx: Context, next: Next) {
+    const token = bearerToken(ctx.get('Authorization'))
+    if (!token) throw unauthorized('not_authenticated', 'the admin API needs the header Authorization: Bearer <admin API key>')
+    if (!keysEqual(token, adminKey)) throw unauthorized('authentication_failed', 'the admin API key is not valid')
+    return next()
+  }
+}
+
+export function projectJson(project: Project) {
+  return { id: project.id, name: project.name, api_token: project.apiToken, secret_api_token: project.secretApiToken, timezone: project.timezone }
+}
+
+/** The project named by `:id`, or a 404. */
+export async function projectParam(ctx: Context, projects: ProjectStore): Promise<Project> {
+  const id = Number(ctx.params.id)
+  const project = Number.isSafeInteger(id) && id > 0 ? await projects.get(id) : undefined
+  if (!project) throw new HttpError(404, 'validation_error', 'not_found', `no project with id ${ctx.params.id}`, 'id')
+  return project
+}
+
+export function mountAdmin(router: Router, { db, projects, adminKey }: AdminDeps): void {
+  const json = koaBody({ json: true, urlencoded: false, text: false, jsonLimit: '1mb', jsonStrict: true, onError: jsonError })
+  router.use('/api', adminAuth(adminKey))
+
+  router.post('/api/projects', json, async (ctx) => {
+    const body = parseWith(CreateProjectBody, ctx.request.body)
+    if (body.timezone !== undefined && !isValidTimezone(body.timezone)) throw badRequest('invalid_input', `timezone "${body.timezone}" is not an IANA time zone`, 'timezone')
+    ctx.status = 201
+    ctx.body = projectJson(await projects.create(body))
+  })
+  router.get('/api/projects', async (ctx) => {
+    ctx.body = { results: (await projects.list()).map(projectJson) }
+  })
+  router.get('/api/projects/:id', async (ctx) => {
+    ctx.body = projectJson(await projectParam(ctx, projects))
+  })
+  router.get('/api/projects/:id/events', async (ctx) => {
+    const project = await projectParam(ctx, projects)
+    ctx.body = await listEvents(db, project, parseWith(EventsQuery, ctx.query), ctx.URL)
+  })
+  router.get('/api/projects/:id/ingestion_warnings', async (ctx) => {
+    const project = await projectParam(ctx, projects)
+    ctx.body = await listWarnings(db, project, parseWith(EventsQuery, ctx.query))
+  })
+}
+
+function jsonError(error: Error): never {
+  throw badRequest('invalid_json', `the request body is not valid JSON: ${error.message}`)
+}

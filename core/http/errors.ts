@@ -1,0 +1,38 @@
+/**
+ * First middleware: times the request, turns every error into the JSON error body, and writes one
+ * log line per request (method, path, status, ms, project).
+ */
+import type { Middleware } from 'koa'
+import type { Logger } from 'pino'
+import { HttpError } from '../errors.ts'
+import { count } from '../metrics.ts'
+
+export function errorsAndAccessLog(logger: Logger): Middleware {
+  return async function handleErrors(ctx, next) {
+    const started = performance.now()
+    try {
+      await next()
+      if (ctx.status === 404 && ctx.body === undefined) {
+        throw new HttpError(404, 'validation_error', 'not_found', `no route for ${ctx.method} ${ctx.path}`)
+      }
+    } catch (error) {
+      const known = error instanceof HttpError ? error : toHttpError(error)
+      ctx.status = known.status
+      ctx.body = known.toBody()
+      if (known.status >= 500) logger.error({ err: error, path: ctx.path }, 'request failed')
+    } finally {
+      const ms = Math.round((performance.now() - started) * 10) / 10
+      count('hedgerow_http_requests_total', { status: String(ctx.status) })
+      logger.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms, project: ctx.state.projectId }, 'request')
+    }
+  }
+}
+
+/** Errors thrown by Koa itself (koa-body's 413, bad JSON) keep their status; anything else is a 500. */
+function toHttpError(error: unknown): HttpError {
+  const e = error as { status?: number; expose?: boolean; message?: string }
+  if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
+    return new HttpError(e.status, 'validation_error', e.status === 413 ? 'payload_too_large' : 'invalid_request', e.expose && e.message ? e.message : 'the request is invalid')
+  }
+  return new HttpError(500, 'server_error', 'internal_error', 'an internal error occurred; it has been logged')
+}

@@ -1,0 +1,125 @@
+/**
+ * createService: config in, running pieces out. Boot order (models.md §5.7): storage and hooks,
+ * plugins in config order, routes, `ready`; shutdown in reverse: stop accepting, drain in-flight
+ * requests, teardowns in reverse load order, close the database.
+ */
+import http from 'node:http'
+import path from 'node:path'
+import type { AddressInfo } from 'node:net'
+import type Koa from 'koa'
+import type { Logger } from 'pino'
+import type { Config } from './config.ts'
+import type { IngestHooks, PluginDefinition } from './plugin-api.ts'
+import { createHooks } from './hooks.ts'
+import type { IsolationState } from './isolation.ts'
+import { loadPlugins, runTeardowns } from './loader.ts'
+import type { LoadedPlugin } from './loader.ts'
+import { createLogger } from './logger.ts'
+import { openStorage } from './storage/mongo.ts'
+import type { Storage } from './storage/mongo.ts'
+import { ProjectStore } from './projects.ts'
+import { Pipeline } from './pipeline.ts'
+import { createApp } from './server.ts'
+import { resolveAdminKey } from './admin/key.ts'
+import { builtInPlugins } from '../plugins/index.ts'
+
+export interface ServiceOptions {
+  readonly config: Config
+  /** Folder that relative plugin paths resolve from (the config file's folder). */
+  readonly configDir?: string
+  /** Application root: npm plugins are resolved from its node_modules. */
+  readonly rootDir?: string
+  readonly logger?: Logger
+  readonly builtIns?: Readonly<Record<string, PluginDefinition>>
+}
+
+export interface Service {
+  readonly config: Config
+  readonly app: Koa
+  readonly hooks: IngestHooks
+  readonly storage: Storage
+  readonly projects: ProjectStore
+  readonly plugins: readonly LoadedPlugin[]
+  readonly adminKey: string
+  readonly logger: Logger
+  listen(port?: number, host?: string): Promise<{ port: number; url: string }>
+  close(): Promise<void>
+}
+
+export async function createService(options: ServiceOptions): Promise<Service> {
+  const { config } = options
+  const rootDir = path.resolve(options.rootDir ?? process.cwd())
+  const logger = options.logger ?? createLogger(config.log.level)
+  const dataDir = path.resolve(rootDir, config.storage.dataDir)
+  const state: IsolationState = { stepTimeoutMs: config.pipeline.stepTimeoutMs, onStepFailed: (info) => hooks.stepFailed.call(info) }
+  const hooks = createHooks(state)
+  const storage = await openStorage({ ...config, storage: { ...config.storage, dataDir } }, logger)
+  let plugins: LoadedPlugin[]
+  try {
+    plugins = await loadPlugins(config.plugins, {
+      hooks,
+      state,
+      db: storage.db,
+      logger,
+      builtIns: options.builtIns ?? builtInPlugins,
+      rootDir,
+      configDir: path.resolve(options.configDir ?? path.join(rootDir, 'config')),
+      dataDir,
+      setupTimeoutMs: config.pipeline.pluginSetupTimeoutMs,
+    })
+  } catch (error) {
+    await storage.close()
+    throw error
+  }
+  const admin = resolveAdminKey(config.admin.apiKey, dataDir)
+  if (admin.generated) logger.warn({ adminApiKey: admin.key, file: admin.file }, 'generated an admin API key (shown once; it is kept in the data folder)')
+
+  let accepting = true
+  const projects = new ProjectStore(storage.db)
+  const pipeline = new Pipeline(hooks, storage.db, logger)
+  const app = createApp({ config, logger, hooks, storage, projects, pipeline, adminKey: admin.key, accepting: () => accepting })
+  await hooks.ready.promise()
+  let server: http.Server | undefined
+  let closing: Promise<void> | undefined
+
+  async function stopServer(): Promise<void> {
+    if (!server) return
+    const s = server
+    const drained = new Promise<void>((resolve) => s.close(() => resolve()))
+    s.closeIdleConnections()
+    const deadline = new Promise<void>((resolve) => setTimeout(resolve, config.server.shutdownTimeoutMs).unref())
+    await Promise.race([drained, deadline])
+    s.closeAllConnections()
+  }
+
+  return {
+    config,
+    app,
+    hooks,
+    storage,
+    projects,
+    plugins,
+    adminKey: admin.key,
+    logger,
+    listen(port = config.server.port, host = config.server.host) {
+      return new Promise((resolve, reject) => {
+        server = http.createServer({ requestTimeout: config.server.requestTimeoutMs }, app.callback())
+        server.once('error', reject)
+        server.listen(port, host, () => {
+          const address = server!.address() as AddressInfo
+          const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host
+          resolve({ port: address.port, url: `http://${shown}:${address.port}` })
+        })
+      })
+    },
+    close() {
+      closing ??= (async () => {
+        accepting = false
+        await stopServer()
+        await runTeardowns(plugins, logger)
+        await storage.close()
+      })()
+      return closing
+    },
+  }
+}

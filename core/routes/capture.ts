@@ -1,0 +1,55 @@
+/**
+ * The capture endpoints. Every path accepts every body encoding (design.md §1); success is exactly
+ * 200 `{"status": 1}` because posthog-js treats anything else, 204 included, as a failure.
+ */
+import type Router from '@koa/router'
+import type { Context } from 'koa'
+import type { Config } from '../config.ts'
+import type { Pipeline } from '../pipeline.ts'
+import type { ProjectStore } from '../projects.ts'
+import { unauthorized } from '../errors.ts'
+import { readBody } from '../http/read-body.ts'
+import { decodePayload } from '../capture/decode.ts'
+import { parseCaptureRequest } from '../capture/request.ts'
+
+export const CAPTURE_PATHS = ['/i/v0/e', '/batch', '/e', '/capture', '/track', '/engage'] as const
+
+export interface CaptureDeps {
+  readonly config: Config
+  readonly projects: ProjectStore
+  readonly pipeline: Pipeline
+}
+
+function queryOf(ctx: Context): Record<string, string | undefined> {
+  const query: Record<string, string | undefined> = {}
+  for (const [key, value] of Object.entries(ctx.query)) query[key] = Array.isArray(value) ? value[0] : value
+  return query
+}
+
+export function captureHandler({ config, projects, pipeline }: CaptureDeps) {
+  const limits = { maxBodyBytes: config.server.bodyLimitBytes, maxDecodedBytes: config.server.decodedLimitBytes }
+  return async function capture(ctx: Context): Promise<void> {
+    const receivedAt = new Date()
+    const query = queryOf(ctx)
+    const body = ctx.method === 'POST' ? await readBody(ctx.req, limits.maxBodyBytes) : Buffer.alloc(0)
+    const text = await decodePayload(
+      { method: ctx.method, path: ctx.path, query, contentType: ctx.get('Content-Type') || undefined, contentEncoding: ctx.get('Content-Encoding') || undefined, body },
+      limits,
+    )
+    const request = parseCaptureRequest(text, { path: ctx.path, query })
+    const project = await projects.byApiToken(request.token)
+    if (!project) throw unauthorized('invalid_api_key', 'the project API key is not valid: no project has this key', 'api_key')
+    ctx.state.projectId = project.id
+    await pipeline.ingest({ project, events: request.events, receivedAt, sentAt: request.sentAt, ip: ctx.ip || undefined, historicalMigration: request.historicalMigration })
+    ctx.status = 200
+    ctx.body = { status: 1 }
+  }
+}
+
+export function mountCapture(router: Router, deps: CaptureDeps): void {
+  const handler = captureHandler(deps)
+  for (const path of CAPTURE_PATHS) {
+    router.get(path, handler).post(path, handler)
+    router.get(`${path}/`, handler).post(`${path}/`, handler)
+  }
+}

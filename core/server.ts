@@ -1,0 +1,58 @@
+/**
+ * The Koa app: error handling and access log first, CORS, then the router with the health,
+ * capture and admin routes and whatever plugins mount through the `routes` hook.
+ */
+import Koa from 'koa'
+import Router from '@koa/router'
+import type { Logger } from 'pino'
+import type { Config } from './config.ts'
+import type { IngestHooks } from './plugin-api.ts'
+import type { Pipeline } from './pipeline.ts'
+import type { ProjectStore } from './projects.ts'
+import type { Storage } from './storage/mongo.ts'
+import { errorsAndAccessLog } from './http/errors.ts'
+import { cors } from './http/cors.ts'
+import { mountCapture } from './routes/capture.ts'
+import { mountAdmin } from './admin/routes.ts'
+import { renderMetrics } from './metrics.ts'
+
+export interface AppDeps {
+  readonly config: Config
+  readonly logger: Logger
+  readonly hooks: IngestHooks
+  readonly storage: Storage
+  readonly projects: ProjectStore
+  readonly pipeline: Pipeline
+  readonly adminKey: string
+  /** False once shutdown has begun: readiness fails so load balancers stop sending traffic. */
+  readonly accepting: () => boolean
+}
+
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa({ proxy: deps.config.server.trustProxy })
+  const router = new Router()
+
+  router.get('/_health', (ctx) => {
+    ctx.body = { status: 'ok' }
+  })
+  router.get('/_readiness', async (ctx) => {
+    const database = await deps.storage.ping()
+    const ready = database && deps.accepting()
+    ctx.status = ready ? 200 : 503
+    ctx.body = { status: ready ? 'ready' : 'not_ready', database: database ? 'ok' : 'unreachable' }
+  })
+  router.get('/_metrics', (ctx) => {
+    ctx.type = 'text/plain; version=0.0.4'
+    ctx.body = renderMetrics()
+  })
+  mountCapture(router, deps)
+  mountAdmin(router, { db: deps.storage.db, projects: deps.projects, adminKey: deps.adminKey })
+  deps.hooks.routes.call(router)
+
+  app.silent = true // errors are logged once, by errorsAndAccessLog
+  app.use(errorsAndAccessLog(deps.logger))
+  app.use(cors())
+  app.use(router.routes())
+  app.use(router.allowedMethods())
+  return app
+}

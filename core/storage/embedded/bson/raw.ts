@@ -1,0 +1,121 @@
+/**
+ * A minimal reader for raw BSON bytes. Stored documents are kept as the bytes the client sent, so
+ * that every value keeps its exact BSON type; this walks those bytes without decoding them.
+ */
+export interface RawElement {
+  type: number
+  name: string
+  /** Offset of the element's type byte. */
+  start: number
+  /** Offset of the element's value. */
+  valueStart: number
+  /** Offset just past the element. */
+  end: number
+}
+
+export const BsonType = {
+  double: 0x01,
+  string: 0x02,
+  document: 0x03,
+  array: 0x04,
+  binary: 0x05,
+  objectId: 0x07,
+  int32: 0x10,
+  int64: 0x12,
+} as const
+
+const decoder = new TextDecoder('utf-8')
+
+export function documentLength(bytes: Uint8Array, offset = 0): number {
+  return (bytes[offset] | (bytes[offset + 1] << 8) | (bytes[offset + 2] << 16) | (bytes[offset + 3] << 24)) >>> 0
+}
+
+function cstringEnd(bytes: Uint8Array, offset: number, limit: number): number {
+  let i = offset
+  while (i < limit && bytes[i] !== 0) i++
+  if (i >= limit) throw new RangeError('BSON cstring runs past the end of its document')
+  return i
+}
+
+function valueLength(bytes: Uint8Array, type: number, at: number, limit: number): number {
+  switch (type) {
+    case 0x01: case 0x09: case 0x11: case 0x12: return 8
+    case 0x02: case 0x0d: case 0x0e: return 4 + documentLength(bytes, at)
+    case 0x03: case 0x04: case 0x0f: return documentLength(bytes, at)
+    case 0x05: return 5 + documentLength(bytes, at)
+    case 0x06: case 0x0a: case 0xff: case 0x7f: return 0
+    case 0x07: return 12
+    case 0x08: return 1
+    case 0x0b: {
+      const patternEnd = cstringEnd(bytes, at, limit)
+      return cstringEnd(bytes, patternEnd + 1, limit) + 1 - at
+    }
+    case 0x0c: return 4 + documentLength(bytes, at) + 12
+    case 0x10: return 4
+    case 0x13: return 16
+    default: throw new RangeError(`unknown BSON element type 0x${type.toString(16)}`)
+  }
+}
+
+/** The top-level elements of the document starting at `offset`. */
+export function elementsOf(bytes: Uint8Array, offset = 0): RawElement[] {
+  const limit = offset + documentLength(bytes, offset) - 1
+  const out: RawElement[] = []
+  let at = offset + 4
+  while (at < limit) {
+    const type = bytes[at]
+    const nameEnd = cstringEnd(bytes, at + 1, limit)
+    const valueStart = nameEnd + 1
+    const end = valueStart + valueLength(bytes, type, valueStart, limit + 1)
+    if (end > limit) throw new RangeError('BSON element runs past the end of its document')
+    out.push({ type, name: decoder.decode(bytes.subarray(at + 1, nameEnd)), start: at, valueStart, end })
+    at = end
+  }
+  return out
+}
+
+/** The raw bytes of each item of the array (or document) field `field`, if present. */
+export function rawItems(bytes: Uint8Array, field: string): Uint8Array[] | undefined {
+  const element = elementsOf(bytes).find((e) => e.name === field)
+  if (!element || (element.type !== BsonType.array && element.type !== BsonType.document)) return undefined
+  return elementsOf(bytes, element.valueStart)
+    .filter((e) => e.type === BsonType.document)
+    .map((e) => bytes.subarray(e.valueStart, e.end))
+}
+
+/** The raw bytes of one top-level embedded document field, if it is one. */
+export function rawField(bytes: Uint8Array, field: string): Uint8Array | undefined {
+  const element = elementsOf(bytes).find((e) => e.name === field)
+  if (!element || element.type !== BsonType.document) return undefined
+  return bytes.subarray(element.valueStart, element.end)
+}
+
+function writeInt32(target: Uint8Array, offset: number, value: number): void {
+  target[offset] = value & 0xff
+  target[offset + 1] = (value >>> 8) & 0xff
+  target[offset + 2] = (value >>> 16) & 0xff
+  target[offset + 3] = (value >>> 24) & 0xff
+}
+
+/** A document made of the given raw elements, in that order. */
+export function assemble(parts: Uint8Array[]): Buffer {
+  const size = 4 + parts.reduce((sum, p) => sum + p.length, 0) + 1
+  const out = Buffer.allocUnsafe(size)
+  writeInt32(out, 0, size)
+  let at = 4
+  for (const part of parts) {
+    out.set(part, at)
+    at += part.length
+  }
+  out[at] = 0
+  return out
+}
+
+/** A raw `_id: ObjectId` element. */
+export function objectIdElement(id: Uint8Array): Uint8Array {
+  const out = new Uint8Array(1 + 4 + 12)
+  out[0] = BsonType.objectId
+  out.set([0x5f, 0x69, 0x64, 0], 1)
+  out.set(id, 5)
+  return out
+}

@@ -1,0 +1,12 @@
+/**
+ * The built-in plugins, by the name config uses. A static registry: nothing is discovered by
+ * scanning folders, and a name not here is a path or an npm package (core/plugin-resolve.ts).
+ */
+import type { PluginDefinition } from '../core/plugin-api.ts'
+import validate from './validate/index.ts'
+import sinkMongo from './sink-mongo/index.ts'
+
+export const builtInPlugins: Readonly<Record<string, PluginDefinition>> = Object.freeze({
+  validate: validate as PluginDefinition,
+  'sink-mongo': sinkMongo as PluginDefinition,
+})

@@ -1,0 +1,53 @@
+/**
+ * sink-mongo: the default, required sink. Inserts a request's events in one unordered insertMany;
+ * the unique (project_id, uuid) index turns an SDK retry of an acknowledged event into a duplicate
+ * key error, which is success here: the event is stored once.
+ */
+import { Type } from 'typebox'
+import { MongoBulkWriteError } from 'mongodb'
+import type { IndexDescription } from 'mongodb'
+import { API_VERSION, definePlugin } from '../../core/plugin-api.ts'
+import { toDocument } from './document.ts'
+import type { EventDocument } from './document.ts'
+
+const DUPLICATE_KEY = 11000
+
+export const optionsSchema = Type.Object(
+  {
+    collection: Type.String({ minLength: 1, default: 'events' }),
+    /** Delete events this many days after they were received (a TTL index); unset keeps them. */
+    retentionDays: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+    /** 'majority' waits for a replica-set majority, so an acknowledged event survives a failover. */
+    writeConcern: Type.Union([Type.Literal('majority'), Type.Literal(1)], { default: 'majority' }),
+  },
+  { additionalProperties: false },
+)
+
+function indexes(retentionDays: number | undefined): IndexDescription[] {
+  const list: IndexDescription[] = [
+    { key: { project_id: 1, uuid: 1 }, name: 'project_uuid_unique', unique: true },
+    { key: { project_id: 1, timestamp: -1, uuid: -1 }, name: 'project_timestamp' },
+    { key: { project_id: 1, distinct_id: 1, timestamp: -1 }, name: 'project_distinct_id_timestamp' },
+  ]
+  if (retentionDays !== undefined) list.push({ key: { created_at: 1 }, name: 'retention_ttl', expireAfterSeconds: Math.round(retentionDays * 86_400) })
+  return list
+}
+
+export default definePlugin({
+  name: 'sink-mongo',
+  apiVersion: API_VERSION,
+  optionsSchema,
+  async setup(api, options) {
+    const collection = api.db.collection<EventDocument>(options.collection)
+    await collection.createIndexes(indexes(options.retentionDays))
+    const writeConcern = { w: options.writeConcern, j: true }
+    api.hooks.sink.tapPromise({ name: api.id }, async function storeEvents(batch) {
+      try {
+        await collection.insertMany(batch.events.map((event) => toDocument(event, batch)), { ordered: false, writeConcern })
+      } catch (error) {
+        const onlyDuplicates = error instanceof MongoBulkWriteError && error.writeErrors && [error.writeErrors].flat().every((e) => e.code === DUPLICATE_KEY)
+        if (!onlyDuplicates) throw error
+      }
+    })
+  },
+})
