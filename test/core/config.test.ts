@@ -1,0 +1,88 @@
+import { expect } from 'chai'
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { buildConfig, ConfigError, loadConfig } from '../../core/config.ts'
+
+function appWith(files: Record<string, unknown>): string {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-config-'))
+  mkdirSync(path.join(root, 'config'))
+  for (const [name, content] of Object.entries(files)) writeFileSync(path.join(root, name), JSON.stringify(content))
+  return root
+}
+
+function errorOf(fn: () => unknown): ConfigError {
+  try {
+    fn()
+  } catch (error) {
+    if (error instanceof ConfigError) return error
+    throw error
+  }
+  throw new Error('expected a ConfigError')
+}
+
+describe('config', () => {
+  it('applies every default to a minimal config', () => {
+    const config = buildConfig({ plugins: [{ plugin: 'validate' }] })
+    expect(config.server).to.deep.equal({
+      host: '0.0.0.0', port: 8000, bodyLimitBytes: 20 * 1024 * 1024, decodedLimitBytes: 100 * 1024 * 1024,
+      requestTimeoutMs: 30_000, shutdownTimeoutMs: 10_000, trustProxy: true,
+    })
+    expect(config.storage).to.deep.equal({ database: 'hedgerow', dataDir: './data' })
+    expect(config.log.level).to.equal('info')
+  })
+
+  it('names the JSON path of an unknown key', () => {
+    const error = errorOf(() => buildConfig({ server: { prot: 8000 } }))
+    expect(error.jsonPath).to.equal('/server/prot')
+    expect(error.reason).to.equal('unknown key')
+  })
+
+  it('names the JSON path and reason of a wrong type, inside the plugin list too', () => {
+    expect(errorOf(() => buildConfig({ server: { port: '8000' } })).jsonPath).to.equal('/server/port')
+    const plugin = errorOf(() => buildConfig({ plugins: [{ plugin: 'validate' }, { plugin: 'x', required: 'yes' }] }))
+    expect(plugin.jsonPath).to.equal('/plugins/1/required')
+    expect(errorOf(() => buildConfig({ log: { level: 'loud' } })).reason).to.equal('is not one of the allowed values')
+  })
+
+  it('layers default.json, <NODE_ENV>.json, CONFIG_FILE and the environment, in that order', () => {
+    const root = appWith({
+      'config/default.json': { server: { port: 1000, host: '127.0.0.1' }, plugins: [{ plugin: 'validate' }] },
+      'config/staging.json': { server: { port: 2000 } },
+      'extra.json': { storage: { database: 'from-file' }, plugins: [{ plugin: 'sink-mongo' }] },
+    })
+    const { config, configDir, sources } = loadConfig(root, { NODE_ENV: 'staging', CONFIG_FILE: path.join(root, 'extra.json'), LOG_LEVEL: 'debug', MONGODB_URL: 'mongodb://db:27017' })
+    expect(config.server.port).to.equal(2000)
+    expect(config.server.host).to.equal('127.0.0.1')
+    expect(config.storage.database).to.equal('from-file')
+    expect(config.storage.mongodbUrl).to.equal('mongodb://db:27017')
+    expect(config.log.level).to.equal('debug')
+    expect(config.plugins).to.deep.equal([{ plugin: 'sink-mongo' }])
+    expect(configDir).to.equal(root)
+    expect(sources).to.have.length(3)
+  })
+
+  it('lets PORT, HOST, MONGODB_DB and ADMIN_API_KEY override the files', () => {
+    const root = appWith({ 'config/default.json': { plugins: [] } })
+    const { config } = loadConfig(root, { PORT: '9123', HOST: '::1', MONGODB_DB: 'other', ADMIN_API_KEY: 'k'.repeat(20) })
+    expect([config.server.port, config.server.host, config.storage.database, config.admin.apiKey]).to.deep.equal([9123, '::1', 'other', 'k'.repeat(20)])
+  })
+
+  it('rejects a non-numeric PORT with its path', () => {
+    const root = appWith({ 'config/default.json': { plugins: [] } })
+    expect(errorOf(() => loadConfig(root, { PORT: 'eighty' })).jsonPath).to.equal('/server/port')
+  })
+
+  it('rejects a file that is not JSON, and a missing CONFIG_FILE', () => {
+    const root = appWith({})
+    writeFileSync(path.join(root, 'config/default.json'), '{ nope')
+    expect(errorOf(() => loadConfig(root, {})).reason).to.match(/cannot read JSON/)
+    const ok = appWith({ 'config/default.json': {} })
+    expect(errorOf(() => loadConfig(ok, { CONFIG_FILE: path.join(ok, 'missing.json') })).reason).to.equal('file not found')
+  })
+
+  it('ships a config/default.json that validates', () => {
+    const { config } = loadConfig(path.resolve(import.meta.dirname, '../..'), {})
+    expect(config.plugins.map((p) => p.plugin)).to.include.members(['validate', 'sink-mongo'])
+  })
+})
