@@ -37,6 +37,7 @@ const FORM_TYPE = 'application/x-www-form-urlencoded'
 /** The paths on which PostHog unwraps base64 a second time, after decompression. */
 const LEGACY_PATH = /^\/(e|capture|engage|track)(\/|$)/
 
+const BASE64_FIRST_BYTE = /[A-Za-z0-9+/\-_\s]/
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
 
 export async function decodePayload(req: RawCaptureRequest, limits: DecodeLimits): Promise<string> {
@@ -74,7 +75,8 @@ function isForm(body: Buffer, contentType: string | undefined): boolean {
 
 /** Optimistic: bytes that look like base64 are decoded, and kept as they are if that fails. */
 function unwrapBase64(bytes: Buffer, declared: boolean): Buffer {
-  if (hasGzipMagic(bytes)) return bytes
+  // JSON and gzip fail on their first byte; skip copying a large body into a string for them.
+  if (!BASE64_FIRST_BYTE.test(String.fromCharCode(bytes[0] ?? 0))) return bytes
   const text = bytes.toString('latin1')
   const looksEncoded = declared ? isLooseBase64(text) : isStrictBase64(text)
   if (!looksEncoded) return bytes
