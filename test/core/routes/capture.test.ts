@@ -16,7 +16,7 @@ describe('capture endpoints', () => {
   after(() => t.close())
 
   const post = (path: string, body: string | Buffer, headers: Record<string, string> = {}) =>
-    fetch(t.url + path, { method: 'POST', body, headers: { 'Content-Type': 'application/json', ...headers } })
+    fetch(t.url + path, { method: 'POST', body: typeof body === 'string' ? body : new Uint8Array(body), headers: { 'Content-Type': 'application/json', ...headers } })
 
   async function expectStored(id: string): Promise<Record<string, unknown>> {
     const events = await storedEvents(t, `&distinct_id=${encodeURIComponent(id)}`)
@@ -109,7 +109,7 @@ describe('capture endpoints', () => {
       const plain = await fetch(small.url + '/batch/', { method: 'POST', body: big })
       expect(plain.status).to.equal(413)
       expect(await plain.json()).to.include({ code: 'payload_too_large' })
-      const bomb = await fetch(small.url + '/batch/', { method: 'POST', body: gzipSync(big), headers: { 'Content-Encoding': 'gzip' } })
+      const bomb = await fetch(small.url + '/batch/', { method: 'POST', body: new Uint8Array(gzipSync(big)), headers: { 'Content-Encoding': 'gzip' } })
       expect(bomb.status).to.equal(413)
     } finally {
       await small.close()
