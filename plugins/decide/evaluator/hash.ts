@@ -1,0 +1,38 @@
+import { createHash } from 'node:crypto';
+import { formatNumber } from './properties/values.ts';
+
+/** 2^60 − 1, the scale of the 15-hex-digit prefix (§2). */
+const LONG_SCALE = Number(0xfffffffffffffffn);
+
+/** SHA-1 of `prefix + identifier + salt`, first 60 bits scaled into [0, 1]. */
+export function calculateHash(prefix: string, identifier: string, salt: string): number {
+  const digest = createHash('sha1').update(`${prefix}${identifier}${salt}`, 'utf8').digest();
+  // The first 8 bytes shifted right by 4 is the first 15 hex digits; both sides become f64 before dividing.
+  const value = digest.readBigUInt64BE(0) >> 4n;
+  return Number(value) / LONG_SCALE;
+}
+
+/**
+ * The rollout (salt "") or variant (salt "variant") hash of an identifier for a
+ * flag. An empty identifier hashes to 0.0, which lands inside every rollout
+ * (§4.5: the server's code does this, whatever its comment says).
+ */
+export function hashFor(flagKey: string, identifier: string, salt = ''): number {
+  if (identifier === '') return 0;
+  return calculateHash(`${flagKey}.`, identifier, salt);
+}
+
+/** The holdout hash has no flag key, so a holdout excludes the same people from every flag (§6.2). */
+export function holdoutHash(identifier: string): number {
+  return calculateHash('holdout-', identifier, '');
+}
+
+const MAX_DISTINCT_ID_CHARS = 200;
+
+/** A numeric distinct id becomes its JSON text; ids are cut to 200 characters (code points) (§4.1). */
+export function normalizeDistinctId(raw: string | number): string {
+  const text = typeof raw === 'number' ? formatNumber(raw) : raw;
+  // Rust checks the byte length, then keeps 200 chars; counting code points is the same cut.
+  const codePoints = Array.from(text);
+  return codePoints.length > MAX_DISTINCT_ID_CHARS ? codePoints.slice(0, MAX_DISTINCT_ID_CHARS).join('') : text;
+}
