@@ -13,11 +13,15 @@ export interface ValidateOptions {
 /** Events that make no sense without a person; dropped when person processing is off (capture.md §2.3). */
 const PERSON_EVENTS = new Set(['$identify', '$create_alias', '$merge_dangerously', '$groupidentify'])
 const HISTORICAL_MIN_AGE_MS = 48 * 3600 * 1000
+/** Survey events are meaningless without the survey they answer (issue 5, "Survey events"). */
+const SURVEY_EVENTS = new Set(['survey sent', 'survey shown', 'survey dismissed'])
 
 export function applyRules(event: IngestEvent, ctx: EventContext, options: ValidateOptions): IngestEvent | Dropped {
   if (!event.event) return drop('missing_event_name', { reason: 'the event has no name (or it is not a string)' })
   if (!event.distinctId) return drop('missing_distinct_id', { reason: 'the event has no distinct_id, or it is empty' })
   if (event.uuid && !isUuid(event.uuid)) return drop('skipping_event_invalid_uuid', { uuid: event.uuid })
+
+  if (SURVEY_EVENTS.has(event.event) && !event.properties.$survey_id) return drop('missing_survey_id', { event: event.event })
 
   const properties = { ...event.properties }
   const personless = personProcessing(properties, ctx) === false

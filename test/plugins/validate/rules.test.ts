@@ -55,6 +55,13 @@ describe('validate rules', () => {
     expect(ctx.warnings).to.deep.equal(['invalid_process_person_profile'])
   })
 
+  it('drops survey events without $survey_id', () => {
+    for (const name of ['survey sent', 'survey shown', 'survey dismissed']) {
+      expect(applyRules(event({ event: name }), contextWith(), options)).to.include({ reason: 'missing_survey_id' })
+      expect(kept(applyRules(event({ event: name, properties: { $survey_id: 's1' } }), contextWith(), options)).event).to.equal(name)
+    }
+  })
+
   it('keeps the historical mark only on events at least 48 hours old', () => {
     const receivedAt = new Date('2026-01-10T00:00:00Z')
     const ctx = contextWith({ historicalMigration: true, receivedAt })
