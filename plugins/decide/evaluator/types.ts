@@ -86,7 +86,7 @@ export type DatabaseState =
   | {
       status: 'loaded';
       /** The stored person found by distinct id, or null when there is none. */
-      person: { properties: Properties } | null;
+      person: { properties: Properties; created_at?: string } | null;
       /** Stored group properties by group type index, for the groups named in the request. */
       groupProperties?: Record<number, Properties>;
       /** Ids of static cohorts the person belongs to. */
@@ -133,6 +133,11 @@ export interface FlagReason {
   description: string;
 }
 
+/**
+ * One flag's answer in the /flags?v=2 record shape. Serialisers omit `failed`
+ * when false; `hasPayload` is not on the wire: it tells the legacy shapes
+ * whether to list the flag in featureFlagPayloads (a stored null counts).
+ */
 export interface FlagResult {
   key: string;
   enabled: boolean;
@@ -140,6 +145,7 @@ export interface FlagResult {
   failed: boolean;
   reason: FlagReason;
   metadata: { id: number; version: number; description: null; payload: unknown };
+  hasPayload: boolean;
 }
 
 export interface EvaluationResult {

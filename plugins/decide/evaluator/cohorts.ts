@@ -1,0 +1,147 @@
+import {
+  cohortDependencies,
+  cohortIdOf,
+  isCohortLeaf,
+  isEvaluableLeaf,
+  parseCohortTree,
+  type CohortTree,
+} from './cohort-tree.ts';
+import { cohortCycle, cohortFiltersUnparseable, cohortNotFound } from './errors.ts';
+import { matchProperty, type MatchContext } from './properties/match-property.ts';
+import type { CohortDefinition, EvaluationInput, Properties, PropertyFilter } from './types.ts';
+
+/**
+ * Cohort membership (§9): static cohorts from stored membership, dynamic ones
+ * from the merged person properties, nested cohorts first. A deleted or
+ * unknown cohort, a cycle or malformed filters fail only the flag asking.
+ */
+
+export type CohortIndex = Map<number, CohortDefinition>;
+
+const MEMBERSHIP_STORE_TYPES = new Set(['behavioral', 'realtime']);
+
+function isBarePropertyGroup(value: unknown): value is { type: string; values: unknown[] } {
+  return typeof value === 'object' && value !== null && 'type' in value && 'values' in value;
+}
+
+/** Accepts PostHog cohort rows, as a list or by id, and the SDK format `{ "<id>": <property group> }`. */
+export function indexCohorts(cohorts: EvaluationInput['cohorts']): CohortIndex {
+  const index: CohortIndex = new Map();
+  const entries: [string, unknown][] = Array.isArray(cohorts)
+    ? cohorts.map((c) => [String(c.id), c])
+    : Object.entries(cohorts ?? {});
+  for (const [key, raw] of entries) {
+    const cohort: CohortDefinition = isBarePropertyGroup(raw)
+      ? { id: Number(key), filters: { properties: raw } }
+      : (raw as CohortDefinition);
+    if (!cohort || cohort.deleted || !Number.isFinite(Number(cohort.id))) continue;
+    index.set(Number(cohort.id), { ...cohort, id: Number(cohort.id) });
+  }
+  return index;
+}
+
+export interface CohortContext {
+  cohorts: CohortIndex;
+  /** Static cohort id → member?, known only when a person was loaded; empty otherwise. */
+  staticMembership: Map<number, boolean>;
+  match: MatchContext;
+}
+
+export function staticMembershipFor(cohorts: CohortIndex, memberOf: number[] | null): Map<number, boolean> {
+  const membership = new Map<number, boolean>();
+  if (memberOf === null) return membership;
+  const members = new Set(memberOf);
+  for (const cohort of cohorts.values()) if (cohort.is_static) membership.set(cohort.id, members.has(cohort.id));
+  return membership;
+}
+
+/** IN / NOT_IN (default IN) over known results; any other operator never matches. */
+function membershipMatches(filter: PropertyFilter, results: Map<number, boolean>, cohortOwner: number | null): boolean {
+  const id = cohortIdOf(filter);
+  if (id === null) throw cohortFiltersUnparseable(cohortOwner);
+  const member = results.get(id) ?? false;
+  const operator = filter.operator ?? 'in';
+  if (operator === 'in') return member;
+  if (operator === 'not_in') return !member;
+  return false;
+}
+
+function leafMatches(leaf: PropertyFilter, person: Properties, ctx: MatchContext): boolean {
+  // Behavioural leaves cannot be computed from properties: they never match, negated or not.
+  if (!isEvaluableLeaf(leaf)) return false;
+  const result = matchProperty(leaf, person, ctx);
+  return leaf.negation ? !result : result;
+}
+
+/** The server applies `negation` to nested cohorts in AND groups but not in OR groups; kept as is. */
+function groupMatches(
+  group: CohortTree['groups'][number],
+  person: Properties,
+  results: Map<number, boolean>,
+  ctx: MatchContext,
+  owner: number,
+): boolean {
+  if (group.type === 'OR') {
+    return group.leaves.some((leaf) =>
+      isCohortLeaf(leaf) ? membershipMatches(leaf, results, owner) : leafMatches(leaf, person, ctx),
+    );
+  }
+  if (group.type !== 'AND' && group.type !== 'property') throw cohortFiltersUnparseable(owner);
+  return group.leaves.every((leaf) =>
+    isCohortLeaf(leaf)
+      ? membershipMatches(leaf, results, owner) !== Boolean(leaf.negation)
+      : leafMatches(leaf, person, ctx),
+  );
+}
+
+function dynamicCohortMatches(cohort: CohortDefinition, person: Properties, results: Map<number, boolean>, ctx: MatchContext): boolean {
+  if (MEMBERSHIP_STORE_TYPES.has(cohort.cohort_type ?? '')) return false;
+  const tree = parseCohortTree(cohort);
+  if (!tree) return false;
+  const evaluate = (group: CohortTree['groups'][number]) => groupMatches(group, person, results, ctx, cohort.id);
+  return tree.type === 'OR' ? tree.groups.some(evaluate) : tree.groups.every(evaluate);
+}
+
+/** Dependencies-first order of the cohorts reachable from `rootId`; throws on unknown ids and cycles. */
+function dependencyOrder(rootId: number, cohorts: CohortIndex): CohortDefinition[] {
+  const order: CohortDefinition[] = [];
+  const state = new Map<number, 'visiting' | 'done'>();
+  const visit = (id: number) => {
+    if (state.get(id) === 'done') return;
+    if (state.get(id) === 'visiting') throw cohortCycle(id);
+    const cohort = cohorts.get(id);
+    if (!cohort) throw cohortNotFound(id);
+    state.set(id, 'visiting');
+    for (const dependency of cohortDependencies(cohort)) visit(dependency);
+    state.set(id, 'done');
+    order.push(cohort);
+  };
+  visit(rootId);
+  return order;
+}
+
+/** Whether the person is in cohort `id`, evaluating nested cohorts first. */
+export function cohortMembership(id: number, person: Properties, ctx: CohortContext): boolean {
+  const root = ctx.cohorts.get(id);
+  if (!root) throw cohortNotFound(id);
+  if (root.is_static) return ctx.staticMembership.get(id) ?? false;
+  const results = new Map<number, boolean>();
+  for (const cohort of dependencyOrder(id, ctx.cohorts)) {
+    const member = cohort.is_static
+      ? (ctx.staticMembership.get(cohort.id) ?? false)
+      : dynamicCohortMatches(cohort, person, results, ctx.match);
+    results.set(cohort.id, member);
+  }
+  return results.get(id) ?? false;
+}
+
+/** All cohort filters of one condition set must hold (AND); `negation` on a flag's cohort filter is ignored. */
+export function cohortFiltersMatch(filters: PropertyFilter[], person: Properties, ctx: CohortContext): boolean {
+  const results = new Map<number, boolean>(ctx.staticMembership);
+  for (const filter of filters) {
+    const id = cohortIdOf(filter);
+    if (id === null) throw cohortFiltersUnparseable();
+    if (!results.has(id)) results.set(id, cohortMembership(id, person, ctx));
+  }
+  return filters.every((filter) => membershipMatches(filter, results, null));
+}

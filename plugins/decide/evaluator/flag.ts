@@ -1,0 +1,112 @@
+import { conditionAggregation, evaluateCondition } from './conditions.ts';
+import type { RequestContext } from './context.ts';
+import { FlagEvaluationError } from './errors.ts';
+import { holdoutHash, hashFor } from './hash.ts';
+import { hashedIdentifier, usesDeviceBucketing } from './identifiers.ts';
+import { outranks, type RankedReason, type ReasonKind } from './reasons.ts';
+import { selectVariant } from './rollout.ts';
+import type { ConditionSet, FlagDefinition } from './types.ts';
+
+export interface FlagMatch {
+  matches: boolean;
+  variant: string | null;
+  reason: ReasonKind;
+  conditionIndex: number | null;
+  /** Whether the flag stores a payload for the answer; a stored null counts (§10.1). */
+  hasPayload: boolean;
+  payload: unknown;
+}
+
+function payloadFor(flag: FlagDefinition, variant: string | null): { hasPayload: boolean; payload: unknown } {
+  const payloads = flag.filters.payloads;
+  const key = variant ?? 'true';
+  if (!payloads || typeof payloads !== 'object' || !Object.prototype.hasOwnProperty.call(payloads, key)) {
+    return { hasPayload: false, payload: null };
+  }
+  return { hasPayload: true, payload: payloads[key] ?? null };
+}
+
+function result(flag: FlagDefinition, matches: boolean, variant: string | null, reason: RankedReason, withPayload: boolean): FlagMatch {
+  const payload = withPayload ? payloadFor(flag, variant) : { hasPayload: false, payload: null };
+  return { matches, variant, reason: reason.kind, conditionIndex: reason.index, ...payload };
+}
+
+export const enrollmentKey = (flagKey: string) => `$feature_enrollment/${flagKey}`;
+
+/**
+ * Early access (§6.1). The new format reads `$feature_enrollment/<key>`; the
+ * legacy first super group decides only when one of its keys is present. The
+ * payload of "true" is attached whether or not the person is enrolled.
+ */
+function earlyAccess(flag: FlagDefinition, ctx: RequestContext): FlagMatch | null {
+  const superCondition: RankedReason = { kind: 'super_condition_value', index: 0 };
+  if (flag.filters.feature_enrollment === true) {
+    const key = enrollmentKey(flag.key);
+    if (!Object.prototype.hasOwnProperty.call(ctx.person, key)) return null;
+    const value = ctx.person[key];
+    return result(flag, value === true || value === 'true', null, superCondition, true);
+  }
+  const legacy = flag.filters.super_groups?.[0];
+  const filters = legacy?.properties ?? [];
+  if (!legacy || filters.length === 0) return null;
+  if (!filters.some((filter) => Object.prototype.hasOwnProperty.call(ctx.person, filter.key))) return null;
+  const outcome = evaluateCondition(flag, legacy, null, ctx);
+  return result(flag, outcome === 'condition_match', null, superCondition, true);
+}
+
+/** Holdout (§6.2): hashed without the flag key and without stored overrides. */
+function holdout(flag: FlagDefinition, ctx: RequestContext): FlagMatch | null {
+  const config = flag.filters.holdout;
+  if (!config) return null;
+  const percentage = Math.min(Math.max(config.exclusion_percentage, 0), 100);
+  const identifier = hashedIdentifier(flag, flag.filters.aggregation_group_type_index ?? null, ctx, false);
+  if (percentage < 100 && holdoutHash(identifier) > percentage / 100) return null;
+  return result(flag, true, `holdout-${config.id}`, { kind: 'holdout_condition_value', index: null }, true);
+}
+
+/** A valid override variant wins; otherwise the hashed variant of the set's aggregation (§3g). */
+function variantFor(flag: FlagDefinition, condition: ConditionSet, aggregation: number | null, ctx: RequestContext): string | null {
+  const variants = flag.filters.multivariate?.variants ?? [];
+  if (condition.variant && variants.some((variant) => variant.key === condition.variant)) return condition.variant;
+  return selectVariant(variants, hashFor(flag.key, hashedIdentifier(flag, aggregation, ctx), 'variant'));
+}
+
+/** One flag, server order (§3). Throws FlagEvaluationError for per-flag failures such as a deleted cohort. */
+export function evaluateFlag(flag: FlagDefinition, ctx: RequestContext): FlagMatch {
+  const version = flag.filters?.version;
+  if (version !== undefined && version !== null && version !== 1) {
+    throw new FlagEvaluationError('unsupported_flag_config', 'Flag configuration format v2 is not supported');
+  }
+  const decided = earlyAccess(flag, ctx) ?? holdout(flag, ctx);
+  if (decided) return decided;
+
+  let best: RankedReason = { kind: 'no_group_type', index: null };
+  const consider = (kind: ReasonKind, index: number) => {
+    if (outranks(kind, best.kind)) best = { kind, index };
+  };
+  let skippedGroupCondition = false;
+
+  const conditions = flag.filters.groups ?? [];
+  for (let index = 0; index < conditions.length; index++) {
+    const condition = conditions[index];
+    const aggregation = conditionAggregation(flag, condition);
+    if (aggregation === null && usesDeviceBucketing(flag) && !ctx.deviceId) {
+      consider('out_of_rollout_bound', index);
+      continue;
+    }
+    if (aggregation !== null && !ctx.groupKey(aggregation).usable) {
+      skippedGroupCondition = true;
+      consider('no_group_type', index);
+      continue;
+    }
+    const outcome = evaluateCondition(flag, condition, aggregation, ctx);
+    consider(outcome, index);
+    if (outcome === 'condition_match') {
+      return result(flag, true, variantFor(flag, condition, aggregation, ctx), best, true);
+    }
+  }
+  if (best.kind === 'no_condition_match' && skippedGroupCondition) {
+    best = { kind: 'no_condition_match_groups_not_evaluated', index: best.index };
+  }
+  return result(flag, false, null, best, false);
+}
