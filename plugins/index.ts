@@ -5,8 +5,10 @@
 import type { PluginDefinition } from '../core/plugin-api.ts'
 import validate from './validate/index.ts'
 import sinkMongo from './sink-mongo/index.ts'
+import geoip from './geoip/index.ts'
 
 export const builtInPlugins: Readonly<Record<string, PluginDefinition>> = Object.freeze({
   validate: validate as PluginDefinition,
   'sink-mongo': sinkMongo as PluginDefinition,
+  geoip: geoip as PluginDefinition,
 })
