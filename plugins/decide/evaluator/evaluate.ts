@@ -9,6 +9,7 @@ import { reasonCode, reasonDescription } from './reasons.ts';
 import { buildRequestContext } from './request-context.ts';
 import { flagRequiresDatabase } from './requirements.ts';
 import type { EvaluationInput, EvaluationResult, FlagDefinition, FlagResult } from './types.ts';
+import { sanitizeFlags } from './validate.ts';
 
 function answered(flag: FlagDefinition, match: FlagMatch): FlagResult {
   return {
@@ -59,7 +60,7 @@ function usesGroupAggregation(flag: FlagDefinition): boolean {
  * storage failures fail only the flags that needed storage (§11).
  */
 export function evaluateFlags(input: EvaluationInput): EvaluationResult {
-  const flags = input.flags.map((flag) => ({ ...flag, filters: flag.filters ?? {} }));
+  const { flags, problems } = sanitizeFlags(input.flags);
   const distinctId = normalizeDistinctId(input.distinctId);
   const nowMillis = typeof input.now === 'number' ? input.now : input.now.getTime();
   const excluded = new Set(flags.filter((flag) => isFlagExcluded(flag, input)).map((flag) => flag.id));
@@ -68,9 +69,14 @@ export function evaluateFlags(input: EvaluationInput): EvaluationResult {
   const results: Record<string, FlagResult> = {};
   let errors = plan.hasCycle;
 
+  for (const flag of evaluable) {
+    const problem = problems.get(flag.id);
+    if (problem) results[flag.key] = failed(flag, 'flag_data_parsing_error', `Failed to parse flag data: ${problem}`);
+  }
+  errors ||= evaluable.some((flag) => problems.has(flag.id));
   if (input.hashKeyOverrideFailed) {
     errors = true;
-    for (const flag of evaluable.filter((f) => f.ensure_experience_continuity)) {
+    for (const flag of evaluable.filter((f) => f.ensure_experience_continuity && !problems.has(f.id))) {
       results[flag.key] = failed(flag, HASH_KEY_OVERRIDE_ERROR.code, HASH_KEY_OVERRIDE_ERROR.description);
     }
   }
@@ -78,7 +84,7 @@ export function evaluateFlags(input: EvaluationInput): EvaluationResult {
   if (input.database.status === 'failed') {
     const code = input.database.code ?? DATABASE_ERROR.code;
     const description = input.database.description ?? DATABASE_ERROR.description;
-    for (const flag of evaluable.filter((f) => flagRequiresDatabase(f, input.personPropertyOverrides))) {
+    for (const flag of evaluable.filter((f) => !problems.has(f.id) && flagRequiresDatabase(f, input.personPropertyOverrides))) {
       results[flag.key] = failed(flag, code, description);
       errors = true;
     }

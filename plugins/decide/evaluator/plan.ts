@@ -3,6 +3,7 @@ import { isFlagExcluded } from './filtering.ts';
 import { normalizeDistinctId } from './hash.ts';
 import { flagNeedsHashKeyOverride, flagRequiresDatabase, propertyNeeds } from './requirements.ts';
 import type { EvaluationInput } from './types.ts';
+import { sanitizeFlags } from './validate.ts';
 
 export type PlanInput = Pick<
   EvaluationInput,
@@ -35,7 +36,7 @@ export interface EvaluationPlan {
 }
 
 export function planEvaluation(input: PlanInput): EvaluationPlan {
-  const flags = input.flags.map((flag) => ({ ...flag, filters: flag.filters ?? {} }));
+  const { flags } = sanitizeFlags(input.flags);
   const evaluable = planDependencies(flags, input.flagKeys ?? null)
     .stages.flat()
     .filter((flag) => !isFlagExcluded(flag, input));
