@@ -5,10 +5,14 @@
 import type { PluginDefinition } from '../core/plugin-api.ts'
 import validate from './validate/index.ts'
 import sinkMongo from './sink-mongo/index.ts'
+import aliasResolve from './alias-resolve/index.ts'
+import personUpdate from './person-update/index.ts'
 import geoip from './geoip/index.ts'
 
 export const builtInPlugins: Readonly<Record<string, PluginDefinition>> = Object.freeze({
   validate: validate as PluginDefinition,
   'sink-mongo': sinkMongo as PluginDefinition,
+  'alias-resolve': aliasResolve as PluginDefinition,
+  'person-update': personUpdate as PluginDefinition,
   geoip: geoip as PluginDefinition,
 })

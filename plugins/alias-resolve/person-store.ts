@@ -1,0 +1,238 @@
+/**
+ * The person collections and every read and write made to them. Writes are single-document and
+ * safe across processes without transactions: the unique (project_id, distinct_id) index decides
+ * who maps an id first, and property writes replace the whole `properties` object under an
+ * optimistic `version` check (design.md §3: a property name never becomes an update path).
+ */
+import type { Collection, Db, IndexDescription } from 'mongodb'
+import type { Properties } from './properties.ts'
+
+export const PERSON_COLLECTIONS = {
+  persons: 'persons',
+  distinctIds: 'person_distinct_ids',
+  personlessDistinctIds: 'personless_distinct_ids',
+} as const
+
+/** One person (PostHog's `posthog_person`). */
+export interface PersonDocument {
+  project_id: number
+  /** The person uuid: the UUIDv5 of "<project_id>:<first distinct_id>" (person-uuid.ts). */
+  id: string
+  properties: Properties
+  is_identified: boolean
+  created_at: Date
+  /** 0 at creation, +1 per write, max of both + 1 after a merge. */
+  version: number
+}
+
+/** Which person a distinct_id belongs to; one row per (project_id, distinct_id). */
+export interface DistinctIdDocument {
+  project_id: number
+  distinct_id: string
+  person_id: string
+  /** 1 when the id had personless events before it joined this person (they carry its fake uuid). */
+  version: number
+}
+
+/** A distinct_id that had personless events while it had no person (capture.md §2.3). */
+export interface PersonlessDistinctIdDocument {
+  project_id: number
+  distinct_id: string
+  created_at: Date
+}
+
+const INDEXES: Record<string, IndexDescription[]> = {
+  [PERSON_COLLECTIONS.persons]: [{ key: { project_id: 1, id: 1 }, name: 'project_id_unique', unique: true }],
+  [PERSON_COLLECTIONS.distinctIds]: [
+    { key: { project_id: 1, distinct_id: 1 }, name: 'project_distinct_id_unique', unique: true },
+    { key: { project_id: 1, person_id: 1 }, name: 'project_person_id' },
+  ],
+  [PERSON_COLLECTIONS.personlessDistinctIds]: [{ key: { project_id: 1, distinct_id: 1 }, name: 'project_distinct_id_unique', unique: true }],
+}
+
+export async function ensurePersonIndexes(db: Db): Promise<void> {
+  for (const [name, indexes] of Object.entries(INDEXES)) await db.collection(name).createIndexes(indexes)
+}
+
+/** Read API for other plugins (flags): the person a distinct_id belongs to, or null. */
+export async function getPersonByDistinctId(db: Db, projectId: number, distinctId: string): Promise<PersonDocument | null> {
+  const mapping = await db.collection<DistinctIdDocument>(PERSON_COLLECTIONS.distinctIds).findOne({ project_id: projectId, distinct_id: distinctId })
+  if (!mapping) return null
+  return db.collection<PersonDocument>(PERSON_COLLECTIONS.persons).findOne({ project_id: projectId, id: mapping.person_id }, { projection: { _id: 0 } })
+}
+
+/** Every distinct_id of a person, sorted. */
+export async function getDistinctIdsOfPerson(db: Db, projectId: number, personId: string): Promise<string[]> {
+  const rows = await db
+    .collection<DistinctIdDocument>(PERSON_COLLECTIONS.distinctIds)
+    .find({ project_id: projectId, person_id: personId }, { projection: { _id: 0, distinct_id: 1 } })
+    .toArray()
+  return rows.map((row) => row.distinct_id).sort()
+}
+
+export const isDuplicateKeyError = (error: unknown): boolean => typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 11000
+
+/** Thrown when optimistic retries run out; retryable, so the client gets a 503 and sends again. */
+export class PersonContentionError extends Error {
+  readonly retryable = true
+  constructor(what: string) {
+    super(`${what}: too many concurrent changes to one person; retry`)
+    this.name = 'PersonContentionError'
+  }
+}
+
+/** How long a reader waits for a mapping's person to appear before it recreates it (a creator that crashed). */
+const DANGLING_RETRIES = 3
+const DANGLING_WAIT_MS = 15
+/** Personless ids remembered per process so a browsing session does not upsert on every event. */
+const PERSONLESS_CACHE_SIZE = 10_000
+
+/** What alias-resolve hands on to person-update for one event. */
+export interface ResolvedPerson {
+  /** The person as last read or written; its `version` is the optimistic starting point. */
+  readonly person: PersonDocument
+  /** This event created the person: `$unset` is ignored at creation, as PostHog does. */
+  readonly created: boolean
+}
+
+declare module '../../core/plugin-api.ts' {
+  interface Services {
+    /** Provided by alias-resolve; person-update requires it. */
+    persons: PersonStore
+  }
+}
+
+export interface NewPerson {
+  readonly properties: Properties
+  readonly createdAt: Date
+  readonly isIdentified: boolean
+}
+
+export class PersonStore {
+  readonly persons: Collection<PersonDocument>
+  readonly distinctIds: Collection<DistinctIdDocument>
+  readonly personless: Collection<PersonlessDistinctIdDocument>
+  /** Keyed by the event object alias-resolve returned; read by person-update, the next step. */
+  readonly resolved = new WeakMap<object, ResolvedPerson>()
+  private readonly recordedPersonless = new Set<string>()
+
+  constructor(readonly db: Db) {
+    this.persons = db.collection<PersonDocument>(PERSON_COLLECTIONS.persons)
+    this.distinctIds = db.collection<DistinctIdDocument>(PERSON_COLLECTIONS.distinctIds)
+    this.personless = db.collection<PersonlessDistinctIdDocument>(PERSON_COLLECTIONS.personlessDistinctIds)
+  }
+
+  findById(projectId: number, id: string): Promise<PersonDocument | null> {
+    return this.persons.findOne({ project_id: projectId, id }, { projection: { _id: 0 } })
+  }
+
+  /**
+   * The person of a distinct_id. A mapping whose person is missing belongs to a creation in flight
+   * (mapping first, person second); if the person never appears the creator died, and the reader
+   * makes the empty person itself so the id is usable again.
+   */
+  async findByDistinctId(projectId: number, distinctId: string, now: Date): Promise<PersonDocument | null> {
+    let personId: string | undefined
+    for (let attempt = 0; attempt <= DANGLING_RETRIES; attempt++) {
+      const mapping = await this.distinctIds.findOne({ project_id: projectId, distinct_id: distinctId })
+      if (!mapping) return null
+      const person = await this.findById(projectId, mapping.person_id)
+      if (person) return person
+      personId = mapping.person_id
+      await new Promise((resolve) => setTimeout(resolve, DANGLING_WAIT_MS * (attempt + 1)))
+    }
+    return this.ensurePerson(projectId, personId!, { properties: {}, createdAt: now, isIdentified: false })
+  }
+
+  /**
+   * Maps each id (the first is the primary) to `personId`, then creates the person if any id was
+   * mapped. Ids that already belonged to another person come back in `taken`: a concurrent
+   * creator or merge won them, and the caller re-reads and decides again.
+   */
+  async createPerson(projectId: number, personId: string, ids: ReadonlyArray<{ distinctId: string; version: number }>, init: NewPerson): Promise<{ person: PersonDocument | null; taken: string[] }> {
+    const taken: string[] = []
+    for (const { distinctId, version } of ids) {
+      if (!(await this.addDistinctId(projectId, personId, distinctId, version))) taken.push(distinctId)
+    }
+    const person = taken.length < ids.length ? await this.ensurePerson(projectId, personId, init) : null
+    return { person, taken }
+  }
+
+  /** Maps a new id to a person; false when the id already belongs to another person. */
+  async addDistinctId(projectId: number, personId: string, distinctId: string, version = 0): Promise<boolean> {
+    try {
+      await this.distinctIds.insertOne({ project_id: projectId, distinct_id: distinctId, person_id: personId, version })
+      return true
+    } catch (error) {
+      if (!isDuplicateKeyError(error)) throw error
+      const existing = await this.distinctIds.findOne({ project_id: projectId, distinct_id: distinctId })
+      return existing?.person_id === personId
+    }
+  }
+
+  /**
+   * Inserts the person unless it exists (an upsert that inserts may store `$`-names). A reader
+   * that found the mapping first may have made it already; `is_identified` is then caught up.
+   */
+  private async ensurePerson(projectId: number, personId: string, init: NewPerson): Promise<PersonDocument> {
+    const onInsert = { properties: init.properties, is_identified: init.isIdentified, created_at: init.createdAt, version: 0 }
+    try {
+      await this.persons.updateOne({ project_id: projectId, id: personId }, { $setOnInsert: onInsert }, { upsert: true })
+    } catch (error) {
+      if (!isDuplicateKeyError(error)) throw error // two upserts raced; the other one inserted it
+    }
+    const person = await this.findById(projectId, personId)
+    const result = person && init.isIdentified ? await this.markIdentified(person) : person
+    if (!result) throw new PersonContentionError(`person ${personId} vanished while it was created`)
+    return result
+  }
+
+  /**
+   * Writes a new `properties` object (and optionally other fields) if the person is still at the
+   * version it was read at. Returns the written document, or null when someone wrote in between.
+   */
+  async writePerson(person: PersonDocument, changes: Partial<Pick<PersonDocument, 'properties' | 'created_at' | 'is_identified' | 'version'>>): Promise<PersonDocument | null> {
+    const next: PersonDocument = { ...person, ...changes, version: changes.version ?? person.version + 1 }
+    const { matchedCount } = await this.persons.updateOne(
+      { project_id: person.project_id, id: person.id, version: person.version },
+      { $set: { properties: next.properties, created_at: next.created_at, is_identified: next.is_identified, version: next.version } },
+    )
+    return matchedCount === 1 ? next : null
+  }
+
+  /** `is_identified` only ever goes from false to true, so it needs no version check. */
+  async markIdentified(person: PersonDocument): Promise<PersonDocument | null> {
+    if (person.is_identified) return person
+    await this.persons.updateOne({ project_id: person.project_id, id: person.id, is_identified: false }, { $set: { is_identified: true }, $inc: { version: 1 } })
+    return this.findById(person.project_id, person.id)
+  }
+
+  async moveDistinctIds(projectId: number, fromPersonId: string, toPersonId: string): Promise<void> {
+    await this.distinctIds.updateMany({ project_id: projectId, person_id: fromPersonId }, { $set: { person_id: toPersonId } })
+  }
+
+  /** Deletes the person if it is still at the version it was read at. */
+  async deletePerson(person: PersonDocument): Promise<boolean> {
+    const { deletedCount } = await this.persons.deleteOne({ project_id: person.project_id, id: person.id, version: person.version })
+    return deletedCount === 1
+  }
+
+  /** Notes that a distinct_id was used personless, once per process and id (bounded memory). */
+  async recordPersonless(projectId: number, distinctId: string, at: Date): Promise<void> {
+    const key = `${projectId}:${distinctId}`
+    if (this.recordedPersonless.has(key)) return
+    try {
+      await this.personless.updateOne({ project_id: projectId, distinct_id: distinctId }, { $setOnInsert: { created_at: at } }, { upsert: true })
+    } catch (error) {
+      if (!isDuplicateKeyError(error)) throw error
+    }
+    if (this.recordedPersonless.size >= PERSONLESS_CACHE_SIZE) this.recordedPersonless.clear()
+    this.recordedPersonless.add(key)
+  }
+
+  /** Which of these ids have had personless events. */
+  async usedPersonless(projectId: number, distinctIds: string[]): Promise<Set<string>> {
+    const rows = await this.personless.find({ project_id: projectId, distinct_id: { $in: distinctIds } }, { projection: { _id: 0, distinct_id: 1 } }).toArray()
+    return new Set(rows.map((row) => row.distinct_id))
+  }
+}

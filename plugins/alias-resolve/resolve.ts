@@ -1,0 +1,68 @@
+/**
+ * The alias-resolve step: attributes each event to a person (capture.md §2.3, §2.5, §2.6) and
+ * hands the person on to person-update through `store.resolved`.
+ */
+import type { EventContext, IngestEvent } from '../../core/plugin-api.ts'
+import type { PersonStore, ResolvedPerson } from './person-store.ts'
+import { PersonContentionError } from './person-store.ts'
+import { MAX_ATTEMPTS, merge, mergeRequestOf } from './merge.ts'
+import { FAKE_PERSON_CREATED_AT, personUuid } from './person-uuid.ts'
+import { emptyProperties, layered } from './properties.ts'
+
+export interface ResolveOptions {
+  /** Personless events of a person older than `forceUpgradeAfterMs` carry its properties (mode force_upgrade). */
+  readonly forceUpgrade: boolean
+  readonly forceUpgradeAfterMs: number
+}
+
+/** Person property operations that a personless event must not carry (capture.md §2.3). */
+const PERSON_OPERATIONS = ['$set', '$set_once', '$unset']
+
+export async function resolveEvent(store: PersonStore, event: IngestEvent, ctx: EventContext, options: ResolveOptions): Promise<IngestEvent> {
+  if (event.personless) return resolvePersonless(store, event, ctx, options)
+  const request = mergeRequestOf(event)
+  const resolved = (request && (await merge(store, event, ctx, request))) || (await findOrCreate(store, event, ctx.project.id))
+  const properties = { ...event.properties }
+  delete properties.$process_person_profile // true is the default; PostHog drops the key from person-processed events
+  const { person } = resolved
+  const result: IngestEvent = { ...event, properties, person: { id: person.id, properties: person.properties, createdAt: person.created_at, mode: 'full' } }
+  store.resolved.set(result, resolved)
+  return result
+}
+
+/** The person of the event's distinct_id, created from this event if there is none. */
+export async function findOrCreate(store: PersonStore, event: IngestEvent, projectId: number): Promise<ResolvedPerson> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const found = await store.findByDistinctId(projectId, event.distinctId, event.timestamp)
+    if (found) return { person: found, created: false }
+    const { person, taken } = await store.createPerson(projectId, personUuid(projectId, event.distinctId), [{ distinctId: event.distinctId, version: 0 }], {
+      properties: layered({}, { $creator_event_uuid: event.uuid }),
+      createdAt: event.timestamp,
+      isIdentified: false,
+    })
+    if (person && !taken.length) return { person, created: true }
+  }
+  throw new PersonContentionError(`creating the person of ${event.distinctId}`)
+}
+
+/**
+ * No person is created or changed. The event goes to the existing person with empty properties
+ * (or, if that person is older than a minute, with its properties: force_upgrade), or else to the
+ * fake person whose uuid a later real person of this distinct_id will share.
+ */
+async function resolvePersonless(store: PersonStore, event: IngestEvent, ctx: EventContext, options: ResolveOptions): Promise<IngestEvent> {
+  const properties = { ...event.properties }
+  for (const key of PERSON_OPERATIONS) delete properties[key]
+  const projectId = ctx.project.id
+  const existing = await store.findByDistinctId(projectId, event.distinctId, event.timestamp)
+  if (existing) {
+    const upgrade = options.forceUpgrade && existing.created_at.getTime() < event.timestamp.getTime() - options.forceUpgradeAfterMs
+    return {
+      ...event,
+      properties,
+      person: { id: existing.id, properties: upgrade ? existing.properties : emptyProperties(), createdAt: existing.created_at, mode: upgrade ? 'force_upgrade' : 'propertyless' },
+    }
+  }
+  await store.recordPersonless(projectId, event.distinctId, event.timestamp)
+  return { ...event, properties, person: { id: personUuid(projectId, event.distinctId), properties: emptyProperties(), createdAt: FAKE_PERSON_CREATED_AT, mode: 'propertyless' } }
+}

@@ -1,0 +1,65 @@
+/**
+ * The person-update step: normalises the event's person properties, applies `$set` /
+ * `$set_once` / `$unset` to the person alias-resolve found, and sets the person properties the
+ * stored event carries (capture.md §2.12).
+ */
+import type { EventContext, IngestEvent } from '../../core/plugin-api.ts'
+import type { PersonDocument, PersonStore } from '../alias-resolve/person-store.ts'
+import { PersonContentionError } from '../alias-resolve/person-store.ts'
+import { MAX_ATTEMPTS } from '../alias-resolve/merge.ts'
+import { layered } from '../alias-resolve/properties.ts'
+import { NOT_NORMALISED_EVENTS, normaliseForPerson, operationsOf } from './normalise.ts'
+import type { PersonOperations } from './normalise.ts'
+import { applyOperations } from './property-ops.ts'
+import type { OperationOptions } from './property-ops.ts'
+
+export interface UpdateOptions {
+  readonly skipFilteredWrites: boolean
+  readonly setOnceFillsNull: boolean
+}
+
+/** Processed in their own pipeline at PostHog, unordered with other person updates. */
+const NO_PERSON_UPDATE_EVENTS = new Set(['$exception', '$$heatmap'])
+const PERSON_OPERATIONS = ['$set', '$set_once', '$unset']
+
+export async function updateEvent(store: PersonStore, event: IngestEvent, ctx: EventContext, options: UpdateOptions): Promise<IngestEvent | undefined> {
+  if (event.personless || !event.person) return undefined
+  let properties = event.properties
+  if (event.event === '$groupidentify') {
+    // Group properties travel in $group_set; person operations on $groupidentify are ignored and stripped.
+    properties = { ...properties }
+    for (const key of PERSON_OPERATIONS) delete properties[key]
+    return { ...event, properties }
+  }
+  if (!NOT_NORMALISED_EVENTS.has(event.event)) properties = normaliseForPerson(properties)
+  const ops = operationsOf(properties)
+  const handed = store.resolved.get(event)
+  let person = handed?.person ?? (await store.findById(ctx.project.id, event.person.id))
+  let personProperties = person?.properties ?? event.person.properties
+  if (!NO_PERSON_UPDATE_EVENTS.has(event.event)) {
+    const opOptions: OperationOptions = { event: event.event, ...options, ignoreUnset: handed?.created === true }
+    ;({ person, properties: personProperties } = await writeOperations(store, ctx.project.id, event, person, ops, opOptions))
+  }
+  const id = person?.id ?? event.person.id
+  const createdAt = person?.created_at ?? event.person.createdAt
+  // The stored event always shows what it set, even when the write was skipped or lost to a newer one.
+  return { ...event, properties, person: { id, properties: layered(personProperties, ops.set), createdAt, mode: 'full' } }
+}
+
+/**
+ * Optimistic loop: compute from the person as read, write if it is still at that version, else
+ * re-read and compute again. A person merged away in between is found again by distinct_id.
+ */
+async function writeOperations(store: PersonStore, projectId: number, event: IngestEvent, start: PersonDocument | null, ops: PersonOperations, options: OperationOptions): Promise<{ person: PersonDocument; properties: Record<string, unknown> }> {
+  let person = start
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    person ??= await store.findByDistinctId(projectId, event.distinctId, event.timestamp)
+    if (!person) break
+    const change = applyOperations(person.properties, ops, options)
+    if (!change.write) return { person, properties: change.properties }
+    const written = await store.writePerson(person, { properties: change.properties })
+    if (written) return { person: written, properties: written.properties }
+    person = await store.findById(projectId, person.id)
+  }
+  throw new PersonContentionError(`updating the person of ${event.distinctId}`)
+}
