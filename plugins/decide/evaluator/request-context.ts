@@ -27,6 +27,13 @@ function groupResolver(input: EvaluationInput) {
   return { groupKey, groupProperties };
 }
 
+/** The request's device id, else a non-empty `$device_id` among the person property overrides (§4.4). */
+export function requestDeviceId(input: Pick<EvaluationInput, 'deviceId' | 'personPropertyOverrides'>): string | null {
+  if (input.deviceId) return input.deviceId;
+  const fromProperties = input.personPropertyOverrides?.$device_id;
+  return typeof fromProperties === 'string' && fromProperties !== '' ? fromProperties : null;
+}
+
 export function buildRequestContext(
   input: EvaluationInput,
   lookup: FlagLookup,
@@ -47,7 +54,7 @@ export function buildRequestContext(
   return {
     lookup,
     distinctId,
-    deviceId: input.deviceId ? input.deviceId : null,
+    deviceId: requestDeviceId(input),
     anonDistinctId: input.anonDistinctId ?? null,
     person,
     ...groupResolver(input),

@@ -95,6 +95,13 @@ describe('evaluator identifiers (flags.md §4)', () => {
       expect(valueOf(evaluateOne(definition, { deviceId: device }))).to.equal(expectedFor(key, device));
     });
 
+    it('falls back to a non-empty $device_id among the person property overrides', () => {
+      expect(valueOf(evaluateOne(definition, { personPropertyOverrides: { $device_id: device } }))).to.equal(expectedFor(key, device));
+      expect(valueOf(evaluateOne(definition, { deviceId: '', personPropertyOverrides: { $device_id: device } }))).to.equal(expectedFor(key, device));
+      expect(valueOf(evaluateOne(definition, { deviceId: 'user-1', personPropertyOverrides: { $device_id: device } }))).to.equal(expectedFor(key, 'user-1'));
+      expect(evaluateOne(definition, { personPropertyOverrides: { $device_id: 12345 } }).reason.code).to.equal('out_of_rollout_bound');
+    });
+
     it('skips person conditions without a device id, recording out_of_rollout_bound even at 100%', () => {
       const full = simpleFlag('device-full', { properties: [], rollout_percentage: 100 }, { bucketing_identifier: 'device_id' });
       for (const deviceId of [undefined, null, '']) {
