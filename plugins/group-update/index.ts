@@ -1,0 +1,50 @@
+/**
+ * group-update: groups and group types (capture.md §2.9). Taps three hooks:
+ * - validate (after the validate plugin): drops a `$groupidentify` whose key is over 400
+ *   characters, before any person is made for it (§2.1 B.2);
+ * - aliasResolve, first: strips `$set`/`$set_once`/`$unset` from `$groupidentify`, after geoip
+ *   added its own and before the person steps could apply them (§2.3);
+ * - groupUpdate: writes the group and adds `$group_<index>` for `$groups`.
+ * Mounts the admin routes for groups and group types.
+ */
+import { Type } from 'typebox'
+import { API_VERSION, definePlugin, drop } from '../../core/plugin-api.ts'
+import { GROUP_IDENTIFY, MAX_GROUP_KEY_LENGTH, groupKeyOf, isGroupKeyTooLong, withoutPersonUpdates } from './rules.ts'
+import { ensureGroupIndexes } from './documents.ts'
+import { GroupTypeMappings } from './type-mapping.ts'
+import { WarnOnce } from './warn-once.ts'
+import { processGroups } from './step.ts'
+import { mountGroupRoutes } from './routes.ts'
+
+/** Runs before every other aliasResolve tap, whatever order plugins were listed in. */
+const BEFORE_PERSON_STEPS = -1000
+
+export const optionsSchema = Type.Object(
+  {
+    /** A sixth group type in `$groups` is warned about once per project and type per this many seconds. */
+    limitWarningIntervalSeconds: Type.Number({ minimum: 0, default: 600 }),
+  },
+  { additionalProperties: false },
+)
+
+export default definePlugin({
+  name: 'group-update',
+  apiVersion: API_VERSION,
+  optionsSchema,
+  async setup(api, options) {
+    await ensureGroupIndexes(api.db)
+    const deps = { db: api.db, mappings: new GroupTypeMappings(api.db), limitWarnings: new WarnOnce(options.limitWarningIntervalSeconds * 1000) }
+
+    api.hooks.validate.tapPromise({ name: api.id }, async function checkGroupKey(event) {
+      if (!isGroupKeyTooLong(event)) return undefined
+      return drop('group_key_too_long', { group_type: event.properties.$group_type, length: groupKeyOf(event.properties.$group_key)?.length, max_length: MAX_GROUP_KEY_LENGTH })
+    })
+    api.hooks.aliasResolve.tapPromise({ name: api.id, stage: BEFORE_PERSON_STEPS }, async function stripPersonUpdates(event) {
+      return event.event === GROUP_IDENTIFY ? withoutPersonUpdates(event) : undefined
+    })
+    api.hooks.groupUpdate.tapPromise({ name: api.id }, async function updateGroups(event, ctx) {
+      return processGroups(event, ctx, deps)
+    })
+    api.hooks.routes.tap({ name: api.id }, (router) => mountGroupRoutes(router, api.db))
+  },
+})
