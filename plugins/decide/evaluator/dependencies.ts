@@ -81,14 +81,30 @@ export function planDependencies(flags: readonly FlagDefinition[], keys: readonl
   }
 
   // Kahn's algorithm: each stage holds the flags whose dependencies are all placed.
+  const byId = new Map(selected.map((flag) => [flag.id, flag]));
+  const pending = new Map<number, number>();
+  const dependents = new Map<number, number[]>();
+  for (const flag of selected) {
+    const targets = remaining.get(flag.id) ?? new Set<number>();
+    pending.set(flag.id, targets.size);
+    for (const target of targets) dependents.set(target, [...(dependents.get(target) ?? []), flag.id]);
+  }
   const stages: FlagDefinition[][] = [];
   const placed = new Set<number>();
-  for (;;) {
-    const ready = selected.filter((f) => !placed.has(f.id) && [...(remaining.get(f.id) ?? [])].every((d) => placed.has(d)));
-    if (ready.length === 0) break;
+  let ready = selected.filter((flag) => pending.get(flag.id) === 0);
+  while (ready.length > 0) {
     ready.sort((a, b) => a.id - b.id);
-    for (const flag of ready) placed.add(flag.id);
     stages.push(ready);
+    const next: FlagDefinition[] = [];
+    for (const flag of ready) {
+      placed.add(flag.id);
+      for (const dependent of dependents.get(flag.id) ?? []) {
+        const left = (pending.get(dependent) ?? 0) - 1;
+        pending.set(dependent, left);
+        if (left === 0) next.push(byId.get(dependent) as FlagDefinition);
+      }
+    }
+    ready = next;
   }
 
   // Whatever could not be placed sits on or behind a cycle.

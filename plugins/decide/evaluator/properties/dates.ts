@@ -44,8 +44,27 @@ function parseRfc3339(text: string): bigint | null {
   return BigInt(probe.getTime() - offsetMinutes * 60_000) * 1_000_000n + BigInt(fractionNanos(m[7]));
 }
 
+// Flags repeat the same filter values ("-30d") and a request repeats the same property values,
+// and zone arithmetic through Intl is slow, so parsed instants are memoised by zone and text
+// (and now, for relative dates).
+const CACHE_LIMIT = 2000;
+const parsed = new Map<string, bigint | null>();
+
 /** The filter-value parser (§8 date rules), also used for string property values. */
 export function parseDateInZone(text: string, timeZone: string, nowMillis: number): bigint | null {
+  if (text.length > 64) return parseUncached(text, timeZone, nowMillis);
+  // Only relative dates depend on now; absolute ones stay cached across requests.
+  const relative = /^-?\d+[hdwmy]$/.test(text);
+  const cacheKey = `${timeZone}\u0000${relative ? nowMillis : ''}\u0000${text}`;
+  const cached = parsed.get(cacheKey);
+  if (cached !== undefined || parsed.has(cacheKey)) return cached ?? null;
+  if (parsed.size >= CACHE_LIMIT) parsed.clear();
+  const instant = parseUncached(text, timeZone, nowMillis);
+  parsed.set(cacheKey, instant);
+  return instant;
+}
+
+function parseUncached(text: string, timeZone: string, nowMillis: number): bigint | null {
   const relative = parseRelativeDate(text, timeZone, nowMillis);
   if (relative !== null) return relative;
   const rfc3339 = parseRfc3339(text);

@@ -13,7 +13,7 @@ import { RE2JS } from 're2js';
  */
 
 /** Comparable to fancy_regex's 10,000 backtracking steps, with headroom for a busy machine. */
-const FANCY_TIME_LIMIT_MS = 25;
+const FANCY_TIME_LIMIT_MS = 10;
 const CACHE_LIMIT = 500;
 
 type Compiled =

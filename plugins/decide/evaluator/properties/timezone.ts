@@ -68,8 +68,11 @@ export function naiveWall(millis: number, nanos = 0): WallClock {
   };
 }
 
+const FIXED_UTC = new Set(['UTC', 'Etc/UTC', 'GMT', 'Etc/GMT', 'Zulu', 'Universal']);
+
 /** Offset of the zone from UTC at an instant, in milliseconds (local = UTC + offset). */
 export function offsetMillis(timeZone: string, epochMillis: number): number {
+  if (FIXED_UTC.has(timeZone)) return 0;
   const parts: Record<string, string> = {};
   for (const part of formatterFor(timeZone).formatToParts(new Date(epochMillis))) parts[part.type] = part.value;
   const year = parts.era === 'BC' || parts.era === 'B' ? 1 - Number(parts.year) : Number(parts.year);
