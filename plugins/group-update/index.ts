@@ -16,7 +16,9 @@ import { WarnOnce } from './warn-once.ts'
 import { processGroups } from './step.ts'
 import { mountGroupRoutes } from './routes.ts'
 
-/** Runs before every other aliasResolve tap, whatever order plugins were listed in. */
+/** After the validate plugin's own tap (stage 0), whatever order plugins were listed in. */
+const AFTER_VALIDATE = 100
+/** Before every other aliasResolve tap, whatever order plugins were listed in. */
 const BEFORE_PERSON_STEPS = -1000
 
 export const optionsSchema = Type.Object(
@@ -35,7 +37,7 @@ export default definePlugin({
     await ensureGroupIndexes(api.db)
     const deps = { db: api.db, mappings: new GroupTypeMappings(api.db), limitWarnings: new WarnOnce(options.limitWarningIntervalSeconds * 1000) }
 
-    api.hooks.validate.tapPromise({ name: api.id }, async function checkGroupKey(event) {
+    api.hooks.validate.tapPromise({ name: api.id, stage: AFTER_VALIDATE }, async function checkGroupKey(event) {
       if (!isGroupKeyTooLong(event)) return undefined
       return drop('group_key_too_long', { group_type: event.properties.$group_type, length: groupKeyOf(event.properties.$group_key)?.length, max_length: MAX_GROUP_KEY_LENGTH })
     })
