@@ -7,7 +7,9 @@ export const ErrorCode = {
   InternalError: 1,
   BadValue: 2,
   FailedToParse: 9,
+  Unauthorized: 13,
   TypeMismatch: 14,
+  InvalidLength: 16,
   IllegalOperation: 20,
   NamespaceNotFound: 26,
   IndexNotFound: 27,
@@ -16,6 +18,7 @@ export const ErrorCode = {
   CursorNotFound: 43,
   NamespaceExists: 48,
   DollarPrefixedFieldName: 52,
+  NotSingleValueField: 54,
   EmptyFieldName: 56,
   CommandNotFound: 59,
   ImmutableField: 66,
@@ -29,7 +32,11 @@ export const ErrorCode = {
   CannotIndexParallelArrays: 171,
   OperationNotSupportedInTransaction: 263,
   NotImplemented: 238,
-  InvalidSyntax: 197,
+  NoReplicationEnabled: 76,
+  CursorInUse: 292,
+  InvalidIndexSpecificationOption: 197,
+  BSONObjectTooLarge: 10334,
+  Location17276: 17276,
   Location40324: 40324,
   Location15952: 15952,
   Location16410: 16410,
@@ -39,7 +46,7 @@ export const ErrorCode = {
 export type ErrorCodeName = keyof typeof ErrorCode
 
 const CODE_NAMES = new Map<number, string>(
-  Object.entries(ErrorCode).map(([name, code]) => [code, name.startsWith('Location') ? '' : name]),
+  Object.entries(ErrorCode).map(([name, code]) => [code, name]),
 )
 
 export class MongoServerError extends Error {
@@ -93,9 +100,9 @@ export function toMongoError(error: unknown): MongoServerError {
 const MINGO_PATTERNS: Array<[RegExp, (m: RegExpMatchArray) => MongoServerError]> = [
   [/^unknown top level operator: (\$\w+)/, (m) => mongoError('BadValue', `unknown top level operator: ${m[1]}. If you have a field name that starts with a '$' symbol, consider using $getField or $setField.`)],
   [/^unknown query operator (\$\w+)/, (m) => mongoError('BadValue', `unknown operator: ${m[1]}`)],
-  [/^unregistered pipeline operator (\$\w+)/, (m) => new MongoServerError(40324, `Unrecognized pipeline stage name: '${m[1]}'`)],
+  [/^unregistered pipeline operator (\$\w+)/, (m) => new MongoServerError(ErrorCode.Location40324, `Unrecognized pipeline stage name: '${m[1]}'`)],
   [/^accumulator '(\$\w+)' is not registered/, (m) => mongoError('InvalidPipelineOperator', `Unrecognized expression '${m[1]}'`)],
-  [/^Use of undefined variable: (\w+)/, (m) => new MongoServerError(17276, `Use of undefined variable: ${m[1]}`)],
+  [/^Use of undefined variable: (\w+)/, (m) => new MongoServerError(ErrorCode.Location17276, `Use of undefined variable: ${m[1]}`)],
 ]
 
 function mapMingoMessage(message: string): MongoServerError | undefined {

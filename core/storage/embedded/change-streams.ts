@@ -1,0 +1,176 @@
+import { Aggregator } from 'mingo'
+import { Timestamp } from 'bson'
+import { encode, isPlainObject, type Doc } from './bson/codec.ts'
+import type { ChangeStreams } from './commands/context.ts'
+import type { CursorSource } from './cursors.ts'
+import type { CatalogListener } from './engine/catalog.ts'
+import type { Collection } from './engine/collection.ts'
+import { MINGO_OPTIONS } from './engine/matcher.ts'
+import { mongoError, MongoServerError, notSupported, toMongoError } from './errors.ts'
+
+interface ChangeEvent {
+  seq: number
+  db: string
+  coll?: string
+  event: Doc
+  /** The document after the change, for fullDocument: 'updateLookup'. */
+  after?: Doc
+}
+
+const HISTORY = 10_000
+const STAGES_AFTER_CHANGE_STREAM = new Set(['$match', '$project', '$addFields', '$set', '$unset', '$replaceRoot', '$replaceWith', '$redact'])
+
+const token = (seq: number) => ({ _data: seq.toString(16).padStart(16, '0') })
+
+function seqOf(resumeToken: unknown): number {
+  const data = isPlainObject(resumeToken) ? resumeToken._data : undefined
+  if (typeof data !== 'string' || !/^[0-9a-f]{16}$/.test(data)) throw mongoError('BadValue', 'invalid resume token: not issued by this server')
+  return parseInt(data, 16)
+}
+
+function topLevelDiff(before: Doc, after: Doc): Doc {
+  const updatedFields: Doc = {}
+  const removedFields: string[] = []
+  for (const [k, v] of Object.entries(after)) {
+    if (!(k in before) || !Buffer.from(encode({ v })).equals(Buffer.from(encode({ v: before[k] })))) updatedFields[k] = v
+  }
+  for (const k of Object.keys(before)) if (!(k in after)) removedFields.push(k)
+  return { updatedFields, removedFields, truncatedArrays: [] }
+}
+
+/**
+ * Change streams over a bounded in-memory history of the last changes (replica-set mode only).
+ * Events have MongoDB's shape; resume tokens are positions in this history, so a stream can
+ * resume after a reconnect but not across a server restart (the history is not persisted).
+ */
+export class ChangeFeed implements CatalogListener, ChangeStreams {
+  private events: ChangeEvent[] = []
+  private seq = 0
+  private readonly waiters = new Set<() => void>()
+
+  private emit(db: string, coll: string | undefined, event: Doc, after?: Doc): void {
+    this.seq += 1
+    const now = new Date()
+    const full = { _id: token(this.seq), ...event, clusterTime: new Timestamp({ t: Math.floor(now.getTime() / 1000), i: this.seq }), wallTime: now }
+    this.events.push({ seq: this.seq, db, coll, event: full, after })
+    if (this.events.length > HISTORY * 1.2) this.events = this.events.slice(-HISTORY)
+    for (const wake of [...this.waiters]) wake()
+  }
+
+  inserted(coll: Collection, _raw: Buffer, doc: Doc): void {
+    this.emit(coll.db, coll.name, { operationType: 'insert', ns: { db: coll.db, coll: coll.name }, documentKey: { _id: doc._id }, fullDocument: doc }, doc)
+  }
+
+  replaced(coll: Collection, before: Doc, _raw: Buffer, after: Doc, kind: 'update' | 'replace'): void {
+    const base = { ns: { db: coll.db, coll: coll.name }, documentKey: { _id: after._id } }
+    if (kind === 'replace') this.emit(coll.db, coll.name, { operationType: 'replace', ...base, fullDocument: after }, after)
+    else this.emit(coll.db, coll.name, { operationType: 'update', ...base, updateDescription: topLevelDiff(before, after) }, after)
+  }
+
+  deleted(coll: Collection, doc: Doc): void {
+    this.emit(coll.db, coll.name, { operationType: 'delete', ns: { db: coll.db, coll: coll.name }, documentKey: { _id: doc._id } })
+  }
+
+  collectionCreated(): void {}
+  indexCreated(): void {}
+  indexDropped(): void {}
+
+  collectionDropped(db: string, name: string): void {
+    this.emit(db, name, { operationType: 'drop', ns: { db, coll: name } })
+  }
+
+  databaseDropped(db: string): void {
+    this.emit(db, undefined, { operationType: 'dropDatabase', ns: { db } })
+  }
+
+  collectionRenamed(fromDb: string, fromName: string, coll: Collection): void {
+    this.emit(fromDb, fromName, { operationType: 'rename', ns: { db: fromDb, coll: fromName }, to: { db: coll.db, coll: coll.name } })
+  }
+
+  /** The first event after position `seq` (sequence numbers are contiguous in the history). */
+  private after(seq: number): ChangeEvent | undefined {
+    if (this.events.length === 0) return undefined
+    return this.events[Math.max(0, seq + 1 - this.events[0].seq)]
+  }
+
+  private startPosition(spec: Doc): number {
+    const resume = spec.resumeAfter ?? spec.startAfter
+    let position = this.seq
+    if (resume !== undefined) position = seqOf(resume)
+    else if (spec.startAtOperationTime instanceof Timestamp) {
+      const at = spec.startAtOperationTime
+      const first = this.events.find((e) => (e.event.clusterTime as Timestamp).greaterThanOrEqual(at))
+      position = first ? first.seq - 1 : this.seq
+    }
+    const oldest = this.events.length ? this.events[0].seq - 1 : this.seq
+    if (position < oldest || position > this.seq) {
+      throw new MongoServerError(286, 'Resume of change stream was not possible, as the resume point may no longer be in the oplog.')
+    }
+    return position
+  }
+
+  open(db: string, collection: string | undefined, pipeline: Doc[]): CursorSource {
+    const spec = pipeline[0].$changeStream
+    if (!isPlainObject(spec)) throw mongoError('TypeMismatch', '$changeStream must be an object')
+    if (spec.fullDocumentBeforeChange !== undefined && spec.fullDocumentBeforeChange !== 'off') throw notSupported('fullDocumentBeforeChange')
+    if (spec.allChangesForCluster === true || spec.showExpandedEvents === true) throw notSupported(`$changeStream option ${spec.allChangesForCluster ? 'allChangesForCluster' : 'showExpandedEvents'}`)
+    const rest = pipeline.slice(1)
+    for (const stage of rest) {
+      const name = Object.keys(stage)[0]
+      if (!STAGES_AFTER_CHANGE_STREAM.has(name)) throw mongoError('IllegalOperation', `${name} is not permitted in a $changeStream pipeline`)
+    }
+    const fullDocument = spec.fullDocument ?? 'default'
+    const wholeDb = collection === undefined
+    let position = this.startPosition(spec)
+    let invalidated = false
+    const feed = this
+    const relevant = (e: ChangeEvent) => e.db === db && (wholeDb || e.coll === collection || (e.coll === undefined && e.event.operationType === 'dropDatabase'))
+    const shape = (e: ChangeEvent): Doc[] => {
+      const event = { ...e.event }
+      if (event.operationType === 'update' && fullDocument !== 'default') event.fullDocument = e.after ?? null
+      const out = [event]
+      const op = event.operationType
+      if ((!wholeDb && (op === 'drop' || op === 'rename')) || op === 'dropDatabase') {
+        invalidated = true
+        out.push({ _id: token(e.seq), operationType: 'invalidate', clusterTime: event.clusterTime, wallTime: event.wallTime })
+      }
+      if (rest.length === 0) return out
+      try {
+        return new Aggregator(rest, MINGO_OPTIONS).run(out) as Doc[]
+      } catch (error) {
+        throw toMongoError(error)
+      }
+    }
+    let queue: Doc[] = []
+    return {
+      next(): IteratorResult<Uint8Array> {
+        while (queue.length === 0) {
+          if (invalidated) return { done: true, value: undefined }
+          const e = feed.after(position)
+          if (!e) return { done: true, value: undefined }
+          position = e.seq
+          if (relevant(e)) queue = shape(e)
+        }
+        return { done: false, value: encode(queue.shift() as Doc) }
+      },
+      waitForData(ms: number): Promise<void> {
+        if (invalidated) return Promise.resolve()
+        return new Promise((resolve) => {
+          const wake = () => {
+            clearTimeout(timer)
+            feed.waiters.delete(wake)
+            resolve()
+          }
+          const timer = setTimeout(wake, ms)
+          feed.waiters.add(wake)
+        })
+      },
+      replyFields: () => ({ postBatchResumeToken: token(position) }),
+      exhausted: () => invalidated && queue.length === 0,
+    }
+  }
+
+  close(): void {
+    for (const wake of [...this.waiters]) wake()
+  }
+}

@@ -1,0 +1,119 @@
+import { Aggregator, Query } from 'mingo'
+import { decode, encode, isPlainObject, type Doc } from '../bson/codec.ts'
+import { mongoError, toMongoError } from '../errors.ts'
+import type { Collection } from './collection.ts'
+import { compileFilter, MINGO_OPTIONS, type Matcher } from './matcher.ts'
+import { plan, type Plan, type SortSpec } from './planner.ts'
+
+export interface FindRequest {
+  filter: Doc
+  sort: SortSpec
+  projection?: Doc
+  skip: number
+  /** 0 = no limit. */
+  limit: number
+  hint?: unknown
+}
+
+/** A matching document, as stored bytes (no projection) or as a projected document. */
+export type Output = Uint8Array
+
+export type Projector = (doc: Doc) => Doc
+
+export function makeProjector(projection: unknown): Projector | undefined {
+  if (projection === undefined || projection === null) return undefined
+  if (!isPlainObject(projection)) throw mongoError('TypeMismatch', "Expected field projection to be of type object")
+  if (Object.keys(projection).length === 0) return undefined
+  const query = new Query({}, MINGO_OPTIONS)
+  const project = (doc: Doc): Doc => {
+    try {
+      return query.find([doc], projection).next() as Doc
+    } catch (error) {
+      throw toMongoError(error)
+    }
+  }
+  project({})
+  return project
+}
+
+/** Sorts with mingo, keeping only the first `keep` documents when a limit allows it. */
+export function sortDocs(docs: Doc[], sort: SortSpec, keep: number): Doc[] {
+  const spec = Object.fromEntries(sort)
+  const stages: Doc[] = [{ $sort: spec }]
+  if (keep > 0) stages.push({ $limit: keep })
+  try {
+    return new Aggregator(stages, MINGO_OPTIONS).run(docs) as Doc[]
+  } catch (error) {
+    throw toMongoError(error)
+  }
+}
+
+export interface Candidate {
+  id: string
+  raw: Buffer
+  /** Decoded only when the filter had to be checked. */
+  doc?: Doc
+}
+
+/** The plan's candidates that match the filter, lazily. */
+export function* matching(coll: Collection, p: Plan, matcher: Matcher): Generator<Candidate> {
+  for (const id of p.ids()) {
+    const raw = coll.docs.get(id)
+    if (!raw) continue
+    if (p.exact || matcher.empty) {
+      yield { id, raw }
+      continue
+    }
+    const doc = decode(raw)
+    if (matcher.test(doc)) yield { id, raw, doc }
+  }
+}
+
+function* skipLimit<T>(source: Iterable<T>, skip: number, limit: number): Generator<T> {
+  let skipped = 0
+  let taken = 0
+  for (const item of source) {
+    if (skipped < skip) {
+      skipped += 1
+      continue
+    }
+    if (limit > 0 && taken >= limit) return
+    taken += 1
+    yield item
+  }
+}
+
+/** The result documents of a find, lazily (cursor batches pull from it). */
+export function runFind(coll: Collection | undefined, req: FindRequest): Iterator<Output> {
+  const matcher = compileFilter(req.filter)
+  const project = makeProjector(req.projection)
+  if (!coll) return [][Symbol.iterator]()
+  const p = plan(coll, req.filter, req.sort, req.hint)
+  const natural = req.sort.length === 1 && req.sort[0][0] === '$natural'
+  if (req.sort.length > 0 && !p.ordered && !natural) return sortedFind(coll, p, matcher, req, project)
+  const output = function* (): Generator<Output> {
+    for (const c of skipLimit(matching(coll, p, matcher), req.skip, req.limit)) {
+      yield project ? encode(project(c.doc ?? decode(c.raw))) : c.raw
+    }
+  }
+  return output()
+}
+
+function sortedFind(coll: Collection, p: Plan, matcher: Matcher, req: FindRequest, project: Projector | undefined): Iterator<Output> {
+  const keep = req.limit > 0 ? req.skip + req.limit : 0
+  // mingo sorts the very objects it is given: the map leads back to each one's stored bytes.
+  let rawOf = new Map<Doc, Buffer>()
+  let docs: Doc[] = []
+  for (const c of matching(coll, p, matcher)) {
+    const doc = c.doc ?? decode(c.raw)
+    rawOf.set(doc, c.raw)
+    docs.push(doc)
+    if (keep > 0 && docs.length > 2 * keep + 1000) {
+      docs = sortDocs(docs, req.sort, keep)
+      rawOf = new Map(docs.map((d) => [d, rawOf.get(d) as Buffer]))
+    }
+  }
+  docs = sortDocs(docs, req.sort, keep)
+  const page = docs.slice(req.skip, req.limit > 0 ? req.skip + req.limit : undefined)
+  return page.map((d) => (project ? encode(project(d)) : rawOf.get(d) ?? encode(d)))[Symbol.iterator]()
+}

@@ -1,0 +1,167 @@
+import type { Doc } from '../bson/codec.ts'
+import { mongoError } from '../errors.ts'
+import type { Collection } from './collection.ts'
+import { sameKey } from './index-spec.ts'
+import { encodeKey, KEY_MAX, markerOf } from './key-encoding.ts'
+import { analyzeFilter, type FieldPredicate } from './predicates.ts'
+import type { SecondaryIndex } from './secondary-index.ts'
+
+/** How a query will find its candidate documents. */
+export interface Plan {
+  /** Encoded ids of the candidates, without duplicates, in `ordered` order when that is true. */
+  ids(): Iterable<string>
+  /** The candidates come in the requested sort order (no sort needed). */
+  ordered: boolean
+  /** Every candidate matches the filter: no need to decode and re-check. */
+  exact: boolean
+  /** For explain and tests: 'COLLSCAN', 'IDHACK' or 'IXSCAN <name>'. */
+  stage: string
+}
+
+export type SortSpec = Array<[string, 1 | -1]>
+
+const MAX_PREFIXES = 1000
+
+export function parseSort(sort: unknown): SortSpec {
+  if (sort === undefined || sort === null) return []
+  if (typeof sort !== 'object' || Array.isArray(sort)) throw mongoError('TypeMismatch', "Expected field sort to be of type object")
+  return Object.entries(sort as Doc).map(([field, dir]) => {
+    if (dir === 1 || dir === -1) return [field, dir]
+    if (typeof dir === 'object' && dir !== null && '$meta' in dir) throw mongoError('NotImplemented', `$meta sort is not supported by the embedded MongoDB-compatible server`)
+    throw mongoError('BadValue', `$sort key ordering must be 1 (for ascending) or -1 (for descending)`)
+  })
+}
+
+function* dedupe(source: Iterable<string>): Generator<string> {
+  const seen = new Set<string>()
+  for (const id of source) {
+    if (seen.has(id)) continue
+    seen.add(id)
+    yield id
+  }
+}
+
+function rangeFor(prefix: string, p: FieldPredicate): [string, string] {
+  const typeOf = (v: unknown) => markerOf(encodeKey(v))
+  const marker = typeOf((p.lower ?? p.upper)?.value)
+  const lo = p.lower ? prefix + encodeKey(p.lower.value) : prefix + marker
+  const hi = p.upper ? prefix + encodeKey(p.upper.value) + KEY_MAX : prefix + marker + KEY_MAX
+  return [lo, hi]
+}
+
+interface Candidate {
+  index: SecondaryIndex
+  ranges: Array<[string, string]>
+  score: number
+  ordered: boolean
+  descending: boolean
+  exact: boolean
+}
+
+function considerIndex(index: SecondaryIndex, fields: Map<string, FieldPredicate>, simple: boolean, sort: SortSpec): Candidate | undefined {
+  let prefixes = ['']
+  let used = 0
+  let ranges: Array<[string, string]> | undefined
+  for (const field of index.fields) {
+    const p = fields.get(field.path)
+    if (!p) break
+    if (p.values) {
+      const next: string[] = []
+      for (const prefix of prefixes) for (const v of p.values) next.push(prefix + encodeKey(v))
+      if (next.length > MAX_PREFIXES) break
+      prefixes = next
+      used += 1
+      continue
+    }
+    ranges = prefixes.map((prefix) => rangeFor(prefix, p))
+    used += 1
+    break
+  }
+  const eqCount = ranges ? used - 1 : used
+  ranges ??= prefixes.map((prefix) => [prefix, prefix + KEY_MAX])
+  // The remaining index fields give the order within one prefix: usable for the sort if they
+  // start with the sort fields, all in the index's direction or all reversed.
+  let ordered = false
+  let descending = false
+  if (sort.length > 0 && prefixes.length === 1 && !index.multikey) {
+    const rest = index.fields.slice(eqCount)
+    const sortRest = sort.filter(([path]) => !(fields.get(path)?.values?.length === 1 && index.fields.slice(0, eqCount).some((f) => f.path === path)))
+    if (sortRest.length > 0 && sortRest.length <= rest.length) {
+      // Entries are stored in ascending key order whatever the declared direction.
+      const flips = sortRest.map(([path, dir], i) => (rest[i].path === path ? dir : 0))
+      if (flips.every((f) => f === 1)) ordered = true
+      else if (flips.every((f) => f === -1)) ordered = descending = true
+    } else if (sortRest.length === 0) ordered = true
+  }
+  if (used === 0 && !ordered) return undefined
+  const coversFilter = simple && used === fields.size && eqCount === used
+  const unique = index.spec.unique && eqCount === index.fields.length
+  const score = (unique ? 1000 : 0) + eqCount * 10 + (used > eqCount ? 5 : 0) + (ordered ? 3 : 0)
+  return { index, ranges, score, ordered, descending, exact: coversFilter && !hasNumericPart(index) }
+}
+
+function hasNumericPart(index: SecondaryIndex): boolean {
+  return index.fields.some((f) => /(^|\.)\d+(\.|$)/.test(f.path))
+}
+
+function resolveHint(coll: Collection, hint: unknown): SecondaryIndex | 'natural' | 'id' | undefined {
+  if (hint === undefined || hint === null) return undefined
+  if (typeof hint === 'string') {
+    if (hint === '_id_') return 'id'
+    const byName = coll.index(hint)
+    if (byName) return byName
+  } else if (typeof hint === 'object') {
+    const key = hint as Doc
+    if ('$natural' in key) return 'natural'
+    if (sameKey({ _id: 1 }, key)) return 'id'
+    const byKey = coll.indexes.find((ix) => sameKey(ix.spec.key, key))
+    if (byKey) return byKey
+  }
+  throw mongoError('BadValue', 'error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index')
+}
+
+function collectionScan(coll: Collection, sort: SortSpec, reverse: boolean): Plan {
+  const natural = sort.length === 1 && sort[0][0] === '$natural'
+  return {
+    ids: () => (reverse || (natural && sort[0][1] === -1) ? [...coll.docs.keys()].reverse() : coll.docs.keys()),
+    ordered: sort.length === 0 || natural,
+    exact: false,
+    stage: 'COLLSCAN',
+  }
+}
+
+/** Chooses how to find the candidates for `filter` (and, if possible, in `sort` order). */
+export function plan(coll: Collection, filter: Doc, sort: SortSpec, hint?: unknown): Plan {
+  const forced = resolveHint(coll, hint)
+  if (forced === 'natural') return collectionScan(coll, sort, false)
+  const { fields, simple } = analyzeFilter(filter)
+  const idPredicate = fields.get('_id')
+  const idValues = forced === undefined || forced === 'id' ? idPredicate?.values : undefined
+  if (idValues) {
+    const keys = idValues.map(encodeKey)
+    return {
+      ids: () => dedupe(keys.filter((k) => coll.docs.has(k))),
+      ordered: sort.length === 0 || keys.length <= 1,
+      exact: simple && fields.size === 1,
+      stage: 'IDHACK',
+    }
+  }
+  if (forced === 'id') return collectionScan(coll, sort, false)
+  const indexes = forced === undefined ? coll.indexes.filter((ix) => ix.complete) : [forced]
+  let best: Candidate | undefined
+  for (const index of indexes) {
+    const candidate = considerIndex(index, fields, simple, sort)
+    if (candidate && (!best || candidate.score > best.score)) best = candidate
+  }
+  if (!best) return collectionScan(coll, sort, false)
+  const chosen = best
+  const ranges = chosen.descending ? [...chosen.ranges].reverse() : chosen.ranges
+  return {
+    ids: () => dedupe((function* () {
+      for (const [lo, hi] of ranges) for (const entry of chosen.index.entries.range(lo, hi, chosen.descending)) yield entry.id
+    })()),
+    ordered: chosen.ordered || sort.length === 0,
+    exact: chosen.exact,
+    stage: `IXSCAN ${chosen.index.name}`,
+  }
+}

@@ -1,0 +1,172 @@
+import { isPlainObject, type Doc } from '../bson/codec.ts'
+import { mongoError } from '../errors.ts'
+import { formatValue } from './format.ts'
+import { indexFields, type IndexField, type IndexSpec } from './index-spec.ts'
+import { encodeKey } from './key-encoding.ts'
+import { compileFilter, type Matcher } from './matcher.ts'
+import { SortedEntries } from './sorted-entries.ts'
+
+/** One key a document contributes to an index, with the values it was made of (for errors). */
+export interface IndexKey {
+  key: string
+  values: unknown[]
+}
+
+interface FieldValues {
+  values: unknown[]
+  fromArray: boolean
+  present: boolean
+}
+
+function collect(value: unknown, parts: string[], i: number, out: FieldValues): void {
+  if (i === parts.length) {
+    if (value !== undefined) out.present = true
+    if (Array.isArray(value)) {
+      out.fromArray = true
+      if (value.length === 0) out.values.push(undefined)
+      else for (const item of value) out.values.push(item)
+    } else {
+      out.values.push(value)
+    }
+    return
+  }
+  if (Array.isArray(value)) {
+    out.fromArray = true
+    if (/^\d+$/.test(parts[i])) {
+      collect(value[Number(parts[i])], parts, i + 1, out)
+      return
+    }
+    for (const item of value) if (isPlainObject(item)) collect(item[parts[i]], parts, i + 1, out)
+    return
+  }
+  if (isPlainObject(value)) collect(value[parts[i]], parts, i + 1, out)
+}
+
+function fieldValues(doc: Doc, path: string): FieldValues {
+  const out: FieldValues = { values: [], fromArray: false, present: false }
+  collect(doc, path.split('.'), 0, out)
+  if (out.values.length === 0) out.values.push(undefined)
+  return out
+}
+
+/** A secondary index: every (key, document id) pair, sorted, plus what makes the index special. */
+export class SecondaryIndex {
+  readonly fields: IndexField[]
+  entries = new SortedEntries()
+  /** Some document had an array in an indexed field: a key may map to several entries per doc. */
+  multikey = false
+  private readonly partial: Matcher | undefined
+
+  constructor(
+    readonly spec: IndexSpec,
+    private readonly ns: string,
+  ) {
+    this.fields = indexFields(spec)
+    this.partial = spec.partialFilterExpression ? compileFilter(spec.partialFilterExpression) : undefined
+  }
+
+  get name(): string {
+    return this.spec.name
+  }
+
+  /** Usable to answer queries: a sparse or partial index does not hold every document. */
+  get complete(): boolean {
+    return !this.spec.sparse && !this.partial && !this.spec.hidden
+  }
+
+  /** The keys `doc` contributes ([] when a sparse or partial index leaves it out). */
+  keysOf(doc: Doc): IndexKey[] {
+    if (this.partial && !this.partial.test(doc)) return []
+    const perField = this.fields.map((f) => fieldValues(doc, f.path))
+    if (this.spec.sparse && perField.every((f) => !f.present)) return []
+    const arrays = perField.filter((f) => f.fromArray)
+    if (arrays.length > 1) {
+      const names = this.fields.filter((_, i) => perField[i].fromArray).map((f) => `[${f.path}]`)
+      throw mongoError('CannotIndexParallelArrays', `cannot index parallel arrays ${names.slice(0, 2).reverse().join(' ')}`)
+    }
+    let combos: IndexKey[] = [{ key: '', values: [] }]
+    for (const field of perField) {
+      const next: IndexKey[] = []
+      for (const combo of combos) {
+        for (const value of field.values) next.push({ key: combo.key + encodeKey(value), values: [...combo.values, value] })
+      }
+      combos = next
+    }
+    const seen = new Set<string>()
+    return combos.filter((c) => (seen.has(c.key) ? false : (seen.add(c.key), true)))
+  }
+
+  add(id: string, keys: IndexKey[]): void {
+    if (keys.length > 1) this.multikey = true
+    for (const k of keys) this.entries.insert(k.key, id)
+  }
+
+  remove(id: string, keys: IndexKey[]): void {
+    for (const k of keys) this.entries.delete(k.key, id)
+  }
+
+  /** For a unique index: the E11000 error `keys` would cause for document `id`, if any. */
+  duplicateError(id: string, keys: IndexKey[]): Error | undefined {
+    if (!this.spec.unique) return undefined
+    for (const k of keys) {
+      if (this.entries.idsWithKey(k.key).some((other) => other !== id)) return this.duplicate(k.values)
+    }
+    return undefined
+  }
+
+  duplicate(values: unknown[]): Error {
+    const keyValue: Doc = {}
+    this.fields.forEach((f, i) => { keyValue[f.path] = values[i] === undefined ? null : values[i] })
+    const shown = Object.entries(keyValue).map(([k, v]) => `${k}: ${formatValue(v)}`).join(', ')
+    return mongoError('DuplicateKey', `E11000 duplicate key error collection: ${this.ns} index: ${this.name} dup key: { ${shown} }`, {
+      keyPattern: this.spec.key,
+      keyValue,
+    })
+  }
+
+  /** Rebuilds from scratch: start, feed every document once, finish (checks uniqueness). */
+  startBuild(): IndexBuild {
+    const build = new IndexBuild(this)
+    this.multikey = false
+    return build
+  }
+
+  finishBuild(build: IndexBuild): void {
+    this.entries = SortedEntries.build(build.entries)
+  }
+
+  rebuild(docs: Iterable<[string, Doc]>): void {
+    const build = this.startBuild()
+    for (const [id, doc] of docs) build.feed(id, doc)
+    this.finishBuild(build)
+  }
+
+  rename(ns: string): SecondaryIndex {
+    const copy = new SecondaryIndex(this.spec, ns)
+    copy.entries = this.entries
+    copy.multikey = this.multikey
+    return copy
+  }
+}
+
+export class IndexBuild {
+  readonly entries: Array<{ key: string; id: string }> = []
+  private readonly owners: Map<string, string> | undefined
+
+  constructor(private readonly index: SecondaryIndex) {
+    this.owners = index.spec.unique ? new Map() : undefined
+  }
+
+  feed(id: string, doc: Doc): void {
+    const keys = this.index.keysOf(doc)
+    if (keys.length > 1) this.index.multikey = true
+    for (const k of keys) {
+      if (this.owners) {
+        const owner = this.owners.get(k.key)
+        if (owner !== undefined && owner !== id) throw this.index.duplicate(k.values)
+        this.owners.set(k.key, id)
+      }
+      this.entries.push({ key: k.key, id })
+    }
+  }
+}

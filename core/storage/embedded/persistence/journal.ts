@@ -1,0 +1,89 @@
+import { encode, type Doc } from '../bson/codec.ts'
+import type { CatalogListener } from '../engine/catalog.ts'
+import type { Collection } from '../engine/collection.ts'
+import type { IndexSpec } from '../engine/index-spec.ts'
+import type { LogWriter } from './log-writer.ts'
+import { encodeRecord, RecordOp } from './records.ts'
+
+/** Turns every catalog change into a log record on the current log file. */
+export class Journal implements CatalogListener {
+  constructor(private writer: LogWriter) {}
+
+  get current(): LogWriter {
+    return this.writer
+  }
+
+  /** Continues on a new file (compaction starts one where the snapshot ends). */
+  switchTo(writer: LogWriter): void {
+    this.writer.flush()
+    this.writer = writer
+  }
+
+  inserted(coll: Collection, raw: Buffer): void {
+    this.writer.append(encodeRecord(RecordOp.put, coll.ns, raw))
+  }
+
+  replaced(coll: Collection, _before: Doc, raw: Buffer): void {
+    this.writer.append(encodeRecord(RecordOp.put, coll.ns, raw))
+  }
+
+  deleted(coll: Collection, doc: Doc): void {
+    this.writer.append(encodeRecord(RecordOp.delete, coll.ns, encode({ _id: doc._id })))
+  }
+
+  collectionCreated(coll: Collection): void {
+    this.writer.append(encodeRecord(RecordOp.createCollection, coll.ns, encode({ uuid: coll.uuid, options: coll.options })))
+  }
+
+  collectionDropped(db: string, name: string): void {
+    this.writer.append(encodeRecord(RecordOp.dropCollection, `${db}.${name}`))
+  }
+
+  indexCreated(coll: Collection, spec: IndexSpec): void {
+    this.writer.append(encodeRecord(RecordOp.createIndex, coll.ns, encode({ ...spec })))
+  }
+
+  indexDropped(coll: Collection, name: string): void {
+    this.writer.append(encodeRecord(RecordOp.dropIndex, coll.ns, encode({ name })))
+  }
+
+  databaseDropped(db: string): void {
+    this.writer.append(encodeRecord(RecordOp.dropDatabase, db))
+  }
+
+  collectionRenamed(fromDb: string, fromName: string, coll: Collection): void {
+    this.writer.append(encodeRecord(RecordOp.rename, `${fromDb}.${fromName}`, encode({ to: coll.ns })))
+  }
+}
+
+/** A listener that records nothing (recovery replays with it). */
+export const SILENT: CatalogListener = {
+  inserted: () => undefined,
+  replaced: () => undefined,
+  deleted: () => undefined,
+  collectionCreated: () => undefined,
+  collectionDropped: () => undefined,
+  indexCreated: () => undefined,
+  indexDropped: () => undefined,
+  databaseDropped: () => undefined,
+  collectionRenamed: () => undefined,
+}
+
+/** Several listeners as one, called in order. */
+export function fanOut(listeners: CatalogListener[]): CatalogListener {
+  const all = <K extends keyof CatalogListener>(key: K) =>
+    ((...args: Parameters<CatalogListener[K]>) => {
+      for (const l of listeners) (l[key] as (...a: Parameters<CatalogListener[K]>) => void)(...args)
+    }) as CatalogListener[K]
+  return {
+    inserted: all('inserted'),
+    replaced: all('replaced'),
+    deleted: all('deleted'),
+    collectionCreated: all('collectionCreated'),
+    collectionDropped: all('collectionDropped'),
+    indexCreated: all('indexCreated'),
+    indexDropped: all('indexDropped'),
+    databaseDropped: all('databaseDropped'),
+    collectionRenamed: all('collectionRenamed'),
+  }
+}

@@ -1,0 +1,146 @@
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net'
+import { encode, isPlainObject } from './bson/codec.ts'
+import { ChangeFeed } from './change-streams.ts'
+import type { CommandContext, Parameters, ServerInfo } from './commands/context.ts'
+import { commandName, runCommand, WRITE_COMMANDS } from './commands/dispatch.ts'
+import { CursorRegistry } from './cursors.ts'
+import { Catalog } from './engine/catalog.ts'
+import { mongoError } from './errors.ts'
+import { fanOut, SILENT } from './persistence/journal.ts'
+import { Store, type DurabilityOptions } from './persistence/store.ts'
+import { TtlMonitor } from './ttl.ts'
+import { Connection } from './wire/connection.ts'
+import type { IncomingCommand } from './wire/messages.ts'
+
+export interface ServerOptions {
+  dataDir: string
+  host: string
+  port: number
+  replSetName?: string
+  durability: DurabilityOptions
+  log: (level: 'info' | 'warn' | 'error', message: string, error?: unknown) => void
+}
+
+/** Whether the client asked for journaled durability (j: true, or w: "majority"). */
+function wantsSync(cmd: IncomingCommand): boolean {
+  const wc = cmd.body.writeConcern
+  return isPlainObject(wc) && (wc.j === true || wc.w === 'majority')
+}
+
+/**
+ * The embedded server on the current thread: catalog, data folder, TCP listener. Commands run
+ * one at a time on this thread's event loop; a write's reply waits until its log records are
+ * written (and, when asked or configured, fsynced).
+ */
+export class EmbeddedServer {
+  private readonly connections = new Set<Connection>()
+  private readonly sockets = new Set<Socket>()
+  private nextConnectionId = 1
+  private closed: Promise<void> | undefined
+
+  private constructor(
+    private readonly server: Server,
+    private readonly store: Store,
+    private readonly catalog: Catalog,
+    private readonly cursors: CursorRegistry,
+    private readonly ttl: TtlMonitor,
+    private readonly feed: ChangeFeed | undefined,
+    readonly info: ServerInfo,
+    private readonly parameters: Parameters,
+    private readonly log: ServerOptions['log'],
+  ) {}
+
+  static async start(options: ServerOptions): Promise<EmbeddedServer> {
+    const catalog = new Catalog(SILENT)
+    const store = Store.open(options.dataDir, catalog, options.durability, (e) => options.log('error', 'log compaction failed', e))
+    const feed = options.replSetName ? new ChangeFeed() : undefined
+    catalog.setListener(feed ? fanOut([store.journal, feed]) : store.journal)
+    const parameters: Parameters = { ttlMonitorSleepSecs: 60 }
+    const cursors = new CursorRegistry()
+    const ttl = new TtlMonitor(catalog, () => parameters.ttlMonitorSleepSecs, () => store.commit(false), (e) => options.log('error', 'TTL pass failed', e))
+    const server = createServer()
+    const info: ServerInfo = { host: options.host, port: options.port, replSetName: options.replSetName, startedAt: new Date() }
+    const embedded = new EmbeddedServer(server, store, catalog, cursors, ttl, feed, info, parameters, options.log)
+    server.on('connection', (socket) => embedded.accept(socket))
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject)
+        server.listen(options.port, options.host, () => resolve())
+      })
+    } catch (error) {
+      await embedded.close()
+      throw error
+    }
+    info.port = (server.address() as AddressInfo).port
+    return embedded
+  }
+
+  get recovery() {
+    return this.store.recovery
+  }
+
+  private accept(socket: Socket): void {
+    if (this.closed) {
+      socket.destroy()
+      return
+    }
+    const connectionId = this.nextConnectionId++
+    const connection = new Connection(socket, (cmd) => this.execute(cmd, connectionId), (e) => this.log('warn', 'connection error', e))
+    this.connections.add(connection)
+    this.sockets.add(socket)
+    socket.on('close', () => {
+      this.connections.delete(connection)
+      this.sockets.delete(socket)
+    })
+  }
+
+  private context(connectionId: number): CommandContext {
+    return {
+      catalog: this.catalog,
+      cursors: this.cursors,
+      info: this.info,
+      changeStreams: this.feed,
+      parameters: this.parameters,
+      connectionId,
+      syncLog: () => this.store.sync(),
+      compactLog: () => this.store.compact(),
+    }
+  }
+
+  async execute(cmd: IncomingCommand, connectionId: number): Promise<Uint8Array> {
+    let name = ''
+    try {
+      name = commandName(cmd)
+    } catch {
+      // runCommand answers the malformed command
+    }
+    const isWrite = WRITE_COMMANDS.has(name)
+    if (isWrite && this.store.failed) return encode(mongoError('InternalError', this.store.failed.message).toReply())
+    const reply = await runCommand(cmd, this.context(connectionId))
+    if (!isWrite) return reply
+    try {
+      await this.store.commit(wantsSync(cmd))
+    } catch (error) {
+      this.log('error', 'could not write the log', error)
+      return encode(mongoError('InternalError', error instanceof Error ? error.message : String(error)).toReply())
+    }
+    return reply
+  }
+
+  /** Stops listening, closes connections, then flushes and closes the data folder. */
+  close(): Promise<void> {
+    this.closed ??= this.shutdown()
+    return this.closed
+  }
+
+  private async shutdown(): Promise<void> {
+    const stopped = new Promise<void>((resolve) => this.server.close(() => resolve()))
+    for (const connection of this.connections) connection.close()
+    this.feed?.close()
+    await Promise.all([...this.connections].map((c) => c.idle))
+    await stopped
+    this.cursors.close()
+    this.ttl.close()
+    await this.store.close()
+  }
+}
