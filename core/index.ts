@@ -54,12 +54,14 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const state: IsolationState = { stepTimeoutMs: config.pipeline.stepTimeoutMs, onStepFailed: (info) => hooks.stepFailed.call(info) }
   const hooks = createHooks(state)
   const storage = await openStorage({ ...config, storage: { ...config.storage, dataDir } }, logger)
+  const projects = new ProjectStore(storage.db)
   let plugins: LoadedPlugin[]
   try {
     plugins = await loadPlugins(config.plugins, {
       hooks,
       state,
       db: storage.db,
+      projects,
       logger,
       builtIns: options.builtIns ?? builtInPlugins,
       rootDir,
@@ -75,7 +77,6 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   if (admin.generated) logger.warn({ adminApiKey: admin.key, file: admin.file }, 'generated an admin API key (shown once; it is kept in the data folder)')
 
   let accepting = true
-  const projects = new ProjectStore(storage.db)
   const pipeline = new Pipeline(hooks, storage.db, logger)
   const app = createApp({ config, logger, hooks, storage, projects, pipeline, adminKey: admin.key, accepting: () => accepting })
   await hooks.ready.promise()

@@ -8,9 +8,9 @@ import type { Hook } from 'tapable'
 import type { Db } from 'mongodb'
 import type { Logger } from 'pino'
 import { API_VERSION } from './plugin-api.ts'
-import type { IngestHooks, PluginApi, PluginDefinition, ServiceName, Services, Teardown } from './plugin-api.ts'
+import type { IngestHooks, PluginApi, PluginDefinition, ProjectLookup, ServiceName, Services, Teardown } from './plugin-api.ts'
 import type { PluginEntry } from './config.ts'
-import { checkSchema } from './config.ts'
+import { ConfigError, checkSchema } from './config.ts'
 import type { IsolationState, TapOwner } from './isolation.ts'
 import { describeSource, importUrl, resolvePlugin } from './plugin-resolve.ts'
 import type { PluginSource } from './plugin-resolve.ts'
@@ -38,6 +38,7 @@ export interface LoaderContext {
   readonly hooks: IngestHooks
   readonly state: IsolationState
   readonly db: Db
+  readonly projects: ProjectLookup
   readonly logger: Logger
   readonly builtIns: Readonly<Record<string, PluginDefinition>>
   readonly rootDir: string
@@ -49,8 +50,10 @@ export interface LoaderContext {
 async function importDefinition(source: PluginSource, ctx: LoaderContext, id: string): Promise<unknown> {
   if (source.kind === 'built-in') return ctx.builtIns[source.name]
   try {
-    const mod = (await import(importUrl(source))) as { default?: unknown; plugin?: unknown }
-    return mod.default ?? mod.plugin
+    const mod = (await import(importUrl(source))) as { default?: { plugin?: unknown; setup?: unknown }; plugin?: unknown }
+    // ESM default export, ESM/CJS named `plugin`, or a CJS `exports.plugin` seen through `default`
+    if (typeof mod.default?.setup === 'function') return mod.default
+    return mod.plugin ?? mod.default?.plugin ?? mod.default
   } catch (error) {
     const missing = (error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND'
     const code = missing ? 'INGEST_ERR_PLUGIN_DEPENDENCY_MISSING' : 'INGEST_ERR_PLUGIN_IMPORT'
@@ -118,6 +121,7 @@ export async function loadPlugins(entries: readonly PluginEntry[], ctx: LoaderCo
         hooks: ctx.hooks,
         logger,
         db: ctx.db,
+        projects: ctx.projects,
         dataDir: ctx.dataDir,
         configDir: ctx.configDir,
         provide<K extends ServiceName>(name: K, service: Services[K]) {
@@ -136,7 +140,7 @@ export async function loadPlugins(entries: readonly PluginEntry[], ctx: LoaderCo
       loaded.push({ id, source: describeSource(source), tapped: owner.tapped, teardown })
       logger.info({ source: describeSource(source), hooks: [...new Set(owner.tapped)] }, 'plugin loaded')
     } catch (error) {
-      const wrapped = error instanceof PluginLoadError ? error : new PluginLoadError(id, (error as { code?: string }).code ?? 'INGEST_ERR_PLUGIN_LOAD', (error as Error).message, { cause: error })
+      const wrapped = error instanceof PluginLoadError || error instanceof ConfigError ? error : new PluginLoadError(id, (error as { code?: string }).code ?? 'INGEST_ERR_PLUGIN_LOAD', (error as Error).message, { cause: error })
       if (!entry.optional) {
         await runTeardowns(loaded, ctx.logger)
         throw wrapped
@@ -145,7 +149,7 @@ export async function loadPlugins(entries: readonly PluginEntry[], ctx: LoaderCo
     }
   }
   for (const hook of ['validate', 'sink'] as const) {
-    if (!ctx.hooks[hook].isUsed()) {
+    if (ctx.hooks[hook].taps.length === 0) {
       await runTeardowns(loaded, ctx.logger)
       throw new PluginLoadError('(config)', 'INGEST_ERR_NO_TAP', `no plugin taps the ${hook} hook; the configuration must enable at least one`)
     }

@@ -137,6 +137,13 @@ export type Teardown = () => void | Promise<void>
 export interface Services {}
 export type ServiceName = keyof Services & string
 
+/** Read access to projects, for plugins that serve endpoints keyed by a project token. */
+export interface ProjectLookup {
+  byApiToken(token: string): Promise<Project | undefined>
+  bySecretToken(token: string): Promise<Project | undefined>
+  get(id: number): Promise<Project | undefined>
+}
+
 export interface PluginApi {
   /** Instance id from config (defaults to the plugin's name); tap names are forced to it. */
   readonly id: string
@@ -145,6 +152,7 @@ export interface PluginApi {
   readonly logger: Logger
   /** Shared MongoDB handle owned by the core. */
   readonly db: Db
+  readonly projects: ProjectLookup
   /** The folder the service keeps its data in (absolute). */
   readonly dataDir: string
   /** Folder of the config file that named this plugin, for resolving relative option paths. */

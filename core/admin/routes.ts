@@ -21,12 +21,29 @@ export interface AdminDeps {
   readonly adminKey: string
 }
 
-export function adminAuth(adminKey: string): Middleware {
+/**
+ * The /api paths PostHog's server-side SDKs call with a project's secret key (posthog-node's
+ * `personalApiKey`): there, that key is accepted too and names the project (`ctx.state.authProject`).
+ * Everywhere else under /api only the admin key is.
+ */
+export const SECRET_KEY_PATHS: readonly RegExp[] = [/^\/api\/feature_flag\/local_evaluation\/?$/, /^\/api\/projects\/[^/]+\/feature_flags\/[^/]+\/remote_config\/?$/]
+
+export function adminAuth(adminKey: string, projects: ProjectStore): Middleware {
   return async function requireAdminKey(ctx: Context, next: Next) {
     const token = bearerToken(ctx.get('Authorization'))
     if (!token) throw unauthorized('not_authenticated', 'the admin API needs the header Authorization: Bearer <admin API key>')
-    if (!keysEqual(token, adminKey)) throw unauthorized('authentication_failed', 'the admin API key is not valid')
-    return next()
+    if (keysEqual(token, adminKey)) {
+      ctx.state.admin = true
+      return next()
+    }
+    if (token.startsWith('phs_') && SECRET_KEY_PATHS.some((path) => path.test(ctx.path))) {
+      const project = await projects.bySecretToken(token)
+      if (project) {
+        ctx.state.authProject = project
+        return next()
+      }
+    }
+    throw unauthorized('authentication_failed', 'the API key is not valid for this route')
   }
 }
 
@@ -44,7 +61,7 @@ export async function projectParam(ctx: Context, projects: ProjectStore): Promis
 
 export function mountAdmin(router: Router, { db, projects, adminKey }: AdminDeps): void {
   const json = koaBody({ json: true, urlencoded: false, text: false, jsonLimit: '1mb', jsonStrict: true, onError: jsonError })
-  router.use('/api', adminAuth(adminKey))
+  router.use('/api', adminAuth(adminKey, projects))
 
   router.post('/api/projects', json, async (ctx) => {
     const body = parseWith(CreateProjectBody, ctx.request.body)

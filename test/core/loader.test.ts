@@ -12,6 +12,7 @@ import { createHooks } from '../../core/hooks.ts'
 import { API_VERSION, definePlugin } from '../../core/plugin-api.ts'
 import type { PluginDefinition } from '../../core/plugin-api.ts'
 import { builtInPlugins } from '../../plugins/index.ts'
+import { ProjectStore } from '../../core/projects.ts'
 import { testMongoUrl } from '../helpers/mongo.ts'
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/plugins')
@@ -43,7 +44,7 @@ describe('loader', () => {
 
   function context(overrides: Partial<LoaderContext> = {}): LoaderContext {
     const state = { stepTimeoutMs: 1000, onStepFailed: () => undefined }
-    return { hooks: createHooks(state), state, db: client.db('loader'), logger: pino({ level: 'silent' }), builtIns: builtInPlugins, dataDir: app.rootDir, setupTimeoutMs: 150, ...app, ...overrides }
+    return { hooks: createHooks(state), state, db: client.db('loader'), projects: new ProjectStore(client.db('loader')), logger: pino({ level: 'silent' }), builtIns: builtInPlugins, dataDir: app.rootDir, setupTimeoutMs: 150, ...app, ...overrides }
   }
   const load = (entries: PluginEntry[], overrides: Partial<LoaderContext> = {}) => loadPlugins([{ plugin: 'validate' }, ...entries], context(overrides))
   async function failure(entries: PluginEntry[], overrides: Partial<LoaderContext> = {}): Promise<PluginLoadError | ConfigError> {
@@ -87,9 +88,9 @@ describe('loader', () => {
   it('validates options against the plugin schema before setup, naming the config path', async () => {
     const error = await failure([{ plugin: 'sink-mongo' }, { plugin: 'hedgerow-plugin-sink-options', options: { url: 42 } }])
     expect(error).to.be.instanceOf(ConfigError)
-    expect((error as ConfigError).jsonPath).to.equal('/plugins/1/options/url')
+    expect((error as ConfigError).jsonPath).to.equal('/plugins/2/options/url')
     const unknown = await failure([{ plugin: 'sink-mongo', options: { colection: 'x' } }])
-    expect((unknown as ConfigError).jsonPath).to.equal('/plugins/0/options/colection')
+    expect((unknown as ConfigError).jsonPath).to.equal('/plugins/1/options/colection')
   })
 
   it('applies option defaults from the schema', async () => {
