@@ -20,7 +20,7 @@ import type { Storage } from './storage/mongo.ts'
 import { ProjectStore } from './projects.ts'
 import { Pipeline } from './pipeline.ts'
 import { createApp } from './server.ts'
-import { resolveAdminKey } from './admin/key.ts'
+import { keysEqual, resolveAdminKey } from './admin/key.ts'
 import { builtInPlugins } from '../plugins/index.ts'
 
 export interface ServiceOptions {
@@ -55,6 +55,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const hooks = createHooks(state)
   const storage = await openStorage({ ...config, storage: { ...config.storage, dataDir } }, logger)
   const projects = new ProjectStore(storage.db)
+  const admin = resolveAdminKey(config.admin.apiKey, dataDir)
   let plugins: LoadedPlugin[]
   try {
     plugins = await loadPlugins(config.plugins, {
@@ -62,6 +63,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       state,
       db: storage.db,
       projects,
+      isAdminKey: (token) => keysEqual(token, admin.key),
       logger,
       builtIns: options.builtIns ?? builtInPlugins,
       rootDir,
@@ -73,7 +75,6 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     await storage.close()
     throw error
   }
-  const admin = resolveAdminKey(config.admin.apiKey, dataDir)
   if (admin.generated) logger.warn({ adminApiKey: admin.key, file: admin.file }, 'generated an admin API key (shown once; it is kept in the data folder)')
 
   let accepting = true

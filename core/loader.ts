@@ -39,6 +39,7 @@ export interface LoaderContext {
   readonly state: IsolationState
   readonly db: Db
   readonly projects: ProjectLookup
+  readonly isAdminKey: (token: string) => boolean
   readonly logger: Logger
   readonly builtIns: Readonly<Record<string, PluginDefinition>>
   readonly rootDir: string
@@ -122,6 +123,7 @@ export async function loadPlugins(entries: readonly PluginEntry[], ctx: LoaderCo
         logger,
         db: ctx.db,
         projects: ctx.projects,
+        isAdminKey: ctx.isAdminKey,
         dataDir: ctx.dataDir,
         configDir: ctx.configDir,
         provide<K extends ServiceName>(name: K, service: Services[K]) {

@@ -153,6 +153,8 @@ export interface PluginApi {
   /** Shared MongoDB handle owned by the core. */
   readonly db: Db
   readonly projects: ProjectLookup
+  /** Whether `token` is the admin API key (for plugin routes outside /api that also accept it). */
+  isAdminKey(token: string): boolean
   /** The folder the service keeps its data in (absolute). */
   readonly dataDir: string
   /** Folder of the config file that named this plugin, for resolving relative option paths. */

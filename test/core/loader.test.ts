@@ -44,7 +44,7 @@ describe('loader', () => {
 
   function context(overrides: Partial<LoaderContext> = {}): LoaderContext {
     const state = { stepTimeoutMs: 1000, onStepFailed: () => undefined }
-    return { hooks: createHooks(state), state, db: client.db('loader'), projects: new ProjectStore(client.db('loader')), logger: pino({ level: 'silent' }), builtIns: builtInPlugins, dataDir: app.rootDir, setupTimeoutMs: 150, ...app, ...overrides }
+    return { hooks: createHooks(state), state, db: client.db('loader'), projects: new ProjectStore(client.db('loader')), isAdminKey: () => false, logger: pino({ level: 'silent' }), builtIns: builtInPlugins, dataDir: app.rootDir, setupTimeoutMs: 150, ...app, ...overrides }
   }
   const load = (entries: PluginEntry[], overrides: Partial<LoaderContext> = {}) => loadPlugins([{ plugin: 'validate' }, ...entries], context(overrides))
   async function failure(entries: PluginEntry[], overrides: Partial<LoaderContext> = {}): Promise<PluginLoadError | ConfigError> {
