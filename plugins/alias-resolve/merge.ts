@@ -4,13 +4,13 @@
  */
 import type { EventContext, IngestEvent } from '../../core/plugin-api.ts'
 import type { PersonDocument, PersonStore, ResolvedPerson } from './person-store.ts'
-import { PersonContentionError } from './person-store.ts'
+import { PersonContentionError, backoff } from './person-store.ts'
 import { isIllegalDistinctId } from './illegal-ids.ts'
 import { personUuid } from './person-uuid.ts'
 import { hasOwn, layered, ownValue } from './properties.ts'
 
 /** Bounded optimistic retries; each one re-reads what a concurrent writer changed. */
-export const MAX_ATTEMPTS = 8
+export const MAX_ATTEMPTS = 16
 
 export interface MergeRequest {
   /** The id whose person is merged away (`$anon_distinct_id` or `alias`). */
@@ -66,6 +66,7 @@ export async function merge(store: PersonStore, event: IngestEvent, ctx: EventCo
       result = survivor && { person: survivor, created: false }
     }
     if (result) return result
+    await backoff(attempt)
   }
   throw new PersonContentionError(`merging ${other} into ${into}`)
 }
@@ -134,6 +135,7 @@ async function foldInto(store: PersonStore, survivor: PersonDocument, source: Pe
   for (let attempt = 0; attempt < MAX_ATTEMPTS && current; attempt++) {
     const written = await store.writePerson(current, { properties: layered(source.properties, current.properties) })
     if (written) return written
+    await backoff(attempt)
     current = await store.findById(current.project_id, current.id)
   }
   throw new PersonContentionError(`folding ${source.id} into ${survivor.id}`)

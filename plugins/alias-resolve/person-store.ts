@@ -81,6 +81,11 @@ export class PersonContentionError extends Error {
   }
 }
 
+/** A short random pause after losing an optimistic race, so contenders spread out instead of colliding again. */
+export function backoff(attempt: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * 4 * Math.min(attempt + 1, 8)))
+}
+
 /** How long a reader waits for a mapping's person to appear before it recreates it (a creator that crashed). */
 const DANGLING_RETRIES = 3
 const DANGLING_WAIT_MS = 15
@@ -171,15 +176,14 @@ export class PersonStore {
   }
 
   /**
-   * Inserts the person unless it exists (an upsert that inserts may store `$`-names). A reader
-   * that found the mapping first may have made it already; `is_identified` is then caught up.
+   * Inserts the person unless it exists. A reader that found the mapping first may have made it
+   * already; `is_identified` is then caught up.
    */
   private async ensurePerson(projectId: number, personId: string, init: NewPerson): Promise<PersonDocument> {
-    const onInsert = { properties: init.properties, is_identified: init.isIdentified, created_at: init.createdAt, version: 0 }
     try {
-      await this.persons.updateOne({ project_id: projectId, id: personId }, { $setOnInsert: onInsert }, { upsert: true })
+      await this.persons.insertOne({ project_id: projectId, id: personId, properties: init.properties, is_identified: init.isIdentified, created_at: init.createdAt, version: 0 })
     } catch (error) {
-      if (!isDuplicateKeyError(error)) throw error // two upserts raced; the other one inserted it
+      if (!isDuplicateKeyError(error)) throw error // it exists: made by a concurrent creator or reader
     }
     const person = await this.findById(projectId, personId)
     const result = person && init.isIdentified ? await this.markIdentified(person) : person
@@ -188,15 +192,21 @@ export class PersonStore {
   }
 
   /**
-   * Writes a new `properties` object (and optionally other fields) if the person is still at the
-   * version it was read at. Returns the written document, or null when someone wrote in between.
+   * Writes the person with new `properties` (and optionally other fields) if it is still at the
+   * version it was read at. The whole document is replaced: a replacement stores any nested name
+   * (`$browser`, `a.b`, `__proto__`) as data, where an update operator would read it as a path.
+   * Returns the written document, or null when someone wrote in between.
    */
   async writePerson(person: PersonDocument, changes: Partial<Pick<PersonDocument, 'properties' | 'created_at' | 'is_identified' | 'version'>>): Promise<PersonDocument | null> {
-    const next: PersonDocument = { ...person, ...changes, version: changes.version ?? person.version + 1 }
-    const { matchedCount } = await this.persons.updateOne(
-      { project_id: person.project_id, id: person.id, version: person.version },
-      { $set: { properties: next.properties, created_at: next.created_at, is_identified: next.is_identified, version: next.version } },
-    )
+    const next: PersonDocument = {
+      project_id: person.project_id,
+      id: person.id,
+      properties: changes.properties ?? person.properties,
+      is_identified: changes.is_identified ?? person.is_identified,
+      created_at: changes.created_at ?? person.created_at,
+      version: changes.version ?? person.version + 1,
+    }
+    const { matchedCount } = await this.persons.replaceOne({ project_id: person.project_id, id: person.id, version: person.version }, next)
     return matchedCount === 1 ? next : null
   }
 

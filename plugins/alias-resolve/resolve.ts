@@ -4,7 +4,7 @@
  */
 import type { EventContext, IngestEvent } from '../../core/plugin-api.ts'
 import type { PersonStore, ResolvedPerson } from './person-store.ts'
-import { PersonContentionError } from './person-store.ts'
+import { PersonContentionError, backoff } from './person-store.ts'
 import { MAX_ATTEMPTS, merge, mergeRequestOf } from './merge.ts'
 import { FAKE_PERSON_CREATED_AT, personUuid } from './person-uuid.ts'
 import { emptyProperties, layered } from './properties.ts'
@@ -41,6 +41,7 @@ export async function findOrCreate(store: PersonStore, event: IngestEvent, proje
       isIdentified: false,
     })
     if (person && !taken.length) return { person, created: true }
+    await backoff(attempt)
   }
   throw new PersonContentionError(`creating the person of ${event.distinctId}`)
 }

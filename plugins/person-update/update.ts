@@ -5,7 +5,7 @@
  */
 import type { EventContext, IngestEvent } from '../../core/plugin-api.ts'
 import type { PersonDocument, PersonStore } from '../alias-resolve/person-store.ts'
-import { PersonContentionError } from '../alias-resolve/person-store.ts'
+import { PersonContentionError, backoff } from '../alias-resolve/person-store.ts'
 import { MAX_ATTEMPTS } from '../alias-resolve/merge.ts'
 import { layered } from '../alias-resolve/properties.ts'
 import { NOT_NORMALISED_EVENTS, normaliseForPerson, operationsOf } from './normalise.ts'
@@ -59,6 +59,7 @@ async function writeOperations(store: PersonStore, projectId: number, event: Ing
     if (!change.write) return { person, properties: change.properties }
     const written = await store.writePerson(person, { properties: change.properties })
     if (written) return { person: written, properties: written.properties }
+    await backoff(attempt)
     person = await store.findById(projectId, person.id)
   }
   throw new PersonContentionError(`updating the person of ${event.distinctId}`)

@@ -1,0 +1,101 @@
+import { expect } from 'chai'
+import { getDistinctIdsOfPerson, getPersonByDistinctId, isDuplicateKeyError } from '../../../plugins/alias-resolve/person-store.ts'
+import { copyProperties } from '../../../plugins/alias-resolve/properties.ts'
+import { nextProjectId, openPersonDb, plain } from './fixtures.ts'
+import type { PersonDb } from './fixtures.ts'
+
+const init = (over = {}) => ({ properties: copyProperties({}), createdAt: new Date('2026-01-01T00:00:00Z'), isIdentified: false, ...over })
+
+describe('alias-resolve person store', () => {
+  let t: PersonDb
+  before(async () => {
+    t = await openPersonDb('person-store')
+  })
+  after(() => t.close())
+
+  it('maps ids to a new person and reads it back by distinct id, with the document shapes of the README', async () => {
+    const projectId = nextProjectId()
+    const { person, taken } = await t.store().createPerson(projectId, 'p-1', [{ distinctId: 'a', version: 0 }, { distinctId: 'b', version: 1 }], init())
+    expect(taken).to.deep.equal([])
+    expect(person).to.include({ project_id: projectId, id: 'p-1', is_identified: false, version: 0 })
+    const read = await getPersonByDistinctId(t.db, projectId, 'b')
+    expect(read).to.deep.include({ project_id: projectId, id: 'p-1', is_identified: false, version: 0, created_at: new Date('2026-01-01T00:00:00Z') })
+    expect(await getDistinctIdsOfPerson(t.db, projectId, 'p-1')).to.deep.equal(['a', 'b'])
+    const mapping = await t.db.collection('person_distinct_ids').findOne({ project_id: projectId, distinct_id: 'b' }, { projection: { _id: 0 } })
+    expect(mapping).to.deep.equal({ project_id: projectId, distinct_id: 'b', person_id: 'p-1', version: 1 })
+    expect(await getPersonByDistinctId(t.db, projectId, 'nobody')).to.equal(null)
+  })
+
+  it('refuses a second mapping of one distinct id through the unique index', async () => {
+    const projectId = nextProjectId()
+    await t.store().createPerson(projectId, 'p-1', [{ distinctId: 'a', version: 0 }], init())
+    const error = await t.db.collection('person_distinct_ids').insertOne({ project_id: projectId, distinct_id: 'a', person_id: 'p-2', version: 0 }).catch((e: unknown) => e)
+    expect(isDuplicateKeyError(error)).to.equal(true)
+  })
+
+  it('reports ids that another person already owns, and creates no person when it mapped none', async () => {
+    const projectId = nextProjectId()
+    await t.store().createPerson(projectId, 'p-1', [{ distinctId: 'a', version: 0 }], init())
+    const second = await t.store().createPerson(projectId, 'p-2', [{ distinctId: 'a', version: 0 }], init())
+    expect(second).to.deep.equal({ person: null, taken: ['a'] })
+    expect(await t.store().findById(projectId, 'p-2')).to.equal(null)
+  })
+
+  it('makes exactly one person when many processes create the same id at once', async () => {
+    const projectId = nextProjectId()
+    const results = await Promise.all(Array.from({ length: 8 }, () => t.store().createPerson(projectId, 'same-uuid', [{ distinctId: 'x', version: 0 }], init())))
+    expect(results.every((r) => r.person?.id === 'same-uuid' && r.taken.length === 0)).to.equal(true)
+    expect(await t.db.collection('persons').countDocuments({ project_id: projectId })).to.equal(1)
+    expect(await t.db.collection('person_distinct_ids').countDocuments({ project_id: projectId })).to.equal(1)
+  })
+
+  it('recreates the empty person of a mapping whose creator never wrote it', async () => {
+    const projectId = nextProjectId()
+    await t.db.collection('person_distinct_ids').insertOne({ project_id: projectId, distinct_id: 'orphan', person_id: 'p-lost', version: 0 })
+    const person = await t.store().findByDistinctId(projectId, 'orphan', new Date('2026-02-02T00:00:00Z'))
+    expect(person).to.include({ id: 'p-lost', is_identified: false, version: 0 })
+    expect(plain(person!.properties)).to.deep.equal({})
+  })
+
+  it('writes properties only at the version they were read at, and bumps it', async () => {
+    const projectId = nextProjectId()
+    const store = t.store()
+    const { person } = await store.createPerson(projectId, 'p-1', [{ distinctId: 'a', version: 0 }], init())
+    const first = await store.writePerson(person!, { properties: copyProperties({ a: 1 }) })
+    expect(first?.version).to.equal(1)
+    expect(await store.writePerson(person!, { properties: copyProperties({ stale: true }) })).to.equal(null)
+    expect(plain((await store.findById(projectId, 'p-1'))!.properties)).to.deep.equal({ a: 1 })
+  })
+
+  it('stores $, dotted, __proto__ and constructor keys exactly and reads them back as own data', async () => {
+    const projectId = nextProjectId()
+    const store = t.store()
+    const { person } = await store.createPerson(projectId, 'p-1', [{ distinctId: 'a', version: 0 }], init())
+    const hostile = copyProperties(JSON.parse('{"$browser": "Firefox", "a.b": {"c.d": 1, "$e": 2}, "__proto__": {"polluted": true}, "constructor": "c", "$set": {"x": 1}}'))
+    await store.writePerson(person!, { properties: hostile })
+    const read = (await getPersonByDistinctId(t.db, projectId, 'a'))!
+    expect(Object.keys(read.properties).sort()).to.deep.equal(['$browser', '$set', '__proto__', 'a.b', 'constructor'])
+    expect(read.properties['a.b']).to.deep.equal({ 'c.d': 1, $e: 2 })
+    expect(Object.getOwnPropertyDescriptor(read.properties, '__proto__')?.value).to.deep.equal({ polluted: true })
+    expect(({} as Record<string, unknown>).polluted).to.equal(undefined)
+  })
+
+  it('marks a person identified once, bumping the version', async () => {
+    const projectId = nextProjectId()
+    const store = t.store()
+    const { person } = await store.createPerson(projectId, 'p-1', [{ distinctId: 'a', version: 0 }], init())
+    const marked = await store.markIdentified(person!)
+    expect(marked).to.include({ is_identified: true, version: 1 })
+    expect(await store.markIdentified(marked!)).to.include({ is_identified: true, version: 1 })
+  })
+
+  it('records personless ids once and reports which ids were used personless', async () => {
+    const projectId = nextProjectId()
+    const store = t.store()
+    await store.recordPersonless(projectId, 'anon', new Date())
+    await store.recordPersonless(projectId, 'anon', new Date())
+    await t.store().recordPersonless(projectId, 'anon', new Date())
+    expect(await t.db.collection('personless_distinct_ids').countDocuments({ project_id: projectId })).to.equal(1)
+    expect([...(await store.usedPersonless(projectId, ['anon', 'other']))]).to.deep.equal(['anon'])
+  })
+})

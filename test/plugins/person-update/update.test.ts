@@ -1,0 +1,111 @@
+import { expect } from 'chai'
+import { updateEvent } from '../../../plugins/person-update/update.ts'
+import { resolveEvent } from '../../../plugins/alias-resolve/resolve.ts'
+import { mergePersons } from '../../../plugins/alias-resolve/merge.ts'
+import type { IngestEvent } from '../../../core/plugin-api.ts'
+import type { PersonStore } from '../../../plugins/alias-resolve/person-store.ts'
+import { contextFor, nextProjectId, openPersonDb, personEvent, plain } from '../alias-resolve/fixtures.ts'
+import type { PersonDb } from '../alias-resolve/fixtures.ts'
+
+const options = { skipFilteredWrites: true, setOnceFillsNull: true }
+const resolveOptions = { forceUpgrade: true, forceUpgradeAfterMs: 60_000 }
+
+describe('person-update step', () => {
+  let t: PersonDb
+  before(async () => {
+    t = await openPersonDb('person-update')
+  })
+  after(() => t.close())
+
+  /** Both person steps, as the pipeline runs them, with a store of their own (one "process"). */
+  async function ingest(projectId: number, over: Partial<IngestEvent>, store: PersonStore = t.store()): Promise<IngestEvent> {
+    const ctx = contextFor(projectId)
+    const resolved = await resolveEvent(store, personEvent(over), ctx, resolveOptions)
+    return (await updateEvent(store, resolved, ctx, options)) ?? resolved
+  }
+  const stored = async (projectId: number, distinctId: string) => (await t.store().findByDistinctId(projectId, distinctId, new Date()))!
+
+  it('applies $set and $set_once to a new person and shows them on the event', async () => {
+    const projectId = nextProjectId()
+    const event = await ingest(projectId, { distinctId: 'u', properties: { $set: { name: 'Ada' }, $set_once: { first: 'x' }, $browser: 'Firefox' } })
+    const person = await stored(projectId, 'u')
+    expect(plain(person.properties)).to.include({ name: 'Ada', first: 'x', $browser: 'Firefox', $initial_browser: 'Firefox' })
+    expect(person.version).to.equal(1)
+    expect(plain(event.person!.properties)).to.deep.equal(plain(person.properties))
+    expect(plain(event.properties.$set)).to.deep.equal({ name: 'Ada', $browser: 'Firefox' })
+  })
+
+  it('skips the write when nothing changes', async () => {
+    const projectId = nextProjectId()
+    await ingest(projectId, { distinctId: 'u', properties: { $set: { plan: 'pro' } } })
+    const before = await stored(projectId, 'u')
+    await ingest(projectId, { distinctId: 'u', properties: { $set: { plan: 'pro' }, $set_once: { plan: 'other' } } })
+    expect((await stored(projectId, 'u')).version).to.equal(before.version)
+  })
+
+  it('does not write a change of fast-changing keys alone, but the event carries it over the stored properties', async () => {
+    const projectId = nextProjectId()
+    await ingest(projectId, { distinctId: 'u', properties: { $current_url: '/a' } })
+    const before = await stored(projectId, 'u')
+    const event = await ingest(projectId, { distinctId: 'u', properties: { $current_url: '/b' } })
+    const after = await stored(projectId, 'u')
+    expect(after.version).to.equal(before.version)
+    expect(after.properties.$current_url).to.equal('/a')
+    expect(event.person!.properties.$current_url).to.equal('/b')
+  })
+
+  it('lays the event $set over the person properties it stores, even when $unset removed the key', async () => {
+    const projectId = nextProjectId()
+    await ingest(projectId, { distinctId: 'u', properties: { $set: { a: 1, b: 2 } } })
+    const event = await ingest(projectId, { distinctId: 'u', properties: { $set: { a: 5 }, $unset: ['a', 'b'] } })
+    expect(plain((await stored(projectId, 'u')).properties)).to.not.have.any.keys('a', 'b')
+    expect(event.person!.properties).to.include({ a: 5 })
+  })
+
+  it('ignores $unset on the event that creates the person', async () => {
+    const projectId = nextProjectId()
+    await ingest(projectId, { distinctId: 'u', properties: { $set: { a: 1 }, $unset: ['a'] } })
+    expect((await stored(projectId, 'u')).properties).to.include({ a: 1 })
+  })
+
+  it('lands every key when many processes update one person at once', async () => {
+    const projectId = nextProjectId()
+    await ingest(projectId, { distinctId: 'u', properties: {} })
+    await Promise.all(Array.from({ length: 12 }, (_, i) => ingest(projectId, { distinctId: 'u', properties: { $set: { [`k${i}`]: i } } })))
+    const person = await stored(projectId, 'u')
+    for (let i = 0; i < 12; i++) expect(person.properties[`k${i}`], `k${i}`).to.equal(i)
+    expect(person.version).to.equal(12)
+  })
+
+  it('finds the person again when it was merged away between the two steps', async () => {
+    const projectId = nextProjectId()
+    const store = t.store()
+    await ingest(projectId, { distinctId: 'keep', properties: { $set: { kept: true } } })
+    await ingest(projectId, { distinctId: 'gone', properties: {} })
+    const ctx = contextFor(projectId)
+    const resolved = await resolveEvent(store, personEvent({ distinctId: 'gone', properties: { $set: { late: 1 } } }), ctx, resolveOptions)
+    await mergePersons(t.store(), await stored(projectId, 'keep'), await stored(projectId, 'gone'))
+    const updated = await updateEvent(store, resolved, ctx, options)
+    const survivor = await stored(projectId, 'keep')
+    expect(updated!.person!.id).to.equal(survivor.id)
+    expect(survivor.properties).to.include({ kept: true, late: 1 })
+  })
+
+  it('strips and ignores person operations on $groupidentify, and applies none on $exception', async () => {
+    const projectId = nextProjectId()
+    const group = await ingest(projectId, { event: '$groupidentify', distinctId: '$company_acme', properties: { $group_type: 'company', $set: { a: 1 }, $unset: ['b'] } })
+    expect(group.properties).to.deep.equal({ $group_type: 'company' })
+    expect(plain((await stored(projectId, '$company_acme')).properties)).to.not.have.property('a')
+    const exception = await ingest(projectId, { event: '$exception', distinctId: 'u', properties: { $set: { a: 1 } } })
+    expect(plain((await stored(projectId, 'u')).properties)).to.not.have.property('a')
+    expect(exception.person!.properties).to.include({ a: 1 })
+  })
+
+  it('leaves personless events alone', async () => {
+    const projectId = nextProjectId()
+    const store = t.store()
+    const ctx = contextFor(projectId)
+    const resolved = await resolveEvent(store, personEvent({ distinctId: 'p', personless: true, properties: { $browser: 'x' } }), ctx, resolveOptions)
+    expect(await updateEvent(store, resolved, ctx, options)).to.equal(undefined)
+  })
+})
