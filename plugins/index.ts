@@ -8,6 +8,8 @@ import sinkMongo from './sink-mongo/index.ts'
 import aliasResolve from './alias-resolve/index.ts'
 import personUpdate from './person-update/index.ts'
 import geoip from './geoip/index.ts'
+import groupUpdate from './group-update/index.ts'
+import spikeDetection from './spike-detection/index.ts'
 
 export const builtInPlugins: Readonly<Record<string, PluginDefinition>> = Object.freeze({
   validate: validate as PluginDefinition,
@@ -15,4 +17,6 @@ export const builtInPlugins: Readonly<Record<string, PluginDefinition>> = Object
   'alias-resolve': aliasResolve as PluginDefinition,
   'person-update': personUpdate as PluginDefinition,
   geoip: geoip as PluginDefinition,
+  'group-update': groupUpdate as PluginDefinition,
+  'spike-detection': spikeDetection as PluginDefinition,
 })

@@ -1,8 +1,8 @@
 /**
  * Writing a group (capture.md §2.9): created with `$group_set` and the event time, or shallow-merged
  * into the stored properties with an optimistic version check, so concurrent writers never lose
- * each other's keys. The whole `group_properties` object is written: property names never appear
- * in an update path.
+ * each other's keys. The whole document is replaced: property names never appear in an update
+ * path, and no update operator ever sees them.
  */
 import type { Db } from 'mongodb'
 import { GROUP_COLLECTIONS, contention, isDuplicateKey } from './documents.ts'
@@ -38,9 +38,9 @@ export async function upsertGroup(db: Db, write: GroupWrite): Promise<GroupWrite
     const merged = mergeGroupProperties(stored.group_properties ?? {}, write.set)
     const createdAt = write.timestamp < stored.created_at ? write.timestamp : stored.created_at
     if (!merged.changed && createdAt === stored.created_at) return 'unchanged'
-    const result = await groups.updateOne(
+    const result = await groups.replaceOne(
       { _id: stored._id, version: stored.version },
-      { $set: { group_properties: merged.properties, created_at: createdAt, version: stored.version + 1 } },
+      { ...identity, group_properties: merged.properties, created_at: createdAt, version: stored.version + 1 },
     )
     if (result.matchedCount === 1) return 'updated'
   }
