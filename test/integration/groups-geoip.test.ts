@@ -57,12 +57,13 @@ describe('groups, GeoIP and spike detection end to end', () => {
     })
 
     it('stores $groupidentify without $set, $set_once or $unset, so the group person gets none of them', async () => {
-      await send([groupIdentify('company', 'strip', { name: 'S' }, { $set: { leaked: true }, $set_once: { once: 1 }, $unset: ['x'] })])
+      // posthog-js style top-level $set as well as posthog-node style inside properties
+      await send([{ ...groupIdentify('company', 'strip', { name: 'S' }, { $set: { leaked: true }, $set_once: { once: 1 }, $unset: ['x'] }), $set: { top: true } }])
       const properties = await propertiesOf('$company_strip')
       expect(properties).not.to.have.any.keys('$set', '$set_once', '$unset')
       expect(properties).to.include({ $group_0: 'strip' })
       const person = (await api(`/persons?distinct_id=${encodeURIComponent('$company_strip')}`)).body
-      expect(person.properties).not.to.have.any.keys('leaked', 'once')
+      expect(person.properties).not.to.have.any.keys('leaked', 'once', 'top')
     })
 
     it('attaches events to the groups in $groups as $group_N, creating the type but not the group', async () => {
