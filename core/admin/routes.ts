@@ -7,7 +7,7 @@ import Router from '@koa/router'
 import { koaBody } from 'koa-body'
 import type { Context, Middleware, Next } from 'koa'
 import type { Db } from 'mongodb'
-import type { Project } from '../plugin-api.ts'
+import type { Project, ProjectLookup } from '../plugin-api.ts'
 import type { ProjectStore } from '../projects.ts'
 import { isValidTimezone } from '../projects.ts'
 import { HttpError, badRequest, unauthorized } from '../errors.ts'
@@ -52,7 +52,7 @@ export function projectJson(project: Project) {
 }
 
 /** The project named by `:id`, or a 404. */
-export async function projectParam(ctx: Context, projects: ProjectStore): Promise<Project> {
+export async function projectParam(ctx: Context, projects: ProjectLookup): Promise<Project> {
   const id = Number(ctx.params.id)
   const project = Number.isSafeInteger(id) && id > 0 ? await projects.get(id) : undefined
   if (!project) throw new HttpError(404, 'validation_error', 'not_found', `no project with id ${ctx.params.id}`, 'id')

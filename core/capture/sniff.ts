@@ -46,14 +46,17 @@ export function looksLikeForm(bytes: Uint8Array): boolean {
 }
 
 const STRICT_BASE64 = /^[A-Za-z0-9+/]+={0,2}$/
-const LOOSE_BASE64 = /^[A-Za-z0-9+/\-_\s]+={0,2}\s*$/
+const LOOSE_BASE64 = /^[A-Za-z0-9+/\-_\s]+={0,3}\s*$/
 
 /** Standard alphabet, padded: what posthog-js and `btoa` produce. */
 export function isStrictBase64(text: string): boolean {
   return text.length % 4 === 0 && STRICT_BASE64.test(text)
 }
 
-/** Also tolerates whitespace (a urldecoded `+` becomes a space), url-safe letters and missing padding. */
+/**
+ * Also tolerates whitespace (a urldecoded `+` becomes a space), url-safe letters, missing padding,
+ * and the three `=` that lz-string's compressToBase64 appends when its output length is 1 mod 4.
+ */
 export function isLooseBase64(text: string): boolean {
   return text.length > 0 && LOOSE_BASE64.test(text)
 }

@@ -112,6 +112,15 @@ describe('decodePayload', () => {
       expect(await decodePayload(req, limits)).to.equal(payload)
     })
 
+    it('decompresses lz64 whatever padding lz-string chose, up to three = signs', async () => {
+      for (let n = 0; n < 12; n++) {
+        const text = JSON.stringify({ api_key: 'phc_' + 'k'.repeat(n), event: 'e'.repeat(n % 5 + 1), distinct_id: 'd' })
+        const compressed = LZString.compressToBase64(text)
+        const req = request(`data=${encodeURIComponent(compressed)}`, { contentType: 'application/x-www-form-urlencoded', query: { compression: 'lz64' } })
+        expect(await decodePayload(req, limits), compressed).to.equal(text)
+      }
+    })
+
     it('reads a plain JSON body marked lz64 as plain text', async () => {
       expect(await decodePayload(request(payload, { query: { compression: 'lz64' } }), limits)).to.equal(payload)
     })

@@ -65,7 +65,7 @@ describe('capture endpoints', () => {
     const lz = await post('/e/?compression=lz64', `data=${encodeURIComponent(LZString.compressToBase64(json('lz64')))}`, form)
     const b64 = await post('/e/', `data=${encodeURIComponent(Buffer.from(json('b64')).toString('base64'))}`, form)
     const get = await fetch(`${t.url}/e/?data=${encodeURIComponent(Buffer.from(json('get')).toString('base64'))}`)
-    expect([lz.status, b64.status, get.status]).to.deep.equal([200, 200, 200])
+    expect([lz.status, b64.status, get.status], await lz.text()).to.deep.equal([200, 200, 200])
     for (const id of ['lz64', 'b64', 'get']) await expectStored(id)
   })
 
