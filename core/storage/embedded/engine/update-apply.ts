@@ -7,7 +7,7 @@ import { mongoError, notSupported, toMongoError } from '../errors.ts'
 import { formatValue } from './format.ts'
 import { encodeKey } from './key-encoding.ts'
 import { MINGO_OPTIONS } from './matcher.ts'
-import { checkAction } from './update-checks.ts'
+import { checkAction, checkArrayUpdate } from './update-checks.ts'
 import { mergeHints } from './update-hints.ts'
 import { dollarPrefixedTopLevelError, type ParsedUpdate, type UpdateAction } from './update-parse.ts'
 import { upsertSeed } from './upsert-seed.ts'
@@ -67,7 +67,8 @@ function applyOperators(doc: Doc, actions: UpdateAction[], input: UpdateInput, i
       }
       throw notSupported(`updating inside the top-level field '${parts[0]}'`)
     }
-    if (!action.dynamic) checkAction(doc, { ...action, op: effectiveOp })
+    if (action.dynamic) checkArrayUpdate(doc, action)
+    else checkAction(doc, { ...action, op: effectiveOp })
     ;(modifier[effectiveOp] ??= {})[path] = value
   }
   runMingo(doc, modifier, input, positional, arrayFilters)

@@ -14,6 +14,24 @@ function notViable(part: string, parentName: string, parent: unknown): Error {
   return mongoError('PathNotViable', `Cannot create field '${part}' in element {${parentName}: ${formatValue(parent)}}`)
 }
 
+/**
+ * `a.$[]`, `a.$[x]` and `a.$` need an array at `a`; mingo would skip anything else silently.
+ * (Only the first dynamic part is checked: deeper ones depend on each element.)
+ */
+export function checkArrayUpdate(doc: Doc, action: UpdateAction): void {
+  const at = action.parts.findIndex((p) => p === '$' || (p.startsWith('$[') && p.endsWith(']')))
+  if (at < 0) return
+  let value: unknown = doc
+  for (const part of action.parts.slice(0, at)) {
+    value = Array.isArray(value) && /^\d+$/.test(part) ? value[Number(part)] : isPlainObject(value) ? value[part] : undefined
+  }
+  if (Array.isArray(value)) return
+  const prefix = action.parts.slice(0, at).join('.')
+  if (action.parts[at] === '$') throw mongoError('BadValue', 'The positional operator did not find the match needed from the query.')
+  if (value === undefined) throw mongoError('BadValue', `The path '${prefix}' must exist in the document in order to apply array updates.`)
+  throw mongoError('BadValue', `Cannot apply array updates to non-array element ${action.parts[at - 1]}: ${formatValue(value)}`)
+}
+
 export function checkAction(doc: Doc, action: UpdateAction): void {
   const { op, parts, path } = action
   let current: unknown = doc

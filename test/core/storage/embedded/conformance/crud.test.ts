@@ -1,13 +1,13 @@
 import { expect } from 'chai'
-import { MongoBulkWriteError, ObjectId } from 'mongodb'
-import { rejection, useTestDb } from './fixture.ts'
+import { MongoBulkWriteError, ObjectId, type Document } from 'mongodb'
+import { rejection, useTestDb, type Loose } from './fixture.ts'
 
 describe('MongoDB conformance: CRUD', () => {
   const t = useTestDb('crud')
 
   describe('insert', () => {
     it('stores a document and finds it by _id', async () => {
-      const c = t.db.collection('insert_basic')
+      const c = t.db.collection<Loose>('insert_basic')
       const { insertedId } = await c.insertOne({ name: 'a', n: 1, nested: { x: [1, 2] } })
       const found = await c.findOne({ _id: insertedId })
       expect(found).to.deep.equal({ _id: insertedId, name: 'a', n: 1, nested: { x: [1, 2] } })
@@ -15,19 +15,19 @@ describe('MongoDB conformance: CRUD', () => {
 
     it('makes an ObjectId _id, as the first field, when the client sends none', async () => {
       await t.db.command({ insert: 'insert_noid', documents: [{ a: 1 }] })
-      const [doc] = await t.db.collection('insert_noid').find().toArray()
+      const [doc] = await t.db.collection<Loose>('insert_noid').find().toArray()
       expect(Object.keys(doc)).to.deep.equal(['_id', 'a'])
       expect(doc._id).to.be.instanceOf(ObjectId)
     })
 
     it('moves _id to the front of a stored document', async () => {
       await t.db.command({ insert: 'insert_idlast', documents: [{ a: 1, _id: 7 }] })
-      const doc = await t.db.collection('insert_idlast').findOne({ _id: 7 as unknown as ObjectId })
+      const doc = await t.db.collection<Loose>('insert_idlast').findOne({ _id: 7 })
       expect(Object.keys(doc ?? {})).to.deep.equal(['_id', 'a'])
     })
 
     it('refuses a duplicate _id with E11000 and keeps the first document', async () => {
-      const c = t.db.collection<{ _id: string; v: number }>('insert_dup')
+      const c = t.db.collection<Loose>('insert_dup')
       await c.insertOne({ _id: 'x', v: 1 })
       const error = await rejection(c.insertOne({ _id: 'x', v: 2 }))
       expect(error.code).to.equal(11000)
@@ -36,7 +36,7 @@ describe('MongoDB conformance: CRUD', () => {
     })
 
     it('stops an ordered insertMany at the first duplicate', async () => {
-      const c = t.db.collection<{ _id: number }>('insert_ordered')
+      const c = t.db.collection<Loose>('insert_ordered')
       const error = (await rejection(c.insertMany([{ _id: 1 }, { _id: 1 }, { _id: 2 }]))) as unknown as MongoBulkWriteError
       expect(error).to.be.instanceOf(MongoBulkWriteError)
       expect(error.insertedCount).to.equal(1)
@@ -45,7 +45,7 @@ describe('MongoDB conformance: CRUD', () => {
     })
 
     it('continues an unordered insertMany past duplicates and reports each one', async () => {
-      const c = t.db.collection<{ _id: number }>('insert_unordered')
+      const c = t.db.collection<Loose>('insert_unordered')
       const error = (await rejection(c.insertMany([{ _id: 1 }, { _id: 1 }, { _id: 2 }, { _id: 2 }, { _id: 3 }], { ordered: false }))) as unknown as MongoBulkWriteError
       expect(error.insertedCount).to.equal(3)
       const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors]
@@ -57,12 +57,11 @@ describe('MongoDB conformance: CRUD', () => {
   describe('find', () => {
     before(async () => {
       const docs = Array.from({ length: 250 }, (_, i) => ({ _id: i, group: i % 5, label: `item-${String(i).padStart(3, '0')}`, tags: i % 2 ? ['odd'] : ['even'] }))
-      await t.db.collection('find_many').insertMany(docs)
+      await t.db.collection<Loose>('find_many').insertMany(docs)
     })
 
     it('filters, sorts, skips, limits and projects', async () => {
-      const docs = await t.db
-        .collection('find_many')
+      const docs = await t.db.collection<Loose>('find_many')
         .find({ group: 3, _id: { $gte: 100 } }, { projection: { label: 1, _id: 0 } })
         .sort({ _id: -1 })
         .skip(2)
@@ -72,14 +71,14 @@ describe('MongoDB conformance: CRUD', () => {
     })
 
     it('returns every document through getMore batches', async () => {
-      const cursor = t.db.collection('find_many').find({}, { batchSize: 17 }).sort({ _id: 1 })
+      const cursor = t.db.collection<Loose>('find_many').find({}, { batchSize: 17 }).sort({ _id: 1 })
       const ids: number[] = []
       for await (const doc of cursor) ids.push(doc._id as unknown as number)
       expect(ids).to.deep.equal(Array.from({ length: 250 }, (_, i) => i))
     })
 
     it('matches array elements, $in, $exists, $regex and $or', async () => {
-      const c = t.db.collection('find_many')
+      const c = t.db.collection<Loose>('find_many')
       expect(await c.countDocuments({ tags: 'odd' })).to.equal(125)
       expect(await c.countDocuments({ group: { $in: [1, 2] } })).to.equal(100)
       expect(await c.countDocuments({ missing: { $exists: false } })).to.equal(250)
@@ -88,7 +87,7 @@ describe('MongoDB conformance: CRUD', () => {
     })
 
     it('closes a cursor the client stops reading (killCursors)', async () => {
-      const cursor = t.db.collection('find_many').find({}, { batchSize: 10 })
+      const cursor = t.db.collection<Loose>('find_many').find({}, { batchSize: 10 })
       await cursor.next()
       const id = cursor.id
       await cursor.close()
@@ -98,38 +97,39 @@ describe('MongoDB conformance: CRUD', () => {
     })
 
     it('answers distinct and estimatedDocumentCount', async () => {
-      const c = t.db.collection('find_many')
+      const c = t.db.collection<Loose>('find_many')
       expect((await c.distinct('group')).sort()).to.deep.equal([0, 1, 2, 3, 4])
       expect((await c.distinct('tags', { group: 0 })).sort()).to.deep.equal(['even', 'odd'])
       expect(await c.estimatedDocumentCount()).to.equal(250)
     })
 
     it('finds nothing in a collection that does not exist', async () => {
-      expect(await t.db.collection('find_nothing_here').find({ a: 1 }).toArray()).to.deep.equal([])
-      expect(await t.db.collection('find_nothing_here').countDocuments()).to.equal(0)
+      expect(await t.db.collection<Loose>('find_nothing_here').find({ a: 1 }).toArray()).to.deep.equal([])
+      expect(await t.db.collection<Loose>('find_nothing_here').countDocuments()).to.equal(0)
     })
   })
 
   describe('update and delete', () => {
     it('applies operators to one or many documents', async () => {
-      const c = t.db.collection('upd_ops')
-      await c.insertMany([{ _id: 1, n: 1, tags: ['a'] }, { _id: 2, n: 2, tags: [] }, { _id: 3, n: 3, tags: [] }] as never[])
-      const one = await c.updateOne({ _id: 1 } as never, { $inc: { n: 10 }, $push: { tags: 'b' }, $set: { 'deep.x': true } })
+      const c = t.db.collection<Loose>('upd_ops')
+      await c.insertMany([{ _id: 1, n: 1, tags: ['a'] }, { _id: 2, n: 2, tags: [] }, { _id: 3, n: 3, tags: [] }])
+      const update: Document = { $inc: { n: 10 }, $push: { tags: 'b' }, $set: { 'deep.x': true } }
+      const one = await c.updateOne({ _id: 1 }, update)
       expect([one.matchedCount, one.modifiedCount]).to.deep.equal([1, 1])
       const many = await c.updateMany({ n: { $gte: 2 } }, { $set: { big: true }, $unset: { tags: '' } })
       expect([many.matchedCount, many.modifiedCount]).to.deep.equal([3, 3])
-      expect(await c.findOne({ _id: 1 } as never)).to.deep.equal({ _id: 1, n: 11, deep: { x: true }, big: true })
+      expect(await c.findOne({ _id: 1 })).to.deep.equal({ _id: 1, n: 11, deep: { x: true }, big: true })
     })
 
     it('reports a matched but unchanged document as not modified', async () => {
-      const c = t.db.collection('upd_noop')
-      await c.insertOne({ _id: 1, v: 1 } as never)
-      const result = await c.updateOne({ _id: 1 } as never, { $set: { v: 1 } })
+      const c = t.db.collection<Loose>('upd_noop')
+      await c.insertOne({ _id: 1, v: 1 })
+      const result = await c.updateOne({ _id: 1 }, { $set: { v: 1 } })
       expect([result.matchedCount, result.modifiedCount]).to.deep.equal([1, 0])
     })
 
     it('upserts from the filter equalities, $setOnInsert applying on insert only', async () => {
-      const c = t.db.collection('upd_upsert')
+      const c = t.db.collection<Loose>('upd_upsert')
       const first = await c.updateOne({ key: 'k', 'meta.kind': 'x', n: { $gt: 5 } }, { $setOnInsert: { created: 1 }, $inc: { hits: 1 } }, { upsert: true })
       expect(first.upsertedCount).to.equal(1)
       await c.updateOne({ key: 'k' }, { $setOnInsert: { created: 2 }, $inc: { hits: 1 } }, { upsert: true })
@@ -138,7 +138,7 @@ describe('MongoDB conformance: CRUD', () => {
     })
 
     it('takes the upserted _id from the filter or from $setOnInsert', async () => {
-      const c = t.db.collection<{ _id: string; v?: number }>('upd_upsert_id')
+      const c = t.db.collection<Loose>('upd_upsert_id')
       const a = await c.updateOne({ _id: 'from-filter' }, { $set: { v: 1 } }, { upsert: true })
       expect(a.upsertedId).to.equal('from-filter')
       const b = await c.updateOne({ v: 2 }, { $setOnInsert: { _id: 'from-setOnInsert' } }, { upsert: true })
@@ -146,14 +146,14 @@ describe('MongoDB conformance: CRUD', () => {
     })
 
     it('replaces a whole document, keeping its _id', async () => {
-      const c = t.db.collection('upd_replace')
+      const c = t.db.collection<Loose>('upd_replace')
       const { insertedId } = await c.insertOne({ a: 1, b: 2 })
       await c.replaceOne({ _id: insertedId }, { c: 3 })
       expect(await c.findOne({ _id: insertedId })).to.deep.equal({ _id: insertedId, c: 3 })
     })
 
     it('supports optimistic concurrency with a version in the filter', async () => {
-      const c = t.db.collection('upd_version')
+      const c = t.db.collection<Loose>('upd_version')
       const { insertedId } = await c.insertOne({ version: 1, props: { a: 1 } })
       const won = await c.updateOne({ _id: insertedId, version: 1 }, { $set: { props: { a: 2 }, version: 2 } })
       const lost = await c.updateOne({ _id: insertedId, version: 1 }, { $set: { props: { a: 3 }, version: 2 } })
@@ -162,25 +162,25 @@ describe('MongoDB conformance: CRUD', () => {
     })
 
     it('findOneAndUpdate returns the document before or after, and upserts', async () => {
-      const c = t.db.collection('fam')
-      await c.insertOne({ _id: 1, n: 1 } as never)
-      const before = await c.findOneAndUpdate({ _id: 1 } as never, { $inc: { n: 1 } })
-      const after = await c.findOneAndUpdate({ _id: 1 } as never, { $inc: { n: 1 } }, { returnDocument: 'after', projection: { n: 1, _id: 0 } })
-      const upserted = await c.findOneAndUpdate({ _id: 2 } as never, { $set: { n: 9 } }, { upsert: true, returnDocument: 'after' })
-      const missing = await c.findOneAndUpdate({ _id: 3 } as never, { $set: { n: 9 } })
+      const c = t.db.collection<Loose>('fam')
+      await c.insertOne({ _id: 1, n: 1 })
+      const before = await c.findOneAndUpdate({ _id: 1 }, { $inc: { n: 1 } })
+      const after = await c.findOneAndUpdate({ _id: 1 }, { $inc: { n: 1 } }, { returnDocument: 'after', projection: { n: 1, _id: 0 } })
+      const upserted = await c.findOneAndUpdate({ _id: 2 }, { $set: { n: 9 } }, { upsert: true, returnDocument: 'after' })
+      const missing = await c.findOneAndUpdate({ _id: 3 }, { $set: { n: 9 } })
       expect([before, after, upserted, missing]).to.deep.equal([{ _id: 1, n: 1 }, { n: 3 }, { _id: 2, n: 9 }, null])
     })
 
     it('findOneAndDelete removes the first document in sort order', async () => {
-      const c = t.db.collection('fad')
-      await c.insertMany([{ _id: 1, p: 5 }, { _id: 2, p: 9 }, { _id: 3, p: 7 }] as never[])
+      const c = t.db.collection<Loose>('fad')
+      await c.insertMany([{ _id: 1, p: 5 }, { _id: 2, p: 9 }, { _id: 3, p: 7 }])
       const removed = await c.findOneAndDelete({}, { sort: { p: -1 } })
       expect(removed).to.deep.equal({ _id: 2, p: 9 })
       expect(await c.countDocuments()).to.equal(2)
     })
 
     it('deletes one or many documents', async () => {
-      const c = t.db.collection('del')
+      const c = t.db.collection<Loose>('del')
       await c.insertMany([{ k: 1 }, { k: 1 }, { k: 1 }, { k: 2 }])
       expect((await c.deleteOne({ k: 1 })).deletedCount).to.equal(1)
       expect((await c.deleteMany({ k: 1 })).deletedCount).to.equal(2)
@@ -188,7 +188,7 @@ describe('MongoDB conformance: CRUD', () => {
     })
 
     it('runs mixed bulk writes, unordered ones past their failures', async () => {
-      const c = t.db.collection<{ _id: number; v?: number }>('bulk')
+      const c = t.db.collection<Loose>('bulk')
       await c.insertOne({ _id: 1 })
       const error = (await rejection(
         c.bulkWrite(
@@ -214,13 +214,13 @@ describe('MongoDB conformance: CRUD', () => {
     it('creates, lists, renames and drops collections', async () => {
       await t.db.createCollection('ns_a')
       expect((await rejection(t.db.createCollection('ns_a'))).code).to.equal(48)
-      await t.db.collection('ns_a').insertOne({ x: 1 })
+      await t.db.collection<Loose>('ns_a').insertOne({ x: 1 })
       await t.db.renameCollection('ns_a', 'ns_b')
       const names = (await t.db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name)
       expect(names).to.include('ns_b').and.not.include('ns_a')
-      expect(await t.db.collection('ns_b').countDocuments()).to.equal(1)
-      expect(await t.db.collection('ns_b').drop()).to.equal(true)
-      expect(await t.db.collection('ns_b').countDocuments()).to.equal(0)
+      expect(await t.db.collection<Loose>('ns_b').countDocuments()).to.equal(1)
+      expect(await t.db.collection<Loose>('ns_b').drop()).to.equal(true)
+      expect(await t.db.collection<Loose>('ns_b').countDocuments()).to.equal(0)
     })
   })
 })

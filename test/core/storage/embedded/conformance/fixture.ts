@@ -2,8 +2,13 @@
  * The conformance suite talks to whatever `testMongoUrl()` gives: the embedded server, or a real
  * MongoDB when MONGODB_URL is set. Every assertion must hold for both.
  */
-import { MongoClient, type Db } from 'mongodb'
+import { MongoClient, type Db, type Document, type ObjectId } from 'mongodb'
 import { testDbName, testMongoUrl } from '../../../../helpers/mongo.ts'
+
+/** Documents of any shape, with the _id types the suite uses. */
+export interface Loose extends Document {
+  _id?: ObjectId | number | string
+}
 
 export interface TestDb {
   readonly db: Db
