@@ -45,6 +45,7 @@ export function commandName(cmd: IncomingCommand): string {
 export async function runCommand(cmd: IncomingCommand, ctx: CommandContext): Promise<Uint8Array> {
   try {
     const name = commandName(cmd)
+    if (cmd.body.autocommit === false || cmd.body.startTransaction === true) throw notSupported('multi-document transactions')
     const handler = COMMANDS.get(name)
     if (!handler) {
       const feature = UNSUPPORTED.get(name)

@@ -39,10 +39,6 @@ function statements(cmd: { body: Doc }, field: string): Doc[] {
   })
 }
 
-function rejectTransactions(body: Doc): void {
-  if (body.autocommit === false || body.startTransaction === true) throw notSupported('multi-document transactions')
-}
-
 export function updateStatement(spec: Doc, raw: Uint8Array | undefined): UpdateStatement {
   const filter = spec.q ?? {}
   if (!isPlainObject(filter)) throw mongoError('TypeMismatch', "BSON field 'update.updates.q' is the wrong type, expected type 'object'")
@@ -60,7 +56,6 @@ export function updateStatement(spec: Doc, raw: Uint8Array | undefined): UpdateS
 
 export const writeCommands: Record<string, CommandHandler> = {
   insert: (cmd, ctx) => {
-    rejectTransactions(cmd.body)
     const db = dbOf(cmd)
     const name = collectionOf(cmd, 'insert')
     const docs = statements(cmd, 'documents')
@@ -75,7 +70,6 @@ export const writeCommands: Record<string, CommandHandler> = {
     return { n, ...writeErrors(errors), ok: 1 }
   },
   update: (cmd, ctx) => {
-    rejectTransactions(cmd.body)
     const db = dbOf(cmd)
     const name = collectionOf(cmd, 'update')
     const specs = statements(cmd, 'updates')
@@ -96,7 +90,6 @@ export const writeCommands: Record<string, CommandHandler> = {
     return { n, nModified, ...(upserted.length > 0 ? { upserted } : {}), ...writeErrors(errors), ok: 1 }
   },
   delete: (cmd, ctx) => {
-    rejectTransactions(cmd.body)
     const db = dbOf(cmd)
     const name = collectionOf(cmd, 'delete')
     const specs = statements(cmd, 'deletes')
@@ -111,7 +104,6 @@ export const writeCommands: Record<string, CommandHandler> = {
     return { n, ...writeErrors(errors), ok: 1 }
   },
   findAndModify: (cmd, ctx) => {
-    rejectTransactions(cmd.body)
     const db = dbOf(cmd)
     const name = collectionOf(cmd, 'findAndModify')
     const body = cmd.body

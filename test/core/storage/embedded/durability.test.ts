@@ -1,0 +1,187 @@
+import { expect } from 'chai'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { MongoClient, type Document } from 'mongodb'
+import { startEmbeddedMongo, type EmbeddedMongo } from '../../../../core/storage/embedded/index.ts'
+
+const ROOT = path.resolve(import.meta.dirname, '../../../..')
+const MAIN = path.join(ROOT, 'core/storage/embedded/main.ts')
+
+interface Running {
+  server: EmbeddedMongo
+  client: MongoClient
+}
+
+async function open(dataDir: string, extra: { compactMinBytes?: number } = {}): Promise<Running> {
+  const server = await startEmbeddedMongo({ dataDir, ...extra })
+  const client = new MongoClient(server.url)
+  await client.connect()
+  return { server, client }
+}
+
+async function shut(running: Running): Promise<void> {
+  await running.client.close()
+  await running.server.close()
+}
+
+/** Starts the CLI as a child process and resolves with its URL once it has printed it. */
+function startChild(dataDir: string): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, '--port', '0', '--data', dataDir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the CLI did not start: ${output}`)), 20_000)
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString()
+      const url = /mongodb:\/\/\S+/.exec(output)?.[0]
+      if (url) {
+        clearTimeout(timer)
+        resolve({ child, url, output: () => output })
+      }
+    })
+    child.stderr?.on('data', (chunk: Buffer) => { output += chunk.toString() })
+    child.on('exit', (code) => reject(new Error(`the CLI exited with ${code}: ${output}`)))
+  })
+}
+
+const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+
+describe('embedded MongoDB durability', () => {
+  let dataDir: string
+  beforeEach(() => {
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-durability-'))
+  })
+  afterEach(() => rmSync(dataDir, { recursive: true, force: true }))
+
+  it('keeps documents, updates, deletes, indexes and renames across a clean restart', async () => {
+    let running = await open(dataDir)
+    let db = running.client.db('app')
+    await db.collection('persons').createIndex({ project_id: 1, distinct_id: 1 }, { unique: true })
+    await db.collection('persons').insertMany(Array.from({ length: 50 }, (_, i) => ({ _id: i, project_id: 1, distinct_id: `d${i}`, v: 1 })) as Document[])
+    await db.collection('persons').updateMany({ _id: { $lt: 10 } } as Document, { $set: { v: 2 } })
+    await db.collection('persons').deleteMany({ _id: { $gte: 40 } } as Document)
+    await db.collection('tmp').insertOne({ x: 1 })
+    await db.collection('tmp').rename('kept')
+    await db.collection('gone').insertOne({ x: 1 })
+    await db.collection('gone').drop()
+    await shut(running)
+
+    running = await open(dataDir)
+    db = running.client.db('app')
+    try {
+      expect(await db.collection('persons').countDocuments()).to.equal(40)
+      expect(await db.collection('persons').countDocuments({ v: 2 })).to.equal(10)
+      expect((await db.listCollections().toArray()).map((c) => c.name).sort()).to.deep.equal(['kept', 'persons'])
+      const duplicate = await db.collection('persons').insertOne({ project_id: 1, distinct_id: 'd3' }).catch((e: { code: number }) => e.code)
+      expect(duplicate).to.equal(11000)
+    } finally {
+      await shut(running)
+    }
+  })
+
+  it('loses no acknowledged write when the process is killed with SIGKILL', async function () {
+    this.timeout(30_000)
+    const { child, url } = await startChild(dataDir)
+    const client = new MongoClient(url)
+    await client.connect()
+    const events = client.db('app').collection('events')
+    await events.createIndex({ project_id: 1, uuid: 1 }, { unique: true })
+    for (let batch = 0; batch < 10; batch++) {
+      await events.insertMany(Array.from({ length: 100 }, (_, i) => ({ project_id: 1, uuid: `e${batch * 100 + i}`, n: 0 })))
+    }
+    await events.updateMany({ uuid: { $regex: /^e1/ } }, { $inc: { n: 1 } })
+    await events.deleteOne({ uuid: 'e999' })
+    await events.insertOne({ project_id: 1, uuid: 'last' })
+    const gone = exited(child)
+    child.kill('SIGKILL')
+    await gone
+    await client.close().catch(() => undefined)
+
+    const running = await open(dataDir)
+    try {
+      const c = running.client.db('app').collection('events')
+      expect(await c.countDocuments()).to.equal(1000)
+      expect(await c.countDocuments({ n: 1 })).to.equal(111)
+      expect(await c.findOne({ uuid: 'e999' })).to.equal(null)
+      expect(await c.findOne({ uuid: 'last' }, { projection: { _id: 0 } })).to.deep.equal({ project_id: 1, uuid: 'last' })
+      expect((await c.insertOne({ project_id: 1, uuid: 'e5' }).catch((e: { code: number }) => e.code))).to.equal(11000)
+    } finally {
+      await shut(running)
+    }
+  })
+
+  it('stops cleanly on SIGTERM, flushing the log', async function () {
+    this.timeout(30_000)
+    const { child, url, output } = await startChild(dataDir)
+    const client = new MongoClient(url)
+    await client.connect()
+    await client.db('app').collection('c').insertOne({ _id: 'kept' } as Document)
+    await client.close()
+    const gone = exited(child)
+    child.kill('SIGTERM')
+    expect(await gone).to.equal(0)
+    expect(output()).to.match(/stopped \(SIGTERM\)/)
+    expect(existsSync(path.join(dataDir, 'mongod.lock'))).to.equal(false)
+    const running = await open(dataDir)
+    try {
+      expect(await running.client.db('app').collection('c').countDocuments()).to.equal(1)
+    } finally {
+      await shut(running)
+    }
+  })
+
+  it('ignores a torn record at the end of the log and keeps appending after it', async () => {
+    let running = await open(dataDir)
+    await running.client.db('app').collection('c').insertMany([{ n: 1 }, { n: 2 }])
+    await shut(running)
+    const [wal] = readdirSync(dataDir).filter((f) => f.startsWith('wal-'))
+    appendFileSync(path.join(dataDir, wal), Buffer.from([0x40, 0, 0, 0, 1, 2, 3]))
+    running = await open(dataDir)
+    await running.client.db('app').collection('c').insertOne({ n: 3 })
+    await shut(running)
+    running = await open(dataDir)
+    try {
+      expect(await running.client.db('app').collection('c').countDocuments()).to.equal(3)
+    } finally {
+      await shut(running)
+    }
+  })
+
+  it('compacts the log into a snapshot so it does not grow forever', async () => {
+    let running = await open(dataDir, { compactMinBytes: 32 * 1024 })
+    const c = running.client.db('app').collection<{ _id: number; v: number; pad: string }>('c')
+    await c.insertMany(Array.from({ length: 20 }, (_, i) => ({ _id: i, v: 0, pad: 'x'.repeat(200) })))
+    for (let round = 1; round <= 100; round++) await c.updateMany({}, { $set: { v: round } })
+    await running.client.db('app').command({ compact: 'c' })
+    const files = readdirSync(dataDir)
+    const snapshots = files.filter((f) => f.startsWith('snapshot-'))
+    const logBytes = files.filter((f) => f.startsWith('wal-')).reduce((sum, f) => sum + statSync(path.join(dataDir, f)).size, 0)
+    expect(snapshots).to.have.length(1)
+    expect(logBytes).to.be.below(64 * 1024)
+    await shut(running)
+    writeFileSync(path.join(dataDir, 'snapshot-99999999.tmp'), 'interrupted compaction')
+    running = await open(dataDir)
+    try {
+      const docs = await running.client.db('app').collection('c').find({}, { projection: { v: 1 } }).toArray()
+      expect(docs).to.have.length(20)
+      expect(docs.every((d) => d.v === 100)).to.equal(true)
+      expect(existsSync(path.join(dataDir, 'snapshot-99999999.tmp'))).to.equal(false)
+    } finally {
+      await shut(running)
+    }
+  })
+
+  it('refuses a data folder already in use by a live server', async () => {
+    const running = await open(dataDir)
+    try {
+      const error = await startEmbeddedMongo({ dataDir }).then(
+        (s) => s.close().then(() => 'started'),
+        (e: Error) => e.message,
+      )
+      expect(error).to.match(/already open|in use/)
+    } finally {
+      await shut(running)
+    }
+  })
+})
