@@ -10,6 +10,7 @@ import personUpdate from './person-update/index.ts'
 import geoip from './geoip/index.ts'
 import groupUpdate from './group-update/index.ts'
 import spikeDetection from './spike-detection/index.ts'
+import decide from './decide/index.ts'
 
 export const builtInPlugins: Readonly<Record<string, PluginDefinition>> = Object.freeze({
   validate: validate as PluginDefinition,
@@ -19,4 +20,5 @@ export const builtInPlugins: Readonly<Record<string, PluginDefinition>> = Object
   geoip: geoip as PluginDefinition,
   'group-update': groupUpdate as PluginDefinition,
   'spike-detection': spikeDetection as PluginDefinition,
+  decide: decide as PluginDefinition,
 })

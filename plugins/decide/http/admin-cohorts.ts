@@ -1,0 +1,153 @@
+/**
+ * Cohorts in PostHog's REST shape, and static membership by distinct id:
+ *   GET/POST          /api/projects/:id/cohorts/
+ *   GET/PATCH/DELETE  /api/projects/:id/cohorts/:cohort_id/
+ *   GET/POST/DELETE   /api/projects/:id/cohorts/:cohort_id/members/   (static cohorts only)
+ * Dynamic cohorts carry `filters.properties`, a property group; static ones carry members. DELETE
+ * marks the cohort deleted: a flag still targeting it then fails, as PostHog's flags service does.
+ */
+import type Router from '@koa/router'
+import { Type } from 'typebox'
+import { badRequest } from '../../../core/errors.ts'
+import { parseWith } from '../../../core/admin/schemas.ts'
+import { checkPropertyGroup } from '../definitions/schema.ts'
+import { DefinitionEdits } from '../store/edits.ts'
+import type { CohortDocument } from '../store/documents.ts'
+import { CohortMembers } from '../store/members.ts'
+import { idParam, jsonBody, page, projectParam, route } from './admin-common.ts'
+import type { AdminDeps } from './admin-common.ts'
+
+const open = { additionalProperties: true } as const
+const DistinctIds = Type.Array(Type.String({ minLength: 1, maxLength: 400 }), { minItems: 1, maxItems: 10_000 })
+const Filters = Type.Object({ properties: Type.Unknown() }, open)
+
+const CohortCreateBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 400 }),
+    description: Type.Optional(Type.String()),
+    is_static: Type.Optional(Type.Boolean()),
+    filters: Type.Optional(Filters),
+    distinct_ids: Type.Optional(DistinctIds),
+  },
+  open,
+)
+const CohortPatchBody = Type.Object(
+  { name: Type.Optional(Type.String({ minLength: 1, maxLength: 400 })), description: Type.Optional(Type.String()), filters: Type.Optional(Filters), deleted: Type.Optional(Type.Boolean()), is_static: Type.Optional(Type.Boolean()) },
+  open,
+)
+const MembersBody = Type.Object({ distinct_ids: DistinctIds }, open)
+const MembersQuery = Type.Object({ after: Type.Optional(Type.String()), limit: Type.Optional(Type.String({ pattern: '^(10000|[1-9][0-9]{0,3})$' })) })
+
+function cohortJson(doc: CohortDocument, count: number | null) {
+  return {
+    id: doc.id,
+    name: doc.name ?? '',
+    description: doc.description ?? '',
+    filters: doc.filters,
+    is_static: doc.is_static,
+    deleted: doc.deleted,
+    cohort_type: doc.cohort_type ?? (doc.is_static ? 'static' : 'person_property'),
+    version: doc.version,
+    count,
+    created_at: new Date(doc.created_at).toISOString(),
+    updated_at: new Date(doc.updated_at).toISOString(),
+  }
+}
+
+export function mountCohortRoutes(router: Router, { db, projects, flags, bodyLimit }: AdminDeps): void {
+  const base = '/api/projects/:id/cohorts'
+  const edits = DefinitionEdits.cohorts(db)
+  const members = new CohortMembers(db)
+  const countOf = (projectId: number, doc: CohortDocument) => (doc.is_static ? members.count(projectId, doc.id) : Promise.resolve(null))
+  const staticCohort = async (projectId: number, id: number) => {
+    const doc = await edits.get(projectId, id)
+    if (!doc.is_static) throw badRequest('not_static', `cohort ${id} is dynamic: its members come from its filters`, 'cohort_id')
+    return doc
+  }
+
+  route(router, 'get', base, async (ctx) => {
+    const project = await projectParam(ctx, projects)
+    const live = (await flags.definitions(project.id)).cohortDocuments.filter((doc) => !doc.deleted)
+    const listed = page(ctx, live)
+    ctx.body = { ...listed, results: await Promise.all(listed.results.map(async (doc) => cohortJson(doc, await countOf(project.id, doc)))) }
+  })
+
+  route(router, 'post', base, async (ctx) => {
+    const project = await projectParam(ctx, projects)
+    const body = parseWith(CohortCreateBody, await jsonBody(ctx, bodyLimit))
+    const isStatic = body.is_static === true
+    if (!isStatic) checkPropertyGroup(body.filters?.properties, 'filters.properties')
+    if (!isStatic && body.distinct_ids) throw badRequest('invalid_input', 'distinct_ids: only static cohorts have members', 'distinct_ids')
+    const now = new Date()
+    const created = await edits.create(project.id, (id) => ({
+      id, name: body.name, description: body.description ?? '', is_static: isStatic, deleted: false, version: 0,
+      filters: isStatic ? {} : { properties: body.filters?.properties }, cohort_type: isStatic ? 'static' : null, created_at: now, updated_at: now,
+    }))
+    if (body.distinct_ids) await members.add(project.id, created.id, body.distinct_ids)
+    await flags.refresh(project.id)
+    ctx.status = 201
+    ctx.body = cohortJson(created, await countOf(project.id, created))
+  })
+
+  route(router, 'get', `${base}/:cohort_id`, async (ctx) => {
+    const project = await projectParam(ctx, projects)
+    const doc = await edits.get(project.id, idParam(ctx, 'cohort_id', 'cohort'))
+    ctx.body = cohortJson(doc, await countOf(project.id, doc))
+  })
+
+  route(router, 'patch', `${base}/:cohort_id`, async (ctx) => {
+    const project = await projectParam(ctx, projects)
+    const body = parseWith(CohortPatchBody, await jsonBody(ctx, bodyLimit))
+    const updated = await edits.update(project.id, idParam(ctx, 'cohort_id', 'cohort'), (doc) => {
+      if (body.is_static !== undefined && body.is_static !== doc.is_static) throw badRequest('invalid_input', 'is_static: a cohort cannot change between static and dynamic', 'is_static')
+      if (body.filters !== undefined && doc.is_static) throw badRequest('invalid_input', 'filters: a static cohort has members, not filters', 'filters')
+      if (body.filters !== undefined) checkPropertyGroup(body.filters.properties, 'filters.properties')
+      return {
+        ...doc,
+        ...(body.name !== undefined && { name: body.name }),
+        ...(body.description !== undefined && { description: body.description }),
+        ...(body.deleted !== undefined && { deleted: body.deleted }),
+        ...(body.filters !== undefined && { filters: { properties: body.filters.properties } }),
+        updated_at: new Date(),
+      }
+    })
+    await flags.refresh(project.id)
+    ctx.body = cohortJson(updated, await countOf(project.id, updated))
+  })
+
+  route(router, 'delete', `${base}/:cohort_id`, async (ctx) => {
+    const project = await projectParam(ctx, projects)
+    await edits.update(project.id, idParam(ctx, 'cohort_id', 'cohort'), (doc) => ({ ...doc, deleted: true, updated_at: new Date() }))
+    await flags.refresh(project.id)
+    ctx.status = 204
+  })
+
+  route(router, 'get', `${base}/:cohort_id/members`, async (ctx) => {
+    const project = await projectParam(ctx, projects)
+    const cohort = await staticCohort(project.id, idParam(ctx, 'cohort_id', 'cohort'))
+    const query = parseWith(MembersQuery, ctx.query)
+    const limit = query.limit === undefined ? 1000 : Number(query.limit)
+    const results = await members.list(project.id, cohort.id, limit, query.after)
+    let next: string | null = null
+    if (results.length === limit) {
+      const url = new URL(ctx.URL)
+      url.searchParams.set('after', results[results.length - 1])
+      next = url.toString()
+    }
+    ctx.body = { results, next }
+  })
+
+  route(router, 'post', `${base}/:cohort_id/members`, async (ctx) => {
+    const project = await projectParam(ctx, projects)
+    const cohort = await staticCohort(project.id, idParam(ctx, 'cohort_id', 'cohort'))
+    const body = parseWith(MembersBody, await jsonBody(ctx, bodyLimit))
+    ctx.body = { added: await members.add(project.id, cohort.id, body.distinct_ids) }
+  })
+
+  route(router, 'delete', `${base}/:cohort_id/members`, async (ctx) => {
+    const project = await projectParam(ctx, projects)
+    const cohort = await staticCohort(project.id, idParam(ctx, 'cohort_id', 'cohort'))
+    const body = parseWith(MembersBody, await jsonBody(ctx, bodyLimit))
+    ctx.body = { removed: await members.remove(project.id, cohort.id, body.distinct_ids) }
+  })
+}

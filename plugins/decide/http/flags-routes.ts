@@ -1,0 +1,102 @@
+/**
+ * `/flags`, `/flags/`, `/decide` and `/decide/`, GET and POST, one handler: decode the body as
+ * capture does (gzip, lz64, base64, form `data=`), find the project by its key (401), read the
+ * fields (400), evaluate, and answer in the shape the path and `v` ask for.
+ */
+import { randomUUID } from 'node:crypto'
+import type Router from '@koa/router'
+import type { Context } from 'koa'
+import type { ProjectLookup } from '../../../core/plugin-api.ts'
+import { HttpError, unauthorized, unavailable } from '../../../core/errors.ts'
+import { readBody } from '../../../core/http/read-body.ts'
+import { decodePayload } from '../../../core/capture/decode.ts'
+import type { DecodeLimits } from '../../../core/capture/decode.ts'
+import { detectEvaluationRuntime, normalizeDistinctId } from '../evaluator/index.ts'
+import type { EvaluationResult } from '../evaluator/index.ts'
+import type { FlagsRequest, FlagsService } from '../service.ts'
+import { parseFlagsJson, readFlagsBody, tokenOf } from './flags-request.ts'
+import type { FlagsBodyFields } from './flags-request.ts'
+import { decideFields, flagsResponse, shapeFor } from './responses.ts'
+import { remoteConfig } from './remote-config.ts'
+
+export const FLAGS_PATHS = ['/flags', '/flags/', '/decide', '/decide/'] as const
+
+export interface FlagsRouteDeps {
+  projects: ProjectLookup
+  flags: FlagsService
+  limits: DecodeLimits
+}
+
+const NO_FLAGS: EvaluationResult = { flags: {}, errorsWhileComputingFlags: false }
+
+export function queryOf(ctx: Context): Record<string, string | undefined> {
+  const query: Record<string, string | undefined> = {}
+  for (const [key, value] of Object.entries(ctx.query)) query[key] = Array.isArray(value) ? value[0] : value
+  return query
+}
+
+function headersOf(ctx: Context): Record<string, string | undefined> {
+  const headers: Record<string, string | undefined> = {}
+  for (const [key, value] of Object.entries(ctx.headers)) headers[key] = Array.isArray(value) ? value[0] : value
+  return headers
+}
+
+/** The request's JSON object; a GET with neither body nor `data=` is read as an empty object. */
+async function requestObject(ctx: Context, query: Record<string, string | undefined>, limits: DecodeLimits): Promise<Record<string, unknown>> {
+  const body = ctx.method === 'POST' ? await readBody(ctx.req, limits.maxBodyBytes) : Buffer.alloc(0)
+  if (body.length === 0 && !query.data) return {}
+  const text = await decodePayload(
+    { method: ctx.method, path: ctx.path, query, contentType: ctx.get('Content-Type') || undefined, contentEncoding: ctx.get('Content-Encoding') || undefined, body },
+    limits,
+  )
+  return parseFlagsJson(text)
+}
+
+function flagsRequest(fields: FlagsBodyFields, ctx: Context, query: Record<string, string | undefined>): FlagsRequest {
+  const anon = fields.anon_distinct_id
+  return {
+    distinctId: fields.distinct_id,
+    groups: fields.groups ?? null,
+    personProperties: fields.person_properties ?? null,
+    groupProperties: fields.group_properties ?? null,
+    anonDistinctId: anon === null || anon === undefined ? null : normalizeDistinctId(anon),
+    deviceId: fields.device_id ?? null,
+    flagKeys: fields.flag_keys ?? null,
+    runtime: detectEvaluationRuntime(headersOf(ctx), fields.evaluation_runtime ?? null),
+    evaluationContexts: fields.evaluation_contexts ?? null,
+    onlySurveyFlags: query.only_evaluate_survey_feature_flags === 'true',
+    ip: fields.geoip_disable === true ? undefined : ctx.ip || undefined,
+  }
+}
+
+export function mountFlagsRoutes(router: Router, { projects, flags, limits }: FlagsRouteDeps): void {
+  async function flagsEndpoint(ctx: Context): Promise<void> {
+    const query = queryOf(ctx)
+    const body = await requestObject(ctx, query, limits)
+    const token = tokenOf(body, query)
+    if (!token) throw unauthorized('no_api_key', 'No API token provided: send the project API key as token or api_key', 'token')
+    const project = await projects.byApiToken(token)
+    if (!project) throw unauthorized('invalid_api_key', 'The provided API key is invalid or has expired', 'token')
+    ctx.state.projectId = project.id
+    const fields = readFlagsBody(body)
+    const shape = shapeFor(ctx.path, query.v)
+    const parts = { requestId: randomUUID(), evaluatedAt: Date.now() }
+    let result = NO_FLAGS
+    if (fields.disable_flags !== true) {
+      try {
+        result = await flags.evaluate(project, flagsRequest(fields, ctx, query))
+      } catch (error) {
+        if (error instanceof HttpError) throw error
+        throw Object.assign(unavailable('the flag definitions could not be read; retry'), { cause: error })
+      }
+    }
+    const isDecide = ctx.path.startsWith('/decide')
+    let config: Record<string, unknown> = {}
+    if (!isDecide && query.config === 'true') {
+      const { token: _token, ...fields } = remoteConfig(project, (await flags.definitions(project.id)).hasActiveFlags)
+      config = fields
+    }
+    ctx.body = { ...(isDecide ? decideFields() : {}), ...config, ...flagsResponse(shape, result, parts) }
+  }
+  for (const path of FLAGS_PATHS) router.get(path, flagsEndpoint).post(path, flagsEndpoint)
+}

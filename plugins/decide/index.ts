@@ -1,0 +1,83 @@
+/**
+ * decide: PostHog's feature-flag endpoints over definitions stored in MongoDB. Mounts
+ * /flags and /decide (every response shape), remote config for posthog-js (/array/:token/config),
+ * local-evaluation definitions for server SDKs (/flags/definitions and its older /api path), and
+ * the admin API for definitions, flags and cohorts. Provides the `flags` service. See README.md.
+ */
+import { Type } from 'typebox'
+import { API_VERSION, definePlugin } from '../../core/plugin-api.ts'
+import type { PluginApi } from '../../core/plugin-api.ts'
+import type { GeoipReader } from '../geoip/lookup.ts'
+import { DefinitionsCache } from './cache.ts'
+import { DefinitionsReader } from './store/definitions.ts'
+import { ensureDecideIndexes } from './store/documents.ts'
+import { Generations } from './store/generations.ts'
+import { FlagsEvaluation } from './service.ts'
+import type { FlagsService } from './service.ts'
+import { mountFlagsRoutes } from './http/flags-routes.ts'
+import { mountRemoteConfig } from './http/remote-config.ts'
+import { mountDefinitionsRoutes } from './http/definitions-routes.ts'
+import { mountDefinitionRoutes } from './http/admin-definitions.ts'
+import { mountFlagRoutes } from './http/admin-flags.ts'
+import { mountCohortRoutes } from './http/admin-cohorts.ts'
+
+export type { FlagsRequest, FlagsService } from './service.ts'
+
+declare module '../../core/plugin-api.ts' {
+  interface Services {
+    /** Evaluates a project's flags for a distinct id with stored properties (plugins/decide/service.ts). */
+    flags: FlagsService
+  }
+}
+
+export const optionsSchema = Type.Object(
+  {
+    /** How often cached definitions are checked against the database (changes made by other processes). */
+    pollIntervalMs: Type.Integer({ minimum: 50, default: 1000 }),
+    /** Projects whose definitions are kept in memory; the oldest is dropped beyond this. */
+    maxCachedProjects: Type.Integer({ minimum: 1, default: 10_000 }),
+    /** Reading a request's person and groups longer than this fails the flags that need them (§11). */
+    databaseTimeoutMs: Type.Integer({ minimum: 1, default: 2000 }),
+    /** Wire size of a /flags or /decide body. */
+    requestBodyLimitBytes: Type.Integer({ minimum: 1024, default: 2 * 1024 * 1024 }),
+    /** Size of a /flags or /decide body once decompressed. */
+    requestDecodedLimitBytes: Type.Integer({ minimum: 1024, default: 20 * 1024 * 1024 }),
+    /** Size of an admin API body (a whole project's definitions for PUT flag_definitions). */
+    adminBodyLimitBytes: Type.Integer({ minimum: 1024, default: 50 * 1024 * 1024 }),
+  },
+  { additionalProperties: false },
+)
+
+/** The geoip plugin's lookup when it runs before this one; flags then simply get no `$geoip_*`. */
+function optionalGeoip(api: PluginApi): GeoipReader | undefined {
+  try {
+    return api.use('geoip')
+  } catch {
+    api.logger.info('no geoip service: flags requests get no $geoip_* person properties')
+    return undefined
+  }
+}
+
+export default definePlugin({
+  name: 'decide',
+  apiVersion: API_VERSION,
+  optionsSchema,
+  async setup(api, options) {
+    await ensureDecideIndexes(api.db)
+    const reader = new DefinitionsReader(api.db)
+    const cache = new DefinitionsCache(reader, new Generations(api.db), { pollIntervalMs: options.pollIntervalMs, maxProjects: options.maxCachedProjects }, api.logger)
+    const flags = new FlagsEvaluation({ db: api.db, cache, geoip: optionalGeoip(api), databaseTimeoutMs: options.databaseTimeoutMs, logger: api.logger })
+    api.provide('flags', flags)
+    const admin = { db: api.db, projects: api.projects, flags, bodyLimit: options.adminBodyLimitBytes }
+    api.hooks.routes.tap({ name: api.id }, (router) => {
+      mountFlagsRoutes(router, { projects: api.projects, flags, limits: { maxBodyBytes: options.requestBodyLimitBytes, maxDecodedBytes: options.requestDecodedLimitBytes } })
+      mountRemoteConfig(router, api.projects, flags)
+      mountDefinitionsRoutes(router, api, flags)
+      mountDefinitionRoutes(router, admin)
+      mountFlagRoutes(router, admin)
+      mountCohortRoutes(router, admin)
+    })
+    cache.start()
+    return () => cache.stop()
+  },
+})

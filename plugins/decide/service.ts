@@ -1,0 +1,171 @@
+/**
+ * The `flags` service: evaluates a project's flags for one distinct id with the stored person and
+ * group properties, the way the /flags endpoint does. The HTTP handlers and the flag-attribution
+ * step both go through `evaluate`. Storage failures follow flags.md §11: the database state (or
+ * the hash-key overrides) is reported to the evaluator as failed, and only the flags that needed
+ * it fail; the request itself still answers.
+ */
+import type { Db } from 'mongodb'
+import type { Logger } from 'pino'
+import type { Project } from '../../core/plugin-api.ts'
+import type { GeoipReader } from '../geoip/lookup.ts'
+import { evaluateFlags, normalizeDistinctId, planEvaluation } from './evaluator/index.ts'
+import type { DatabaseState, EvaluationPlan, EvaluationResult, EvaluationRuntime, Properties } from './evaluator/index.ts'
+import type { DefinitionsCache } from './cache.ts'
+import type { ProjectDefinitions } from './project-definitions.ts'
+import { loadRequestData } from './store/request-data.ts'
+import { readHashKeyOverrides, writeHashKeyOverrides } from './store/hash-key-overrides.ts'
+
+export interface FlagsRequest {
+  /** A number is hashed as its JSON text (flags.md §4.1); '' is accepted (§4.5). */
+  distinctId: string | number
+  /** Group type name → group key. */
+  groups?: Record<string, unknown> | null
+  /** Merged over the stored person properties (the override wins). */
+  personProperties?: Properties | null
+  /** Group type name → properties, merged over the stored group properties. */
+  groupProperties?: Record<string, Properties> | null
+  anonDistinctId?: string | null
+  deviceId?: string | null
+  /** Only these flags (and what they depend on). */
+  flagKeys?: string[] | null
+  /** Runtime of the caller; default 'all' (every flag). null: unknown, only runtime-agnostic flags. */
+  runtime?: EvaluationRuntime | null
+  evaluationContexts?: string[] | null
+  onlySurveyFlags?: boolean
+  /** Client IP: the `$geoip_*` person properties are computed from it when the geoip plugin runs. */
+  ip?: string
+  now?: Date
+}
+
+export interface FlagsService {
+  evaluate(project: Project, request: FlagsRequest): Promise<EvaluationResult>
+  /**
+   * Flag key → value (variant, `true` or `false`) for the flags that answered; failed flags are
+   * left out. What `$feature/<key>` properties hold.
+   */
+  evaluateValues(project: Project, distinctId: string | number, options?: Omit<FlagsRequest, 'distinctId'>): Promise<Record<string, boolean | string>>
+  /** The project's cached definitions (read from the database on first use). */
+  definitions(projectId: number): Promise<ProjectDefinitions>
+  /** Re-read the project's definitions now (after writing them to MongoDB with other tools). */
+  refresh(projectId: number): Promise<void>
+}
+
+/** The seven properties design.md §1 computes from the client IP for evaluation. */
+const GEOIP_FOR_FLAGS = ['city_name', 'country_name', 'country_code', 'continent_name', 'continent_code', 'postal_code', 'time_zone'] as const
+
+export interface FlagsServiceDeps {
+  db: Db
+  cache: DefinitionsCache
+  geoip?: GeoipReader
+  databaseTimeoutMs: number
+  logger: Logger
+}
+
+class DatabaseTimeout extends Error {}
+
+export class FlagsEvaluation implements FlagsService {
+  constructor(private readonly deps: FlagsServiceDeps) {}
+
+  definitions(projectId: number): Promise<ProjectDefinitions> {
+    return this.deps.cache.get(projectId)
+  }
+
+  async evaluateValues(project: Project, distinctId: string | number, options: Omit<FlagsRequest, 'distinctId'> = {}): Promise<Record<string, boolean | string>> {
+    const result = await this.evaluate(project, { ...options, distinctId })
+    const values: Record<string, boolean | string> = Object.create(null)
+    for (const flag of Object.values(result.flags)) if (!flag.failed) values[flag.key] = flag.enabled ? (flag.variant ?? true) : false
+    return values
+  }
+
+  async refresh(projectId: number): Promise<void> {
+    await this.deps.cache.reload(projectId)
+  }
+
+  /** Request overrides with the GeoIP properties over them, as the flags service merges them. */
+  personOverrides(request: FlagsRequest): Properties | null {
+    const location = request.ip && this.deps.geoip ? this.deps.geoip.lookup(request.ip) : undefined
+    if (!location) return request.personProperties ?? null
+    const geoip: Properties = {}
+    for (const key of GEOIP_FOR_FLAGS) if (location[key] !== undefined) geoip[`$geoip_${key}`] = location[key]
+    return { ...(request.personProperties ?? {}), ...geoip }
+  }
+
+  async evaluate(project: Project, request: FlagsRequest): Promise<EvaluationResult> {
+    const definitions = await this.deps.cache.get(project.id)
+    const personPropertyOverrides = this.personOverrides(request)
+    const filters = {
+      flagKeys: request.flagKeys ?? null,
+      runtime: request.runtime === undefined ? ('all' as const) : request.runtime,
+      evaluationContexts: request.evaluationContexts ?? null,
+      onlySurveyFlags: request.onlySurveyFlags ?? false,
+    }
+    const distinctId = normalizeDistinctId(request.distinctId)
+    const anonDistinctId = request.anonDistinctId ?? null
+    const plan = planEvaluation({ flags: definitions.flags, personPropertyOverrides, distinctId, anonDistinctId, ...filters })
+    const [database, overrides] = await Promise.all([
+      this.database(project, plan, definitions, distinctId, request.groups ?? null),
+      this.hashKeyOverrides(project, plan),
+    ])
+    return evaluateFlags({
+      flags: definitions.flags,
+      cohorts: definitions.cohorts,
+      groupTypeMapping: { ...definitions.groupTypeMapping },
+      distinctId,
+      deviceId: request.deviceId ?? null,
+      anonDistinctId,
+      personPropertyOverrides,
+      groups: request.groups ?? null,
+      groupPropertyOverrides: request.groupProperties ?? null,
+      database,
+      hashKeyOverrides: overrides.values,
+      hashKeyOverrideFailed: overrides.failed,
+      timezone: project.timezone,
+      now: request.now ?? new Date(),
+      ...filters,
+    })
+  }
+
+  private async database(project: Project, plan: EvaluationPlan, definitions: ProjectDefinitions, distinctId: string, groups: Record<string, unknown> | null): Promise<DatabaseState> {
+    if (!plan.needsDatabase) return { status: 'skipped' }
+    const query = {
+      projectId: project.id,
+      distinctId,
+      groups,
+      groupTypeIndexes: plan.groupTypeIndexes,
+      groupTypeMapping: definitions.groupTypeMapping,
+      readStaticMembership: definitions.hasStaticCohorts,
+    }
+    try {
+      return await this.withTimeout(loadRequestData(this.deps.db, query))
+    } catch (error) {
+      this.deps.logger.warn({ err: error, project: project.id }, 'flags: the person and group data could not be read; flags that need them fail')
+      return error instanceof DatabaseTimeout
+        ? { status: 'failed', code: 'timeout', description: 'Timeout while reading person and group data' }
+        : { status: 'failed' }
+    }
+  }
+
+  private async hashKeyOverrides(project: Project, plan: EvaluationPlan): Promise<{ values: Record<string, string> | null; failed: boolean }> {
+    const { lookup, write } = plan.hashKeyOverrides
+    if (lookup === null) return { values: null, failed: false }
+    try {
+      const read = async () => {
+        if (write) await writeHashKeyOverrides(this.deps.db, project.id, write)
+        return readHashKeyOverrides(this.deps.db, project.id, lookup)
+      }
+      return { values: await this.withTimeout(read()), failed: false }
+    } catch (error) {
+      this.deps.logger.warn({ err: error, project: project.id }, 'flags: hash key overrides could not be read or written; continuity flags fail')
+      return { values: null, failed: true }
+    }
+  }
+
+  private withTimeout<T>(work: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new DatabaseTimeout('database read timed out')), this.deps.databaseTimeoutMs)
+    })
+    return Promise.race([work, timeout]).finally(() => clearTimeout(timer))
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * What one flags request reads from the database, at request time (a `$set` captured a moment ago
+ * is visible to the next call): the person of the distinct id, the stored rows of the groups the
+ * flags read, and the person's static cohorts. Written by alias-resolve / person-update
+ * (`persons`, `person_distinct_ids`) and group-update (`groups`); read here directly.
+ */
+import type { Db } from 'mongodb'
+import type { DatabaseState, Properties } from '../evaluator/index.ts'
+import { getDistinctIdsOfPerson, getPersonByDistinctId } from '../../alias-resolve/person-store.ts'
+import { GROUP_COLLECTIONS } from '../../group-update/documents.ts'
+import type { GroupDocument } from '../../group-update/documents.ts'
+import { DECIDE_COLLECTIONS } from './documents.ts'
+import type { CohortMemberDocument } from './documents.ts'
+
+export interface RequestDataQuery {
+  projectId: number
+  distinctId: string
+  /** The request's groups: type name → key. */
+  groups: Record<string, unknown> | null
+  groupTypeIndexes: number[]
+  groupTypeMapping: Readonly<Record<string, string>>
+  readStaticMembership: boolean
+}
+
+/** A usable group key as group-update stores it: non-empty strings as they are, numbers as text. */
+function storedGroupKey(raw: unknown): string | undefined {
+  if (typeof raw === 'string') return raw === '' ? undefined : raw
+  if (typeof raw === 'number' && Number.isFinite(raw)) return String(raw)
+  return undefined
+}
+
+async function groupProperties(db: Db, query: RequestDataQuery): Promise<Record<number, Properties>> {
+  const wanted = query.groupTypeIndexes.flatMap((index) => {
+    const name = query.groupTypeMapping[String(index)]
+    const key = name === undefined ? undefined : storedGroupKey(query.groups?.[name])
+    return key === undefined ? [] : [{ group_type_index: index, group_key: key }]
+  })
+  if (wanted.length === 0) return {}
+  const rows = await db
+    .collection<GroupDocument>(GROUP_COLLECTIONS.groups)
+    .find({ project_id: query.projectId, $or: wanted }, { projection: { _id: 0, group_type_index: 1, group_key: 1, group_properties: 1 } })
+    .toArray()
+  const found: Record<number, Properties> = {}
+  for (const row of rows) found[row.group_type_index] = row.group_properties ?? {}
+  return found
+}
+
+/** Static cohorts holding any distinct id of the person (membership is recorded by distinct id). */
+async function staticCohortIds(db: Db, projectId: number, personId: string): Promise<number[]> {
+  const distinctIds = await getDistinctIdsOfPerson(db, projectId, personId)
+  const rows = await db
+    .collection<CohortMemberDocument>(DECIDE_COLLECTIONS.cohortMembers)
+    .find({ project_id: projectId, distinct_id: { $in: distinctIds } }, { projection: { _id: 0, cohort_id: 1 } })
+    .toArray()
+  return [...new Set(rows.map((row) => row.cohort_id))]
+}
+
+/** The `loaded` database state for the evaluator; throws when the database cannot be read. */
+export async function loadRequestData(db: Db, query: RequestDataQuery): Promise<DatabaseState> {
+  const [person, groups] = await Promise.all([getPersonByDistinctId(db, query.projectId, query.distinctId), groupProperties(db, query)])
+  const cohorts = person && query.readStaticMembership ? await staticCohortIds(db, query.projectId, person.id) : []
+  return {
+    status: 'loaded',
+    person: person ? { properties: person.properties ?? {}, created_at: new Date(person.created_at).toISOString() } : null,
+    groupProperties: groups,
+    staticCohortIds: cohorts,
+  }
+}
