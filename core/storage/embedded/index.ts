@@ -2,6 +2,12 @@ import path from 'node:path'
 import { DataDir } from './persistence/data-dir.ts'
 import { DEFAULT_DURABILITY, type DurabilityOptions } from './persistence/store.ts'
 import { EmbeddedServer, type ServerOptions } from './server.ts'
+import { startInWorker, type HostedServer } from './worker.ts'
+
+async function startHere(options: ServerOptions): Promise<HostedServer> {
+  const server = await EmbeddedServer.start(options)
+  return { ...server.info, close: () => server.close() }
+}
 
 /**
  * The embedded MongoDB-compatible server: the single-machine default store and the test
@@ -22,6 +28,11 @@ export interface EmbeddedMongoOptions {
   compactMinBytes?: number
   /** Where the server reports problems it cannot answer to a client (default: console.error). */
   log?: ServerOptions['log']
+  /**
+   * 'worker' (default): a worker thread of this process, so the database neither waits for nor
+   * slows down the service's own event loop. 'current-thread': on the caller's event loop.
+   */
+  runIn?: 'worker' | 'current-thread'
 }
 
 export interface EmbeddedMongo {
@@ -61,14 +72,14 @@ export async function startEmbeddedMongo(options: EmbeddedMongoOptions): Promise
   const resolved = serverOptions(options)
   const dir = new DataDir(resolved.dataDir)
   dir.lock()
-  let server: EmbeddedServer
+  let server: HostedServer
   try {
-    server = await EmbeddedServer.start(resolved)
+    server = options.runIn === 'current-thread' ? await startHere(resolved) : await startInWorker(resolved)
   } catch (error) {
     dir.unlock()
     throw error
   }
-  const { host, port, replSetName } = server.info
+  const { host, port, replSetName } = server
   let closing: Promise<void> | undefined
   return {
     url: urlOf(host, port, replSetName),

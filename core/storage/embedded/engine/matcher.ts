@@ -1,4 +1,6 @@
-import { ProcessingMode, Query } from 'mingo'
+import { Context, ProcessingMode, Query } from 'mingo'
+import * as queryOperators from 'mingo/operators/query'
+import { Query as BaseQuery } from 'mingo/query'
 import { isPlainObject, type Doc } from '../bson/codec.ts'
 import { mongoError, notSupported, toMongoError } from '../errors.ts'
 
@@ -30,6 +32,26 @@ function checkTypeOperators(value: unknown, depth = 0): void {
   }
 }
 
+/**
+ * mingo copies its whole operator table into every query it builds (a few hundred entries, most
+ * of the cost of a point lookup). Filters without aggregation expressions get a table of query
+ * operators only.
+ */
+const QUERY_CONTEXT = Context.init({ query: queryOperators as unknown as Record<string, never> })
+const NEEDS_EXPRESSIONS = new Set(['$expr', '$where', '$function', '$jsonSchema', '$accumulator'])
+
+function usesExpressions(value: unknown, depth = 0): boolean {
+  if (depth > 100 || typeof value !== 'object' || value === null) return false
+  if (Array.isArray(value)) return value.some((v) => usesExpressions(v, depth + 1))
+  if (!isPlainObject(value)) return false
+  return Object.entries(value).some(([k, v]) => NEEDS_EXPRESSIONS.has(k) || usesExpressions(v, depth + 1))
+}
+
+function buildQuery(filter: Doc): { test(doc: Doc): boolean } {
+  if (usesExpressions(filter)) return new Query(filter, MINGO_OPTIONS)
+  return new BaseQuery(filter, { ...MINGO_OPTIONS, context: QUERY_CONTEXT })
+}
+
 /** A compiled query filter. mingo's parse errors become MongoDB's (unknown operator, ...). */
 export function compileFilter(filter: unknown, what = 'filter'): Matcher {
   if (filter === undefined || filter === null) filter = {}
@@ -37,9 +59,9 @@ export function compileFilter(filter: unknown, what = 'filter'): Matcher {
   const empty = Object.keys(filter).length === 0
   if (empty) return { filter, empty, test: () => true }
   checkTypeOperators(filter)
-  let query: Query
+  let query: { test(doc: Doc): boolean }
   try {
-    query = new Query(filter, MINGO_OPTIONS)
+    query = buildQuery(filter)
   } catch (error) {
     throw toMongoError(error)
   }

@@ -1,5 +1,6 @@
-import { ObjectId } from 'bson'
+import { ObjectId, Timestamp } from 'bson'
 import { update as mingoUpdate, Aggregator } from 'mingo'
+import * as updateOperators from 'mingo/operators/update'
 import { decode, encode, type Doc } from '../bson/codec.ts'
 import { applyNumericHints, numericHints, type NumericHints } from '../bson/numeric-types.ts'
 import { assemble, elementsOf, objectIdElement } from '../bson/raw.ts'
@@ -26,10 +27,18 @@ export interface UpdatedDoc {
 
 const POSITIONAL_MESSAGES = [/must include the array field for '\.\$'/, /positional operator found no match/]
 
+type OperatorFn = (expr: Doc, arrayFilters?: Doc[]) => (doc: Doc) => string[]
+const OPERATORS = updateOperators as unknown as Record<string, OperatorFn>
+
+/**
+ * mingo's update() rebuilds its whole operator table per call (~0.1 ms); its operators called
+ * directly share one. The positional `$` needs the filter, which only update() passes on.
+ */
 function runMingo(doc: Doc, modifier: Record<string, Doc>, input: UpdateInput, positional: boolean, arrayFilters: Doc[]): void {
   if (Object.keys(modifier).length === 0) return
   try {
-    mingoUpdate(doc, modifier, arrayFilters, positional ? input.filter : {}, { cloneMode: 'copy', queryOptions: MINGO_OPTIONS })
+    if (positional) mingoUpdate(doc, modifier, arrayFilters, input.filter, { cloneMode: 'copy', queryOptions: MINGO_OPTIONS })
+    else for (const [op, expr] of Object.entries(modifier)) OPERATORS[op](expr, arrayFilters)(doc)
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)
     if (POSITIONAL_MESSAGES.some((p) => p.test(message))) {
@@ -44,9 +53,11 @@ function applyOperators(doc: Doc, actions: UpdateAction[], input: UpdateInput, i
   const modifier: Record<string, Doc> = {}
   const idBefore = encodeKey(doc._id)
   for (const action of actions) {
-    const { op, parts, path, value } = action
+    const { op, parts, path } = action
     if (op === '$setOnInsert' && !inserting) continue
-    const effectiveOp = op === '$setOnInsert' ? '$set' : op
+    // $currentDate is a $set of the server's clock (mingo's would reuse one cached instant).
+    const effectiveOp = op === '$setOnInsert' || op === '$currentDate' ? '$set' : op
+    const value = op === '$currentDate' ? currentDate(action.value) : action.value
     if (parts[0] === '_id') {
       if (inserting && effectiveOp === '$set' && parts.length === 1) {
         doc._id = value
@@ -72,6 +83,14 @@ function applyOperators(doc: Doc, actions: UpdateAction[], input: UpdateInput, i
     ;(modifier[effectiveOp] ??= {})[path] = value
   }
   runMingo(doc, modifier, input, positional, arrayFilters)
+}
+
+function currentDate(spec: unknown): Date | Timestamp {
+  const now = new Date()
+  if (typeof spec === 'object' && spec !== null && (spec as Doc).$type === 'timestamp') {
+    return new Timestamp({ t: Math.floor(now.getTime() / 1000), i: 1 })
+  }
+  return now
 }
 
 function idFirst(doc: Doc): Doc {

@@ -121,6 +121,32 @@ describe('MongoDB conformance: CRUD', () => {
       expect(await c.findOne({ _id: 1 })).to.deep.equal({ _id: 1, n: 11, deep: { x: true }, big: true })
     })
 
+    it('updates array elements by position, by array filter and with array operators', async () => {
+      const c = t.db.collection<Loose>('upd_arrays')
+      await c.insertOne({ _id: 1, items: [{ sku: 'a', qty: 1 }, { sku: 'b', qty: 2 }, { sku: 'c', qty: 3 }], tags: ['x', 'y'], lo: 5, hi: 5, old: 1 })
+      await c.updateOne({ _id: 1, 'items.sku': 'b' }, { $set: { 'items.$.qty': 20 } })
+      await c.updateOne({ _id: 1 }, { $inc: { 'items.$[big].qty': 100 } }, { arrayFilters: [{ 'big.qty': { $gte: 3 } }] })
+      const arrays: Document = { $addToSet: { tags: { $each: ['y', 'z'] } }, $pop: { items: -1 }, $min: { lo: 2 }, $max: { hi: 9 }, $rename: { old: 'renamed' } }
+      await c.updateOne({ _id: 1 }, arrays)
+      const pull: Document = { $pull: { tags: 'x' } }
+      await c.updateOne({ _id: 1 }, pull)
+      expect(await c.findOne({ _id: 1 })).to.deep.equal({ _id: 1, items: [{ sku: 'b', qty: 120 }, { sku: 'c', qty: 103 }], tags: ['y', 'z'], lo: 2, hi: 9, renamed: 1 })
+    })
+
+    it('sets the current date with $currentDate', async () => {
+      const c = t.db.collection<Loose>('upd_date')
+      await c.insertOne({ _id: 1 })
+      const before = Date.now()
+      await c.updateOne({ _id: 1 }, { $currentDate: { at: true } })
+      const first = (await c.findOne({ _id: 1 }))?.at as Date
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      await c.updateOne({ _id: 1 }, { $currentDate: { at: { $type: 'date' } } })
+      const second = (await c.findOne({ _id: 1 }))?.at as Date
+      expect(first).to.be.instanceOf(Date)
+      expect(first.getTime()).to.be.within(before - 1000, Date.now())
+      expect(second.getTime()).to.be.above(first.getTime())
+    })
+
     it('reports a matched but unchanged document as not modified', async () => {
       const c = t.db.collection<Loose>('upd_noop')
       await c.insertOne({ _id: 1, v: 1 })

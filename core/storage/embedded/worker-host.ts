@@ -1,0 +1,46 @@
+/**
+ * Entry point of the worker thread that hosts the server (see worker.ts for the parent side).
+ * Messages from the parent: {type: 'close'}. To the parent: ready, log, closed, failed.
+ */
+import { parentPort, workerData } from 'node:worker_threads'
+import type { ServerOptions } from './server.ts'
+import { EmbeddedServer } from './server.ts'
+
+export type HostMessage =
+  | { type: 'ready'; host: string; port: number; replSetName?: string }
+  | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string; error?: string }
+  | { type: 'closed' }
+  | { type: 'failed'; message: string }
+
+export type HostOptions = Omit<ServerOptions, 'log'>
+
+function post(message: HostMessage): void {
+  parentPort?.postMessage(message)
+}
+
+async function host(): Promise<void> {
+  const options = (workerData as { options: HostOptions }).options
+  let server: EmbeddedServer
+  try {
+    server = await EmbeddedServer.start({
+      ...options,
+      log: (level, message, error) => post({ type: 'log', level, message, error: error === undefined ? undefined : String(error instanceof Error ? error.stack : error) }),
+    })
+  } catch (error) {
+    post({ type: 'failed', message: error instanceof Error ? error.message : String(error) })
+    return
+  }
+  parentPort?.on('message', (message: { type?: string }) => {
+    if (message.type !== 'close') return
+    server.close().then(
+      () => {
+        post({ type: 'closed' })
+        parentPort?.close()
+      },
+      (error: unknown) => post({ type: 'failed', message: String(error) }),
+    )
+  })
+  post({ type: 'ready', host: server.info.host, port: server.info.port, replSetName: server.info.replSetName })
+}
+
+void host()

@@ -1,0 +1,58 @@
+import { Worker } from 'node:worker_threads'
+import type { ServerOptions } from './server.ts'
+import type { HostMessage, HostOptions } from './worker-host.ts'
+
+export interface HostedServer {
+  host: string
+  port: number
+  replSetName?: string
+  close(): Promise<void>
+}
+
+/** Under tsx the worker starts from a bootstrap that registers the TypeScript loader first. */
+function workerEntry(): { url: URL; entry: string } {
+  const typescript = import.meta.url.endsWith('.ts')
+  const entry = new URL(`./worker-host.${typescript ? 'ts' : 'js'}`, import.meta.url)
+  return { url: typescript ? new URL('./worker-bootstrap.mjs', import.meta.url) : entry, entry: entry.href }
+}
+
+/** Runs the server on a worker thread: its own event loop (and core), the same process. */
+export function startInWorker(options: ServerOptions): Promise<HostedServer> {
+  const { log, ...hostOptions } = options
+  const { url, entry } = workerEntry()
+  const worker = new Worker(url, { workerData: { entry, options: hostOptions satisfies HostOptions } })
+  let closed: Promise<void> | undefined
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()))
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: HostMessage) => {
+      if (message.type === 'log') log(message.level, message.message, message.error)
+      else if (message.type === 'failed') reject(new Error(message.message))
+      else if (message.type === 'ready') {
+        resolve({
+          host: message.host,
+          port: message.port,
+          replSetName: message.replSetName,
+          close() {
+            closed ??= new Promise<void>((done, fail) => {
+              worker.on('message', (m: HostMessage) => {
+                if (m.type === 'closed') done()
+                if (m.type === 'failed') fail(new Error(m.message))
+              })
+              worker.once('exit', () => done())
+              worker.postMessage({ type: 'close' })
+            }).then(async () => {
+              // The host has flushed and closed everything; the thread should end on its own.
+              const timer = setTimeout(() => void worker.terminate(), 2000)
+              await exited
+              clearTimeout(timer)
+            })
+            return closed
+          },
+        })
+      }
+    }
+    worker.on('message', onMessage)
+    worker.once('error', reject)
+    worker.once('exit', (code) => reject(new Error(`the embedded MongoDB worker exited with code ${code} before it was ready`)))
+  })
+}
