@@ -84,8 +84,8 @@ export const ImportedFlagSchema = Type.Object(
 export const DefinitionsBodySchema = Type.Object(
   {
     flags: Type.Array(ImportedFlagSchema),
-    group_type_mapping: Type.Optional(Type.Record(Type.String({ pattern: '^[0-4]$' }), Type.String({ minLength: 1, maxLength: 400 }))),
-    cohorts: Type.Optional(Type.Record(Type.String({ pattern: '^[1-9][0-9]{0,15}$' }), Type.Record(Type.String(), Type.Unknown()))),
+    group_type_mapping: Type.Optional(Type.Record(Type.String({ pattern: '^[0-4]$' }), Type.String({ minLength: 1, maxLength: 400 }), { additionalProperties: false })),
+    cohorts: Type.Optional(Type.Record(Type.String({ pattern: '^[1-9][0-9]{0,15}$' }), Type.Record(Type.String(), Type.Unknown()), { additionalProperties: false })),
   },
   open,
 )
