@@ -11,6 +11,7 @@ import geoip from './geoip/index.ts'
 import groupUpdate from './group-update/index.ts'
 import spikeDetection from './spike-detection/index.ts'
 import decide from './decide/index.ts'
+import flagAttribution from './flag-attribution/index.ts'
 
 export const builtInPlugins: Readonly<Record<string, PluginDefinition>> = Object.freeze({
   validate: validate as PluginDefinition,
@@ -21,4 +22,5 @@ export const builtInPlugins: Readonly<Record<string, PluginDefinition>> = Object
   'group-update': groupUpdate as PluginDefinition,
   'spike-detection': spikeDetection as PluginDefinition,
   decide: decide as PluginDefinition,
+  'flag-attribution': flagAttribution as PluginDefinition,
 })
