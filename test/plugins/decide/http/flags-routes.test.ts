@@ -44,7 +44,7 @@ describe('decide /flags and /decide', function () {
         const response = await fetch(t.url + request.url, {
           method: request.method,
           headers: { 'Content-Type': request.headers['content-type'] ?? 'application/json', 'User-Agent': request.headers['user-agent'] ?? '' },
-          body: rebuildBody(request, t.project.api_token),
+          body: new Uint8Array(rebuildBody(request, t.project.api_token)),
         })
         expect(response.status).to.equal(200)
         const body = (await response.json()) as Json
