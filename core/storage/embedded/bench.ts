@@ -3,7 +3,7 @@
  * its footprint (docs/embedded-mongo.md quotes the results):
  *
  *   npx tsx core/storage/embedded/bench.ts modes     # current thread vs worker thread vs child process
- *   npx tsx core/storage/embedded/bench.ts memory 1000000
+ *   node --expose-gc --import tsx core/storage/embedded/bench.ts memory 1000000
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
@@ -93,20 +93,28 @@ async function modes(): Promise<void> {
   }
 }
 
+/** Heap plus buffer memory of this isolate after a full collection (needs --expose-gc). */
+function liveBytes(): number {
+  globalThis.gc?.()
+  const m = process.memoryUsage()
+  return m.heapUsed + m.arrayBuffers
+}
+
 async function memory(count: number): Promise<void> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-mongo-mem-'))
-  const target = await startTarget('worker', dataDir)
+  // On this thread, so that the server's live memory can be measured (run with --expose-gc).
+  const target = await startTarget('current-thread', dataDir)
   const client = new MongoClient(target.url)
   const persons = client.db('bench').collection('persons')
   await persons.createIndex({ project_id: 1, distinct_id: 1 }, { unique: true })
-  global.gc?.()
+  const liveBefore = liveBytes()
   const rssBefore = process.memoryUsage().rss
   const start = performance.now()
   for (let b = 0; b < count / 1000; b++) {
     await persons.insertMany(Array.from({ length: 1000 }, (_, i) => ({ project_id: 1 + (i % 3), distinct_id: `user-${b * 1000 + i}`, version: 1, created_at: new Date(), properties: { email: `u${i}@example.com`, plan: 'free' } })))
   }
   const insertSeconds = (performance.now() - start) / 1000
-  await new Promise((r) => setTimeout(r, 2000))
+  const liveAfter = liveBytes()
   const rssAfter = process.memoryUsage().rss
   const t0 = performance.now()
   for (let i = 0; i < 1000; i++) await persons.findOne({ project_id: 1 + (i % 3), distinct_id: `user-${(i * 997) % count}` })
@@ -118,6 +126,8 @@ async function memory(count: number): Promise<void> {
     sample,
     insertDocsPerSec: Math.round(count / insertSeconds),
     rssGrowthMiB: Math.round((rssAfter - rssBefore) / 1048576),
+    liveGrowthMiB: Math.round((liveAfter - liveBefore) / 1048576),
+    liveBytesPerDoc: Math.round((liveAfter - liveBefore) / count),
     lookupMsAvg: Number(lookupMs.toFixed(3)),
     dataFolderMiB: Math.round(files / 1048576),
   }))

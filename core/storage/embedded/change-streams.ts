@@ -57,7 +57,7 @@ export class ChangeFeed implements CatalogListener, ChangeStreams {
     for (const wake of [...this.waiters]) wake()
   }
 
-  inserted(coll: Collection, _raw: Buffer, doc: Doc): void {
+  inserted(coll: Collection, _raw: Uint8Array, doc: Doc): void {
     this.emit(coll.db, coll.name, { operationType: 'insert', ns: { db: coll.db, coll: coll.name }, documentKey: { _id: doc._id }, fullDocument: doc }, doc)
   }
 

@@ -50,6 +50,8 @@ async function main(): Promise<void> {
     port: parseInteger(values.port, 'port', 27017),
     replSetName: values.replset,
     syncIntervalMs: parseInteger(values['sync-interval-ms'], 'sync-interval-ms', 100),
+    // This process does nothing else: no reason for a second thread.
+    runIn: 'current-thread',
   })
   console.log(`embedded MongoDB listening on ${server.url} (data: ${values.data ?? './data/mongo'})`)
   let stopping = false

@@ -21,6 +21,17 @@ export interface ServerOptions {
   log: (level: 'info' | 'warn' | 'error', message: string, error?: unknown) => void
 }
 
+const RETRY_MEMORY = 10_000
+
+/** The retryable-write identity of a command: its session and transaction number. */
+function retryKey(cmd: IncomingCommand): string | undefined {
+  const { lsid, txnNumber } = cmd.body
+  if (txnNumber === undefined || !isPlainObject(lsid)) return undefined
+  const id = lsid.id as { buffer?: Uint8Array } | undefined
+  if (!id?.buffer) return undefined
+  return `${Buffer.from(id.buffer).toString('hex')}:${String(txnNumber)}`
+}
+
 /** Whether the client asked for journaled durability (j: true, or w: "majority"). */
 function wantsSync(cmd: IncomingCommand): boolean {
   const wc = cmd.body.writeConcern
@@ -36,6 +47,8 @@ export class EmbeddedServer {
   private readonly connections = new Set<Connection>()
   private readonly sockets = new Set<Socket>()
   private nextConnectionId = 1
+  /** Replies of recent retryable writes: a retry after a lost reply must not apply twice. */
+  private readonly retries = new Map<string, Uint8Array>()
   private closed: Promise<void> | undefined
 
   private constructor(
@@ -116,8 +129,15 @@ export class EmbeddedServer {
     }
     const isWrite = WRITE_COMMANDS.has(name)
     if (isWrite && this.store.failed) return encode(mongoError('InternalError', this.store.failed.message).toReply())
+    const retry = isWrite ? retryKey(cmd) : undefined
+    const replayed = retry === undefined ? undefined : this.retries.get(retry)
+    if (replayed) return replayed
     const reply = await runCommand(cmd, this.context(connectionId))
     if (!isWrite) return reply
+    if (retry !== undefined) {
+      this.retries.set(retry, reply)
+      if (this.retries.size > RETRY_MEMORY) this.retries.delete(this.retries.keys().next().value as string)
+    }
     try {
       await this.store.commit(wantsSync(cmd))
     } catch (error) {

@@ -63,7 +63,7 @@ export class TtlMonitor {
           if (ids.length >= MAX_DELETES_PER_PASS) break
         }
         for (const id of new Set(ids)) {
-          const raw = coll.docs.get(id)
+          const raw = coll.raw(id)
           if (!raw) continue
           const doc = decode(raw)
           const dates = datesAt(doc, index.fields[0].path)

@@ -26,6 +26,16 @@ export const BsonType = {
 
 const decoder = new TextDecoder('utf-8')
 
+/** Field names are nearly always ASCII: decode those without the TextDecoder round trip. */
+function decodeName(bytes: Uint8Array, start: number, end: number): string {
+  let ascii = true
+  for (let i = start; i < end; i++) if (bytes[i] >= 0x80) { ascii = false; break }
+  if (!ascii) return decoder.decode(bytes.subarray(start, end))
+  let name = ''
+  for (let i = start; i < end; i++) name += String.fromCharCode(bytes[i])
+  return name
+}
+
 export function documentLength(bytes: Uint8Array, offset = 0): number {
   return (bytes[offset] | (bytes[offset + 1] << 8) | (bytes[offset + 2] << 16) | (bytes[offset + 3] << 24)) >>> 0
 }
@@ -68,7 +78,7 @@ export function elementsOf(bytes: Uint8Array, offset = 0): RawElement[] {
     const valueStart = nameEnd + 1
     const end = valueStart + valueLength(bytes, type, valueStart, limit + 1)
     if (end > limit) throw new RangeError('BSON element runs past the end of its document')
-    out.push({ type, name: decoder.decode(bytes.subarray(at + 1, nameEnd)), start: at, valueStart, end })
+    out.push({ type, name: decodeName(bytes, at + 1, nameEnd), start: at, valueStart, end })
     at = end
   }
   return out
@@ -118,4 +128,33 @@ export function objectIdElement(id: Uint8Array): Uint8Array {
   out.set([0x5f, 0x69, 0x64, 0], 1)
   out.set(id, 5)
   return out
+}
+
+const utf8 = new TextEncoder()
+
+function nameIs(bytes: Uint8Array, start: number, end: number, name: Uint8Array): boolean {
+  if (end - start !== name.length) return false
+  for (let i = 0; i < name.length; i++) if (bytes[start + i] !== name[i]) return false
+  return true
+}
+
+/**
+ * A picker of top-level fields: the document reduced to them is much cheaper to decode than the
+ * whole (index builds read a few fields of every document). Names are compared as bytes.
+ */
+export function fieldPicker(names: Iterable<string>): (bytes: Uint8Array) => Buffer {
+  const wanted = [...names].map((n) => utf8.encode(n))
+  return (bytes) => {
+    const limit = documentLength(bytes) - 1
+    const parts: Uint8Array[] = []
+    let at = 4
+    while (at < limit) {
+      const type = bytes[at]
+      const nameEnd = cstringEnd(bytes, at + 1, limit)
+      const end = nameEnd + 1 + valueLength(bytes, type, nameEnd + 1, limit + 1)
+      if (wanted.some((w) => nameIs(bytes, at + 1, nameEnd, w))) parts.push(bytes.subarray(at, end))
+      at = end
+    }
+    return assemble(parts)
+  }
 }

@@ -1,14 +1,16 @@
 import { UUID } from 'bson'
 import { decode, type Doc } from '../bson/codec.ts'
+import { fieldPicker } from '../bson/raw.ts'
 import { mongoError } from '../errors.ts'
 import { formatValue } from './format.ts'
+import { Arena, type Handle } from './arena.ts'
 import type { IndexSpec } from './index-spec.ts'
 import { encodeKey } from './key-encoding.ts'
 import { SecondaryIndex, type IndexKey } from './secondary-index.ts'
 
 /** What a collection tells the outside world (log, change streams) about each change. */
 export interface MutationSink {
-  inserted(coll: Collection, raw: Buffer, doc: Doc): void
+  inserted(coll: Collection, raw: Uint8Array, doc: Doc): void
   replaced(coll: Collection, before: Doc, raw: Buffer, after: Doc, kind: 'update' | 'replace'): void
   deleted(coll: Collection, doc: Doc): void
 }
@@ -21,9 +23,10 @@ export const ID_INDEX: IndexSpec = { v: 2, key: { _id: 1 }, name: '_id_' }
  * checks every unique index before touching anything, so a failed write changes nothing.
  */
 export class Collection {
-  readonly docs = new Map<string, Buffer>()
+  /** Encoded _id → where the document's bytes are (natural order = insertion order). */
+  private docs = new Map<string, Handle>()
+  private readonly arena = new Arena()
   indexes: SecondaryIndex[] = []
-  dataBytes = 0
 
   constructor(
     public db: string,
@@ -41,9 +44,57 @@ export class Collection {
     return this.docs.size
   }
 
+  /** Bytes of all stored documents. */
+  get dataBytes(): number {
+    return this.arena.live
+  }
+
+  has(idKey: string): boolean {
+    return this.docs.has(idKey)
+  }
+
+  /** The stored bytes of a document (a view: do not keep it across writes). */
+  raw(idKey: string): Buffer | undefined {
+    const handle = this.docs.get(idKey)
+    return handle === undefined ? undefined : this.arena.get(handle)
+  }
+
   get(idKey: string): Doc | undefined {
-    const raw = this.docs.get(idKey)
+    const raw = this.raw(idKey)
     return raw ? decode(raw) : undefined
+  }
+
+  ids(): IterableIterator<string> {
+    return this.docs.keys()
+  }
+
+  *entries(): Generator<[string, Buffer]> {
+    for (const [id, handle] of this.docs) yield [id, this.arena.get(handle)]
+  }
+
+  /** A consistent image of the documents' bytes, unaffected by later writes (for snapshots). */
+  image(): Buffer[] {
+    const frozen = this.arena.frozen()
+    return [...this.docs.values()].map((h) => frozen.get(h))
+  }
+
+  private store(idKey: string, raw: Uint8Array): void {
+    const old = this.docs.get(idKey)
+    if (old !== undefined) this.arena.free(old)
+    this.docs.set(idKey, this.arena.add(raw))
+  }
+
+  private forget(idKey: string): void {
+    const old = this.docs.get(idKey)
+    if (old === undefined) return
+    this.arena.free(old)
+    this.docs.delete(idKey)
+    this.reclaim()
+  }
+
+  /** Copies live documents out of mostly-dead slabs, now and then (amortised by the arena). */
+  private reclaim(): void {
+    if (this.arena.wasteful) this.docs = this.arena.compact(this.docs)
   }
 
   index(name: string): SecondaryIndex | undefined {
@@ -68,22 +119,20 @@ export class Collection {
     })
   }
 
-  insert(raw: Buffer, doc: Doc): void {
+  insert(raw: Uint8Array, doc: Doc): void {
     const id = encodeKey(doc._id)
     if (this.docs.has(id)) throw this.duplicateIdError(doc._id)
     const keys = this.keysFor(doc)
     this.checkUnique(id, keys)
     this.indexes.forEach((ix, i) => ix.add(id, keys[i]))
-    this.docs.set(id, raw)
-    this.dataBytes += raw.length
+    this.store(id, raw)
     this.sink.inserted(this, raw, doc)
   }
 
   /** Replaces the stored version of `before` (same _id) by `after`. */
   replace(before: Doc, after: Doc, raw: Buffer, kind: 'update' | 'replace'): void {
     const id = encodeKey(before._id)
-    const old = this.docs.get(id)
-    if (!old) throw mongoError('InternalError', `document ${formatValue(before._id)} vanished during an update`)
+    if (!this.docs.has(id)) throw mongoError('InternalError', `document ${formatValue(before._id)} vanished during an update`)
     const oldKeys = this.keysFor(before)
     const newKeys = this.keysFor(after)
     this.checkUnique(id, newKeys)
@@ -91,19 +140,17 @@ export class Collection {
       ix.remove(id, oldKeys[i])
       ix.add(id, newKeys[i])
     })
-    this.docs.set(id, raw)
-    this.dataBytes += raw.length - old.length
+    this.store(id, raw)
+    this.reclaim()
     this.sink.replaced(this, before, raw, after, kind)
   }
 
   remove(doc: Doc): void {
     const id = encodeKey(doc._id)
-    const old = this.docs.get(id)
-    if (!old) return
+    if (!this.docs.has(id)) return
     const keys = this.keysFor(doc)
     this.indexes.forEach((ix, i) => ix.remove(id, keys[i]))
-    this.docs.delete(id)
-    this.dataBytes -= old.length
+    this.forget(id)
     this.sink.deleted(this, doc)
   }
 
@@ -119,29 +166,31 @@ export class Collection {
   }
 
   *decodedDocs(): Generator<[string, Doc]> {
-    for (const [id, raw] of this.docs) yield [id, decode(raw)]
+    for (const [id, raw] of this.entries()) yield [id, decode(raw)]
   }
 
   /** Recovery: stores a document without index maintenance (indexes are rebuilt once at the end). */
-  load(raw: Buffer, idKey: string): void {
-    const old = this.docs.get(idKey)
-    if (old) this.dataBytes -= old.length
-    this.docs.set(idKey, raw)
-    this.dataBytes += raw.length
+  load(raw: Uint8Array, idKey: string): void {
+    this.store(idKey, raw)
   }
 
   unload(idKey: string): void {
-    const old = this.docs.get(idKey)
-    if (!old) return
-    this.docs.delete(idKey)
-    this.dataBytes -= old.length
+    this.forget(idKey)
   }
 
-  /** Rebuilds every index in one pass over the documents (each decoded once). */
+  /**
+   * Rebuilds every index in one pass over the documents, decoding of each only the top-level
+   * fields the indexes read (all of it when a partial filter may read anything).
+   */
   rebuildIndexes(): void {
     if (this.indexes.length === 0) return
     const builds = this.indexes.map((ix) => ix.startBuild())
-    for (const [id, doc] of this.decodedDocs()) for (const build of builds) build.feed(id, doc)
+    const partial = this.indexes.some((ix) => ix.spec.partialFilterExpression)
+    const pick = fieldPicker(new Set(this.indexes.flatMap((ix) => ix.fields.map((f) => f.path.split('.')[0]))))
+    for (const [id, raw] of this.entries()) {
+      const doc = decode(partial ? raw : pick(raw))
+      for (const build of builds) build.feed(id, doc)
+    }
     this.indexes.forEach((ix, i) => ix.finishBuild(builds[i]))
   }
 

@@ -58,7 +58,7 @@ export interface Candidate {
 /** The plan's candidates that match the filter, lazily. */
 export function* matching(coll: Collection, p: Plan, matcher: Matcher): Generator<Candidate> {
   for (const id of p.ids()) {
-    const raw = coll.docs.get(id)
+    const raw = coll.raw(id)
     if (!raw) continue
     if (p.exact || matcher.empty) {
       yield { id, raw }

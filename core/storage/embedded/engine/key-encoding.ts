@@ -1,4 +1,4 @@
-import { isPlainObject, isRegExpValue } from '../bson/codec.ts'
+import { isPlainObject } from '../bson/codec.ts'
 
 /**
  * Index keys are strings whose plain string order is MongoDB's BSON comparison order: a type
@@ -36,12 +36,16 @@ const END = '\u0000'
 const float = new Float64Array(1)
 const words = new Uint32Array(float.buffer)
 
-function hex8(n: number): string {
-  return n.toString(16).padStart(8, '0')
+/**
+ * Fixed-width parts are written as one-byte characters (each char is a byte, big-endian), which
+ * keeps keys short and still ordered by plain string comparison.
+ */
+function word(n: number): string {
+  return String.fromCharCode((n >>> 24) & 0xff, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff)
 }
 
 function sortableNumber(n: number): string {
-  if (Number.isNaN(n)) return '0000000000000000'
+  if (Number.isNaN(n)) return '\u0000\u0000\u0000\u0000\u0000\u0000\u0000\u0000'
   float[0] = n === 0 ? 0 : n
   let hi = words[1]
   let lo = words[0]
@@ -51,7 +55,7 @@ function sortableNumber(n: number): string {
   } else {
     hi = (hi | 0x80000000) >>> 0
   }
-  return hex8(hi) + hex8(lo)
+  return word(hi) + word(lo)
 }
 
 /** Strings end with END; the characters END and \u0001 are escaped so they never end one early. */
@@ -60,15 +64,21 @@ function escape(s: string): string {
   return s.replace(/\u0001/g, '\u0001\u0002').replace(/\u0000/g, '\u0001\u0001') + END
 }
 
-function bytesHex(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')
+function bytesKey(bytes: Uint8Array): string {
+  if (bytes.length === 12) {
+    const b = bytes
+    return String.fromCharCode(b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11])
+  }
+  const chunks: string[] = []
+  for (let i = 0; i < bytes.length; i += 4096) chunks.push(String.fromCharCode(...bytes.subarray(i, i + 4096)))
+  return chunks.join('')
 }
 
 function encodeBsonValue(value: { _bsontype: string }): string {
   const v = value as unknown as Record<string, unknown>
   switch (value._bsontype) {
     case 'ObjectId':
-      return TypeMarker.objectId + (v as unknown as { toHexString(): string }).toHexString()
+      return TypeMarker.objectId + bytesKey((v as unknown as { id: Uint8Array }).id)
     case 'Long':
     case 'Int32':
     case 'Double':
@@ -77,53 +87,88 @@ function encodeBsonValue(value: { _bsontype: string }): string {
     case 'Binary': {
       const binary = value as unknown as { buffer: Uint8Array; sub_type: number; position: number }
       const bytes = binary.buffer.subarray(0, binary.position)
-      return TypeMarker.binary + hex8(bytes.length) + binary.sub_type.toString(16).padStart(2, '0') + bytesHex(bytes)
+      return [TypeMarker.binary, word(bytes.length), String.fromCharCode(binary.sub_type & 0xff), bytesKey(bytes)].join('')
     }
     case 'Timestamp': {
       const ts = value as unknown as { t: number; i: number }
-      return TypeMarker.timestamp + hex8(ts.t) + hex8(ts.i)
+      return TypeMarker.timestamp + word(ts.t) + word(ts.i)
     }
     case 'MinKey':
       return TypeMarker.minKey
     case 'MaxKey':
       return TypeMarker.maxKey
     case 'BSONRegExp':
-      return TypeMarker.regex + escape(String(v.pattern)) + escape(String(v.options))
+      return [TypeMarker.regex, escape(String(v.pattern)), escape(String(v.options))].join('')
     case 'BSONSymbol':
-      return TypeMarker.string + escape(String(v.value))
+      return [TypeMarker.string, escape(String(v.value))].join('')
     default:
-      return TypeMarker.other + escape(value._bsontype) + escape(JSON.stringify(v))
+      return [TypeMarker.other, escape(value._bsontype), escape(JSON.stringify(v))].join('')
   }
 }
 
-/** The order-preserving key of one value. `undefined` (a missing field) is keyed like null. */
-export function encodeKey(value: unknown): string {
-  if (value === null || value === undefined) return TypeMarker.nullish
+function encodeInto(value: unknown, out: string[]): void {
+  if (value === null || value === undefined) {
+    out.push(TypeMarker.nullish)
+    return
+  }
   switch (typeof value) {
     case 'number':
-      return TypeMarker.number + sortableNumber(value)
+      out.push(TypeMarker.number, sortableNumber(value))
+      return
     case 'bigint':
-      return TypeMarker.number + sortableNumber(Number(value))
+      out.push(TypeMarker.number, sortableNumber(Number(value)))
+      return
     case 'string':
-      return TypeMarker.string + escape(value)
+      out.push(TypeMarker.string, escape(value))
+      return
     case 'boolean':
-      return TypeMarker.boolean + (value ? '1' : '0')
+      out.push(TypeMarker.boolean, value ? '1' : '0')
+      return
     default:
       break
   }
-  if (value instanceof Date) return TypeMarker.date + sortableNumber(value.getTime())
-  if (Array.isArray(value)) return TypeMarker.array + value.map((item) => FIELD + encodeKey(item)).join('') + END
-  if (isRegExpValue(value) && value instanceof RegExp) return TypeMarker.regex + escape(value.source) + escape(value.flags)
-  if (isPlainObject(value)) {
-    let out: string = TypeMarker.object
-    for (const [name, field] of Object.entries(value)) out += FIELD + escape(name) + encodeKey(field)
-    return out + END
+  if (value instanceof Date) {
+    out.push(TypeMarker.date, sortableNumber(value.getTime()))
+  } else if (Array.isArray(value)) {
+    out.push(TypeMarker.array)
+    for (const item of value) {
+      out.push(FIELD)
+      encodeInto(item, out)
+    }
+    out.push(END)
+  } else if (value instanceof RegExp) {
+    out.push(TypeMarker.regex, escape(value.source), escape(value.flags))
+  } else if (isPlainObject(value)) {
+    out.push(TypeMarker.object)
+    for (const [name, field] of Object.entries(value)) {
+      out.push(FIELD, escape(name))
+      encodeInto(field, out)
+    }
+    out.push(END)
+  } else if (typeof value === 'object' && typeof (value as { _bsontype?: unknown })._bsontype === 'string') {
+    out.push(encodeBsonValue(value as { _bsontype: string }))
+  } else if (value instanceof Uint8Array) {
+    out.push(TypeMarker.binary, word(value.length), '\u0000', bytesKey(value))
+  } else {
+    out.push(TypeMarker.other, escape(String(value)))
   }
-  if (typeof value === 'object' && typeof (value as { _bsontype?: unknown })._bsontype === 'string') {
-    return encodeBsonValue(value as { _bsontype: string })
-  }
-  if (value instanceof Uint8Array) return TypeMarker.binary + hex8(value.length) + '00' + bytesHex(value)
-  return TypeMarker.other + escape(String(value))
+}
+
+/**
+ * The order-preserving key of one value (a flat string: built with join, since a string built by
+ * `+` keeps its pieces alive). `undefined` (a missing field) is keyed like null.
+ */
+export function encodeKey(value: unknown): string {
+  const out: string[] = []
+  encodeInto(value, out)
+  return out.join('')
+}
+
+/** The key of several values (a compound index key), as one flat string. */
+export function encodeKeys(values: unknown[]): string {
+  const out: string[] = []
+  for (const value of values) encodeInto(value, out)
+  return out.join('')
 }
 
 /** The key range covering every value of the type marked by `marker`. */

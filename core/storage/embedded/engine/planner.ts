@@ -123,7 +123,7 @@ function resolveHint(coll: Collection, hint: unknown): SecondaryIndex | 'natural
 function collectionScan(coll: Collection, sort: SortSpec, reverse: boolean): Plan {
   const natural = sort.length === 1 && sort[0][0] === '$natural'
   return {
-    ids: () => (reverse || (natural && sort[0][1] === -1) ? [...coll.docs.keys()].reverse() : coll.docs.keys()),
+    ids: () => (reverse || (natural && sort[0][1] === -1) ? [...coll.ids()].reverse() : coll.ids()),
     ordered: sort.length === 0 || natural,
     exact: false,
     stage: 'COLLSCAN',
@@ -140,7 +140,7 @@ export function plan(coll: Collection, filter: Doc, sort: SortSpec, hint?: unkno
   if (idValues) {
     const keys = idValues.map(encodeKey)
     return {
-      ids: () => dedupe(keys.filter((k) => coll.docs.has(k))),
+      ids: () => dedupe(keys.filter((k) => coll.has(k))),
       ordered: sort.length === 0 || keys.length <= 1,
       exact: simple && fields.size === 1,
       stage: 'IDHACK',

@@ -2,7 +2,7 @@ import { isPlainObject, type Doc } from '../bson/codec.ts'
 import { mongoError } from '../errors.ts'
 import { formatValue } from './format.ts'
 import { indexFields, type IndexField, type IndexSpec } from './index-spec.ts'
-import { encodeKey } from './key-encoding.ts'
+import { encodeKeys } from './key-encoding.ts'
 import { compileFilter, type Matcher } from './matcher.ts'
 import { SortedEntries } from './sorted-entries.ts'
 
@@ -84,16 +84,20 @@ export class SecondaryIndex {
       const names = this.fields.filter((_, i) => perField[i].fromArray).map((f) => `[${f.path}]`)
       throw mongoError('CannotIndexParallelArrays', `cannot index parallel arrays ${names.slice(0, 2).reverse().join(' ')}`)
     }
-    let combos: IndexKey[] = [{ key: '', values: [] }]
-    for (const field of perField) {
-      const next: IndexKey[] = []
-      for (const combo of combos) {
-        for (const value of field.values) next.push({ key: combo.key + encodeKey(value), values: [...combo.values, value] })
-      }
-      combos = next
+    if (perField.every((f) => f.values.length === 1)) {
+      const values = perField.map((f) => f.values[0])
+      return [{ key: encodeKeys(values), values }]
     }
+    let combos: unknown[][] = [[]]
+    for (const field of perField) combos = combos.flatMap((combo) => field.values.map((value) => [...combo, value]))
     const seen = new Set<string>()
-    return combos.filter((c) => (seen.has(c.key) ? false : (seen.add(c.key), true)))
+    const keys: IndexKey[] = []
+    for (const values of combos) {
+      const key = encodeKeys(values)
+      if (!seen.has(key)) keys.push({ key, values })
+      seen.add(key)
+    }
+    return keys
   }
 
   add(id: string, keys: IndexKey[]): void {

@@ -34,11 +34,16 @@ const OPERATORS = updateOperators as unknown as Record<string, OperatorFn>
  * mingo's update() rebuilds its whole operator table per call (~0.1 ms); its operators called
  * directly share one. The positional `$` needs the filter, which only update() passes on.
  */
-function runMingo(doc: Doc, modifier: Record<string, Doc>, input: UpdateInput, positional: boolean, arrayFilters: Doc[]): void {
-  if (Object.keys(modifier).length === 0) return
+function runMingo(doc: Doc, actions: Array<[string, string, unknown]>, input: UpdateInput, positional: boolean, arrayFilters: Doc[]): void {
+  if (actions.length === 0) return
   try {
-    if (positional) mingoUpdate(doc, modifier, arrayFilters, input.filter, { cloneMode: 'copy', queryOptions: MINGO_OPTIONS })
-    else for (const [op, expr] of Object.entries(modifier)) OPERATORS[op](expr, arrayFilters)(doc)
+    if (positional) {
+      const modifier: Record<string, Doc> = {}
+      for (const [op, path, value] of actions) (modifier[op] ??= {})[path] = value
+      mingoUpdate(doc, modifier, arrayFilters, input.filter, { cloneMode: 'copy', queryOptions: MINGO_OPTIONS })
+    } else {
+      for (const [op, path, value] of actions) OPERATORS[op]({ [path]: value }, arrayFilters)(doc)
+    }
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)
     if (POSITIONAL_MESSAGES.some((p) => p.test(message))) {
@@ -48,9 +53,21 @@ function runMingo(doc: Doc, modifier: Record<string, Doc>, input: UpdateInput, p
   }
 }
 
+/** MongoDB (5.0+) applies update paths in lexicographic order, numeric names numerically. */
+function comparePaths(a: UpdateAction, b: UpdateAction): number {
+  for (let i = 0; i < Math.min(a.parts.length, b.parts.length); i++) {
+    const [x, y] = [a.parts[i], b.parts[i]]
+    if (x === y) continue
+    if (/^\d+$/.test(x) && /^\d+$/.test(y)) return Number(x) - Number(y)
+    return x < y ? -1 : 1
+  }
+  return a.parts.length - b.parts.length
+}
+
 /** Applies operator actions to `doc` in place. `_id` and top-level `$` names are handled here. */
-function applyOperators(doc: Doc, actions: UpdateAction[], input: UpdateInput, inserting: boolean, positional: boolean, arrayFilters: Doc[]): void {
-  const modifier: Record<string, Doc> = {}
+function applyOperators(doc: Doc, unsorted: UpdateAction[], input: UpdateInput, inserting: boolean, positional: boolean, arrayFilters: Doc[]): void {
+  const actions = [...unsorted].sort(comparePaths)
+  const modifier: Array<[string, string, unknown]> = []
   const idBefore = encodeKey(doc._id)
   for (const action of actions) {
     const { op, parts, path } = action
@@ -80,7 +97,7 @@ function applyOperators(doc: Doc, actions: UpdateAction[], input: UpdateInput, i
     }
     if (action.dynamic) checkArrayUpdate(doc, action)
     else checkAction(doc, { ...action, op: effectiveOp })
-    ;(modifier[effectiveOp] ??= {})[path] = value
+    modifier.push([effectiveOp, path, value])
   }
   runMingo(doc, modifier, input, positional, arrayFilters)
 }

@@ -1,5 +1,5 @@
 import { ObjectId } from 'bson'
-import { decode, encode, isPlainObject, isRegExpValue, ownCopy, type Doc } from '../bson/codec.ts'
+import { decode, encode, isPlainObject, isRegExpValue, type Doc } from '../bson/codec.ts'
 import { assemble, elementsOf, objectIdElement } from '../bson/raw.ts'
 import { mongoError } from '../errors.ts'
 import type { Catalog } from './catalog.ts'
@@ -21,7 +21,7 @@ function checkId(id: unknown): void {
 }
 
 /** The stored form of an inserted document: the client's bytes, `_id` first (made if absent). */
-export function prepareInsert(raw: Uint8Array | undefined, doc: Doc): { raw: Buffer; doc: Doc } {
+export function prepareInsert(raw: Uint8Array | undefined, doc: Doc): { raw: Uint8Array; doc: Doc } {
   if (!raw) raw = encode(doc)
   if (raw.length > MAX_BSON_SIZE) {
     throw mongoError('BSONObjectTooLarge', `object to insert too large. size in bytes: ${raw.length}, max size: ${MAX_BSON_SIZE}`)
@@ -33,7 +33,7 @@ export function prepareInsert(raw: Uint8Array | undefined, doc: Doc): { raw: Buf
     return { raw: stored, doc: { _id: id, ...doc } }
   }
   checkId(doc._id)
-  if (elements[0]?.name === '_id') return { raw: ownCopy(raw), doc }
+  if (elements[0]?.name === '_id') return { raw, doc }
   const id = elements.find((e) => e.name === '_id')
   const others = elements.filter((e) => e.name !== '_id')
   const parts = [id, ...others].filter((e) => e !== undefined).map((e) => (raw as Uint8Array).subarray(e.start, e.end))
@@ -63,7 +63,7 @@ function targets(coll: Collection, filter: Doc, multi: boolean, sort: SortSpec |
   if (sort && sort.length > 0 && !p.ordered) {
     const docs = [...matching(coll, p, matcher)].map((c) => c.doc ?? decode(c.raw))
     const sorted = sortDocs(docs, sort, multi ? 0 : 1)
-    return sorted.map((doc) => ({ doc, raw: coll.docs.get(encodeKey(doc._id)) as Buffer })).filter((t) => t.raw)
+    return sorted.map((doc) => ({ doc, raw: coll.raw(encodeKey(doc._id)) as Buffer })).filter((t) => t.raw)
   }
   for (const c of matching(coll, p, matcher)) {
     out.push({ raw: c.raw, doc: c.doc ?? decode(c.raw) })

@@ -19,7 +19,7 @@ export class Journal implements CatalogListener {
     this.writer = writer
   }
 
-  inserted(coll: Collection, raw: Buffer): void {
+  inserted(coll: Collection, raw: Uint8Array): void {
     this.writer.append(encodeRecord(RecordOp.put, coll.ns, raw))
   }
 

@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs'
-import { UUID } from 'bson'
+import { ObjectId, UUID } from 'bson'
 import { decode } from '../bson/codec.ts'
 import { assemble, elementsOf } from '../bson/raw.ts'
 import type { Catalog } from '../engine/catalog.ts'
@@ -14,8 +14,11 @@ function splitNs(ns: string): [string, string] {
   return [ns.slice(0, dot), ns.slice(dot + 1)]
 }
 
-/** The encoded _id of a stored document, read from its first element without decoding the rest. */
+const OID_ELEMENT = [0x07, 0x5f, 0x69, 0x64, 0x00]
+
+/** The encoded _id of a stored document (always its first element), decoding nothing else. */
 function idKeyOf(raw: Uint8Array): string {
+  if (OID_ELEMENT.every((byte, i) => raw[4 + i] === byte)) return encodeKey(new ObjectId(raw.subarray(9, 21)))
   const [first] = elementsOf(raw)
   return encodeKey(decode(assemble([raw.subarray(first.start, first.end)]))._id)
 }

@@ -19,7 +19,7 @@ export function captureImage(catalog: Catalog): SnapshotImage {
       encodeRecord(RecordOp.createCollection, coll.ns, encode({ uuid: coll.uuid, options: coll.options })),
       ...coll.indexes.map((ix) => encodeRecord(RecordOp.createIndex, coll.ns, encode({ ...ix.spec }))),
     ]
-    collections.push({ ns: coll.ns, head, docs: [...coll.docs.values()] })
+    collections.push({ ns: coll.ns, head, docs: coll.image() })
   }
   return { collections }
 }

@@ -15,7 +15,7 @@ interface Running {
 }
 
 async function open(dataDir: string, extra: { compactMinBytes?: number } = {}): Promise<Running> {
-  const server = await startEmbeddedMongo({ dataDir, ...extra })
+  const server = await startEmbeddedMongo({ dataDir, runIn: 'current-thread', ...extra })
   const client = new MongoClient(server.url)
   await client.connect()
   return { server, client }
@@ -175,7 +175,7 @@ describe('embedded MongoDB durability', () => {
   it('refuses a data folder already in use by a live server', async () => {
     const running = await open(dataDir)
     try {
-      const error = await startEmbeddedMongo({ dataDir }).then(
+      const error = await startEmbeddedMongo({ dataDir, runIn: 'current-thread' }).then(
         (s) => s.close().then(() => 'started'),
         (e: Error) => e.message,
       )
