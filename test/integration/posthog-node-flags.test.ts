@@ -88,7 +88,7 @@ describe('the real posthog-node SDK evaluating flags against the service', () =>
       const viaServer = await remote.getAllFlagsAndPayloads(user.distinctId, options(user))
       const viaDefinitions = await local.getAllFlagsAndPayloads(user.distinctId, { ...options(user), onlyEvaluateLocally: true })
       // the SDK lists a flag without payload as undefined when the server sends `payload: null`, as PostHog's does
-      const defined = (payloads: Record<string, unknown>) => Object.fromEntries(Object.entries(payloads).filter(([, value]) => value !== undefined))
+      const defined = (payloads: Record<string, unknown> = {}) => Object.fromEntries(Object.entries(payloads).filter(([, value]) => value !== undefined))
       expect(viaDefinitions.featureFlagPayloads, user.distinctId).to.deep.equal(defined(viaServer.featureFlagPayloads))
     }
     const pro = USERS[1]
