@@ -12,6 +12,7 @@ import groupUpdate from './group-update/index.ts'
 import spikeDetection from './spike-detection/index.ts'
 import decide from './decide/index.ts'
 import flagAttribution from './flag-attribution/index.ts'
+import staticSdk from './static-sdk/index.ts'
 
 export const builtInPlugins: Readonly<Record<string, PluginDefinition>> = Object.freeze({
   validate: validate as PluginDefinition,
@@ -23,4 +24,5 @@ export const builtInPlugins: Readonly<Record<string, PluginDefinition>> = Object
   'spike-detection': spikeDetection as PluginDefinition,
   decide: decide as PluginDefinition,
   'flag-attribution': flagAttribution as PluginDefinition,
+  'static-sdk': staticSdk as PluginDefinition,
 })
