@@ -7,7 +7,7 @@ import type { CohortDefinition, FlagDefinition } from './evaluator/index.ts'
 import { toCohortDefinition, toFlagDefinition } from './store/definitions.ts'
 import type { StoredDefinitions } from './store/definitions.ts'
 import type { CohortDocument, FlagDocument } from './store/documents.ts'
-import { toSdkDefinitions } from './sdk-format.ts'
+import { cohortClosure, toSdkDefinitions } from './sdk-format.ts'
 
 export interface SdkBody {
   /** The JSON text served to SDKs. */
@@ -25,8 +25,8 @@ export class ProjectDefinitions {
   /** Evaluator input: every stored flag (the evaluator leaves inactive and deleted ones out itself). */
   readonly flags: FlagDefinition[]
   readonly cohorts: CohortDefinition[]
-  /** Some live cohort is static: requests that read the database also read static membership. */
-  readonly hasStaticCohorts: boolean
+  /** Flags whose cohorts reach a static cohort: only requests evaluating one read static membership. */
+  readonly staticCohortFlagKeys: ReadonlySet<string>
   private sdk: SdkBody | undefined
 
   constructor(
@@ -40,7 +40,10 @@ export class ProjectDefinitions {
     this.groupTypeMapping = stored.groupTypeMapping
     this.flags = stored.flags.map((doc) => toFlagDefinition(doc, projectId))
     this.cohorts = stored.cohorts.filter((doc) => !doc.deleted).map(toCohortDefinition)
-    this.hasStaticCohorts = stored.cohorts.some((doc) => doc.is_static && !doc.deleted)
+    const hasStatic = stored.cohorts.some((doc) => doc.is_static && !doc.deleted)
+    this.staticCohortFlagKeys = new Set(
+      hasStatic ? stored.flags.filter((flag) => cohortClosure([flag], stored.cohorts).some((cohort) => cohort.is_static)).map((flag) => flag.key) : [],
+    )
   }
 
   /** Whether any flag would be evaluated (remote config's `hasFeatureFlags`). */

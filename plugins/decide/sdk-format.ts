@@ -97,8 +97,8 @@ export function sdkFlag(flag: FlagDocument, projectId: number, filters: FlagDocu
   }
 }
 
-/** Dynamic, live cohorts reachable from the flags, nested cohorts included. */
-export function reachableCohorts(flags: FlagDocument[], cohorts: CohortDocument[]): CohortDefinition[] {
+/** Live cohorts reachable from the flags' cohort filters, nested cohorts included (a static one has none). */
+export function cohortClosure(flags: FlagDocument[], cohorts: CohortDocument[]): CohortDefinition[] {
   const byId = new Map(cohorts.filter((c) => !c.deleted).map((c) => [c.id, toCohortDefinition(c)]))
   const queue: number[] = []
   for (const flag of flags) {
@@ -112,7 +112,7 @@ export function reachableCohorts(flags: FlagDocument[], cohorts: CohortDocument[
   const seen = new Map<number, CohortDefinition>()
   while (queue.length > 0) {
     const cohort = byId.get(queue.pop() as number)
-    if (!cohort || cohort.is_static || seen.has(cohort.id)) continue
+    if (!cohort || seen.has(cohort.id)) continue
     seen.set(cohort.id, cohort)
     try {
       queue.push(...cohortDependencies(cohort))
@@ -121,6 +121,11 @@ export function reachableCohorts(flags: FlagDocument[], cohorts: CohortDocument[
     }
   }
   return [...seen.values()].sort((a, b) => a.id - b.id)
+}
+
+/** Dynamic, live cohorts reachable from the flags: what SDKs can evaluate locally. */
+export function reachableCohorts(flags: FlagDocument[], cohorts: CohortDocument[]): CohortDefinition[] {
+  return cohortClosure(flags, cohorts).filter((cohort) => !cohort.is_static)
 }
 
 export function toSdkDefinitions(projectId: number, flags: FlagDocument[], cohorts: CohortDocument[], groupTypeMapping: Record<string, string>): SdkDefinitions {

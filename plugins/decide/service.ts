@@ -134,7 +134,7 @@ export class FlagsEvaluation implements FlagsService {
       groups,
       groupTypeIndexes: plan.groupTypeIndexes,
       groupTypeMapping: definitions.groupTypeMapping,
-      readStaticMembership: definitions.hasStaticCohorts,
+      readStaticMembership: plan.databaseFlagKeys.some((key) => definitions.staticCohortFlagKeys.has(key)),
     }
     try {
       return await this.withTimeout(loadRequestData(this.deps.db, query))
