@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import type Router from '@koa/router'
 import type { Context } from 'koa'
-import type { ProjectLookup } from '../../../core/plugin-api.ts'
+import type { Project, ProjectLookup } from '../../../core/plugin-api.ts'
 import { HttpError, unauthorized, unavailable } from '../../../core/errors.ts'
 import { readBody } from '../../../core/http/read-body.ts'
 import { decodePayload } from '../../../core/capture/decode.ts'
@@ -69,6 +69,12 @@ function flagsRequest(fields: FlagsBodyFields, ctx: Context, query: Record<strin
   }
 }
 
+/** `?config=true`: the remote config fields posthog-js reads alongside the flags. */
+async function configFields(project: Project, flags: FlagsService): Promise<Record<string, unknown>> {
+  const { token: _token, ...fields } = remoteConfig(project, (await flags.definitions(project.id)).hasActiveFlags)
+  return fields
+}
+
 export function mountFlagsRoutes(router: Router, { projects, flags, limits }: FlagsRouteDeps): void {
   async function flagsEndpoint(ctx: Context): Promise<void> {
     const query = queryOf(ctx)
@@ -87,15 +93,12 @@ export function mountFlagsRoutes(router: Router, { projects, flags, limits }: Fl
         result = await flags.evaluate(project, flagsRequest(fields, ctx, query))
       } catch (error) {
         if (error instanceof HttpError) throw error
-        throw Object.assign(unavailable('the flag definitions could not be read; retry'), { cause: error })
+        // the evaluator answers per-flag errors itself: what escapes is storage (the definitions could not be loaded)
+        throw Object.assign(unavailable('the flags could not be evaluated; retry'), { cause: error })
       }
     }
     const isDecide = ctx.path.startsWith('/decide')
-    let config: Record<string, unknown> = {}
-    if (!isDecide && query.config === 'true') {
-      const { token: _token, ...fields } = remoteConfig(project, (await flags.definitions(project.id)).hasActiveFlags)
-      config = fields
-    }
+    const config = !isDecide && query.config === 'true' ? await configFields(project, flags) : {}
     ctx.body = { ...(isDecide ? decideFields() : {}), ...config, ...flagsResponse(shape, result, parts) }
   }
   for (const path of FLAGS_PATHS) router.get(path, flagsEndpoint).post(path, flagsEndpoint)
