@@ -1,4 +1,5 @@
 import { expect } from 'chai'
+import net from 'node:net'
 import { MongoClient } from 'mongodb'
 import { pino } from 'pino'
 import type { Project } from '../../../core/plugin-api.ts'
@@ -95,6 +96,24 @@ describe('decide flags service', () => {
     const continuity = await broken.evaluate(project, { distinctId: 'alice', anonDistinctId: 'alice-anon', flagKeys: ['continuity'] })
     expect(continuity.flags.continuity.reason.code).to.equal('hash_key_override_error')
     expect(await broken.evaluateValues(project, 'alice', { flagKeys: ['plan-pro'] })).to.not.have.property('plan-pro')
+  })
+
+  it('fails the flags that need the database with reason timeout when it does not answer in time', async () => {
+    const silent = net.createServer((socket) => void socket) // accepts connections and never answers
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    const { port } = silent.address() as net.AddressInfo
+    const hung = new MongoClient(`mongodb://127.0.0.1:${port}/?directConnection=true`, { serverSelectionTimeoutMS: 3000 })
+    try {
+      const svc = new FlagsEvaluation({ db: hung.db('x'), cache: cacheOf(), geoip, databaseTimeoutMs: 100, logger })
+      const started = Date.now()
+      const result = await svc.evaluate(project, { distinctId: 'alice', flagKeys: ['plan-pro', 'rollout'] })
+      expect(Date.now() - started).to.be.below(1000)
+      expect(result.flags['plan-pro']).to.deep.include({ failed: true, reason: { code: 'timeout', condition_index: null, description: 'Timeout while reading person and group data' } })
+      expect(result.flags.rollout.enabled).to.equal(true)
+    } finally {
+      await hung.close(true)
+      silent.close()
+    }
   })
 
   it('keeps a person in the bucket of its anonymous id through the stored hash key override', async () => {
