@@ -52,7 +52,14 @@ export function startInWorker(options: ServerOptions): Promise<HostedServer> {
       }
     }
     worker.on('message', onMessage)
-    worker.once('error', reject)
-    worker.once('exit', (code) => reject(new Error(`the embedded MongoDB worker exited with code ${code} before it was ready`)))
+    // Before ready these reject the start; after it, they can only be reported.
+    worker.on('error', (error) => {
+      log('error', 'the embedded MongoDB worker thread failed', error)
+      reject(error)
+    })
+    worker.once('exit', (code) => {
+      if (!closed) log('error', `the embedded MongoDB worker thread exited (code ${code})`)
+      reject(new Error(`the embedded MongoDB worker exited with code ${code} before it was ready`))
+    })
   })
 }

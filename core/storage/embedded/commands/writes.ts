@@ -1,9 +1,9 @@
-import { encode, isPlainObject, type Doc } from '../bson/codec.ts'
+import { isPlainObject, type Doc } from '../bson/codec.ts'
 import { rawField } from '../bson/raw.ts'
 import { parseSort } from '../engine/planner.ts'
 import { parseUpdate } from '../engine/update-parse.ts'
 import { executeDelete, executeUpdate, prepareInsert, type UpdateStatement } from '../engine/writes.ts'
-import { makeProjector } from '../engine/find-exec.ts'
+import { makeProjector, projectRaw } from '../engine/find-exec.ts'
 import { mongoError, notSupported, toMongoError, type MongoServerError } from '../errors.ts'
 import { collectionOf, dbOf, optionalDoc, rawItemsOf, type CommandHandler } from './context.ts'
 import { replyWithRawValue } from '../wire/cursor-reply.ts'
@@ -111,7 +111,7 @@ export const writeCommands: Record<string, CommandHandler> = {
     const filter = optionalDoc(body, 'query') ?? {}
     const sort = parseSort(optionalDoc(body, 'sort'))
     const project = makeProjector(optionalDoc(body, 'fields'))
-    const shown = (raw: Buffer | undefined, doc: Doc | undefined) => (raw && doc ? (project ? encode(project(doc)) : raw) : null)
+    const shown = (raw: Buffer | undefined, doc: Doc | undefined) => (raw && doc ? (project ? projectRaw(project, raw) : raw) : null)
     if (body.remove === true) {
       if (body.update !== undefined) throw mongoError('FailedToParse', 'Cannot specify both an update and remove=true')
       if (body.new === true) throw mongoError('FailedToParse', 'Cannot specify both new=true and remove=true; \'remove\' always returns the deleted document')

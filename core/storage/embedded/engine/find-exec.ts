@@ -1,5 +1,6 @@
 import { Aggregator, Query } from 'mingo'
 import { decode, encode, isPlainObject, type Doc } from '../bson/codec.ts'
+import { applyNumericHints, numericHints } from '../bson/numeric-types.ts'
 import { mongoError, toMongoError } from '../errors.ts'
 import type { Collection } from './collection.ts'
 import { compileFilter, MINGO_OPTIONS, type Matcher } from './matcher.ts'
@@ -26,14 +27,27 @@ export function makeProjector(projection: unknown): Projector | undefined {
   if (Object.keys(projection).length === 0) return undefined
   const query = new Query({}, MINGO_OPTIONS)
   const project = (doc: Doc): Doc => {
+    let out: Doc
     try {
-      return query.find([doc], projection).next() as Doc
+      out = query.find([doc], projection).next() as Doc
     } catch (error) {
       throw toMongoError(error)
     }
+    // MongoDB keeps the document's field order; mingo may not. Computed fields come last.
+    const ordered: Doc = {}
+    for (const key of Object.keys(doc)) if (key in out) ordered[key] = out[key]
+    for (const key of Object.keys(out)) if (!(key in ordered)) ordered[key] = out[key]
+    return ordered
   }
   project({})
   return project
+}
+
+/** A projected document's bytes, int64 and integral doubles kept as the stored ones were. */
+export function projectRaw(project: Projector, raw: Uint8Array, doc?: Doc): Buffer {
+  const out = project(doc ?? decode(raw))
+  applyNumericHints(out, numericHints(raw))
+  return encode(out)
 }
 
 /** Sorts with mingo, keeping only the first `keep` documents when a limit allows it. */
@@ -93,7 +107,7 @@ export function runFind(coll: Collection | undefined, req: FindRequest): Iterato
   if (req.sort.length > 0 && !p.ordered && !natural) return sortedFind(coll, p, matcher, req, project)
   const output = function* (): Generator<Output> {
     for (const c of skipLimit(matching(coll, p, matcher), req.skip, req.limit)) {
-      yield project ? encode(project(c.doc ?? decode(c.raw))) : c.raw
+      yield project ? projectRaw(project, c.raw, c.doc) : c.raw
     }
   }
   return output()
@@ -115,5 +129,8 @@ function sortedFind(coll: Collection, p: Plan, matcher: Matcher, req: FindReques
   }
   docs = sortDocs(docs, req.sort, keep)
   const page = docs.slice(req.skip, req.limit > 0 ? req.skip + req.limit : undefined)
-  return page.map((d) => (project ? encode(project(d)) : rawOf.get(d) ?? encode(d)))[Symbol.iterator]()
+  return page.map((d) => {
+    const raw = rawOf.get(d) ?? encode(d)
+    return project ? projectRaw(project, raw, d) : raw
+  })[Symbol.iterator]()
 }

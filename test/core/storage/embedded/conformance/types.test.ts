@@ -19,6 +19,14 @@ describe('MongoDB conformance: BSON types', () => {
     expect(String(doc?.big)).to.equal('9007199254740993')
   })
 
+  it('keeps the types of projected fields', async () => {
+    await coll().insertOne({ _id: 'projected', l: Long.fromNumber(7), d: new Double(1), other: 1 })
+    const doc = await coll().findOne({ _id: 'projected' }, { ...RAW, projection: { l: 1, d: 1, _id: 0 } })
+    expect(doc?.l).to.be.instanceOf(Long)
+    expect(doc?.d).to.be.instanceOf(Double)
+    expect(Object.keys(doc ?? {})).to.deep.equal(['l', 'd'])
+  })
+
   it('keeps int64 and double types through $inc, $mul and $set', async () => {
     await coll().insertOne({ _id: 'arith', l: Long.fromNumber(2), d: new Double(3), i: 4, keep: Long.fromNumber(7) })
     await coll().updateOne({ _id: 'arith' }, { $inc: { l: 1, d: 1 }, $mul: { i: new Double(2) }, $set: { s: Long.fromNumber(9) } })
