@@ -66,7 +66,8 @@ export function evaluateFlags(input: EvaluationInput): EvaluationResult {
   const excluded = new Set(flags.filter((flag) => isFlagExcluded(flag, input)).map((flag) => flag.id));
   const plan = planDependencies(flags, input.flagKeys ?? null);
   const evaluable = plan.stages.flat().filter((flag) => !excluded.has(flag.id));
-  const results: Record<string, FlagResult> = {};
+  // no prototype: flag keys such as `constructor` or `toString` are valid PostHog keys
+  const results: Record<string, FlagResult> = Object.create(null);
   let errors = plan.hasCycle;
 
   for (const flag of evaluable) {

@@ -19,7 +19,8 @@ export function hashedIdentifier(
 ): string {
   if (aggregation !== null) return ctx.groupKey(aggregation).text;
   if (usesDeviceBucketing(flag) && ctx.deviceId) return ctx.deviceId;
-  const stored = useStoredOverrides ? ctx.hashKeyOverrides?.[flag.key] : undefined;
+  const overrides = useStoredOverrides ? ctx.hashKeyOverrides : undefined;
+  const stored = overrides && Object.prototype.hasOwnProperty.call(overrides, flag.key) ? overrides[flag.key] : undefined;
   if (stored !== undefined) return stored;
   if (flag.ensure_experience_continuity) return ctx.anonDistinctId ?? ctx.distinctId;
   return ctx.distinctId;

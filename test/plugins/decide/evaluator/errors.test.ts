@@ -89,4 +89,20 @@ describe('evaluator errors and absent flags (flags.md §11, §12)', () => {
       expect(Object.keys(result.flags)).to.deep.equal(['live']);
     });
   });
+
+  describe('flag keys that are Object.prototype names', () => {
+    it('evaluates and returns them like any other key', () => {
+      const keys = ['constructor', 'toString', 'valueOf', 'hasOwnProperty'];
+      const result = evaluate(keys.map((key) => flag(key, { groups: [{ rollout_percentage: 100 }] })), { hashKeyOverrides: {} });
+      expect(Object.keys(result.flags)).to.have.members(keys);
+      for (const key of keys) expect(result.flags[key].enabled, key).to.equal(true);
+    });
+
+    it('never takes an inherited member for a stored hash key override', () => {
+      const continuity = flag('constructor', { groups: [{ rollout_percentage: 50 }] }, { ensure_experience_continuity: true });
+      const plain = evaluate([continuity], { hashKeyOverrides: {} }).flags.constructor;
+      const none = evaluate([continuity]).flags.constructor;
+      expect(plain.enabled).to.equal(none.enabled);
+    });
+  });
 });
