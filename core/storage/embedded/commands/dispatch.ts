@@ -18,7 +18,7 @@ const COMMANDS = new Map<string, CommandHandler>(Object.entries({
 
 /** Commands that change data: their reply waits for the log (see Durability in the docs). */
 export const WRITE_COMMANDS = new Set([
-  'insert', 'update', 'delete', 'findAndModify', 'create', 'drop', 'dropDatabase', 'renameCollection', 'createIndexes', 'dropIndexes',
+  'insert', 'update', 'delete', 'findAndModify', 'create', 'drop', 'dropDatabase', 'renameCollection', 'createIndexes', 'dropIndexes', 'collMod',
 ])
 
 /** Commands of features the server deliberately lacks: a clear error, not "no such command". */

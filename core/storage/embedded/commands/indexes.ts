@@ -2,7 +2,7 @@ import { encode, isPlainObject, type Doc } from '../bson/codec.ts'
 import { ID_INDEX, type Collection } from '../engine/collection.ts'
 import { parseIndexSpec, sameIndexOptions, sameKey, type IndexSpec } from '../engine/index-spec.ts'
 import { formatValue } from '../engine/format.ts'
-import { mongoError } from '../errors.ts'
+import { mongoError, notSupported } from '../errors.ts'
 import { collectionOf, dbOf, optionalDoc, type CommandHandler } from './context.ts'
 
 function shown(spec: IndexSpec): string {
@@ -27,7 +27,42 @@ function exists(coll: Collection | undefined, spec: IndexSpec): boolean {
   return false
 }
 
+const COLLMOD_INDEX_OPTIONS = new Set(['name', 'keyPattern', 'expireAfterSeconds', 'hidden'])
+
 export const indexCommands: Record<string, CommandHandler> = {
+  /** collMod, for what the embedded server has: an index's expireAfterSeconds or hidden flag. */
+  collMod: (cmd, ctx) => {
+    const db = dbOf(cmd)
+    const name = collectionOf(cmd, 'collMod')
+    const ignored = new Set(['collMod', 'index', '$db', 'lsid', '$clusterTime', 'writeConcern', 'comment', '$readPreference', 'txnNumber'])
+    const other = Object.keys(cmd.body).find((k) => !ignored.has(k))
+    if (other) throw notSupported(`collMod option '${other}'`)
+    const coll = ctx.catalog.get(db, name)
+    if (!coll) throw mongoError('NamespaceNotFound', `ns does not exist: ${db}.${name}`)
+    const change = optionalDoc(cmd.body, 'index')
+    if (!change) return { ok: 1 }
+    const unknown = Object.keys(change).find((k) => !COLLMOD_INDEX_OPTIONS.has(k))
+    if (unknown) throw notSupported(`collMod index option '${unknown}'`)
+    const index = typeof change.name === 'string' ? coll.index(change.name) : isPlainObject(change.keyPattern) ? coll.indexes.find((ix) => sameKey(ix.spec.key, change.keyPattern as Doc)) : undefined
+    if (!index) throw mongoError('IndexNotFound', `cannot find index ${formatValue(change.name ?? change.keyPattern)} for ns ${db}.${name}`)
+    const spec: IndexSpec = { ...index.spec }
+    const reply: Doc = { ok: 1 }
+    if (change.expireAfterSeconds !== undefined) {
+      if (index.spec.expireAfterSeconds === undefined) throw mongoError('InvalidOptions', 'no expireAfterSeconds field to update')
+      const ttl = parseIndexSpec({ key: index.spec.key, expireAfterSeconds: change.expireAfterSeconds }).expireAfterSeconds
+      reply.expireAfterSeconds_old = index.spec.expireAfterSeconds
+      reply.expireAfterSeconds_new = ttl
+      spec.expireAfterSeconds = ttl
+    }
+    if (change.hidden !== undefined) {
+      reply.hidden_old = Boolean(index.spec.hidden)
+      reply.hidden_new = Boolean(change.hidden)
+      if (change.hidden) spec.hidden = true
+      else delete spec.hidden
+    }
+    ctx.catalog.modifyIndex(coll, spec)
+    return reply
+  },
   createIndexes: (cmd, ctx) => {
     const db = dbOf(cmd)
     const name = collectionOf(cmd, 'createIndexes')

@@ -109,6 +109,13 @@ export class Catalog {
     this.listener.indexCreated(coll, spec)
   }
 
+  /** Changes options of an index in place (collMod): logged as a drop and a re-create. */
+  modifyIndex(coll: Collection, spec: IndexSpec): void {
+    coll.replaceIndexSpec(spec)
+    this.listener.indexDropped(coll, spec.name)
+    this.listener.indexCreated(coll, spec)
+  }
+
   dropIndex(coll: Collection, name: string): void {
     coll.dropIndex(name)
     this.listener.indexDropped(coll, name)

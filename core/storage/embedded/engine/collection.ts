@@ -161,6 +161,11 @@ export class Collection {
     this.indexes.push(index)
   }
 
+  /** New options for an existing index (same key): the entries stay as they are. */
+  replaceIndexSpec(spec: IndexSpec): void {
+    this.indexes = this.indexes.map((ix) => (ix.name === spec.name ? ix.withSpec(spec) : ix))
+  }
+
   dropIndex(name: string): void {
     this.indexes = this.indexes.filter((ix) => ix.name !== name)
   }

@@ -145,6 +145,14 @@ export class SecondaryIndex {
     this.finishBuild(build)
   }
 
+  /** The same entries under other options (collMod changes TTL or hidden, never the key). */
+  withSpec(spec: IndexSpec): SecondaryIndex {
+    const copy = new SecondaryIndex(spec, this.ns)
+    copy.entries = this.entries
+    copy.multikey = this.multikey
+    return copy
+  }
+
   rename(ns: string): SecondaryIndex {
     const copy = new SecondaryIndex(this.spec, ns)
     copy.entries = this.entries

@@ -78,6 +78,15 @@ describe('MongoDB conformance: indexes', () => {
       expect((await c.listIndexes().toArray()).map((i) => i.name)).to.deep.equal(['_id_', 'ttl'])
     })
 
+    it('changes a TTL index\'s expireAfterSeconds with collMod (a new retention period)', async () => {
+      const c = t.db.collection<Loose>('manage_ttl')
+      await c.createIndex({ timestamp: 1 }, { expireAfterSeconds: 3600, name: 'retention' })
+      const reply = await t.db.command({ collMod: 'manage_ttl', index: { keyPattern: { timestamp: 1 }, expireAfterSeconds: 60 } })
+      expect([reply.expireAfterSeconds_old, reply.expireAfterSeconds_new]).to.deep.equal([3600, 60])
+      const [, ttl] = await c.listIndexes().toArray()
+      expect(ttl.expireAfterSeconds).to.equal(60)
+    })
+
     it('refuses a second index under an existing name with another key', async () => {
       const c = t.db.collection<Loose>('manage_conflict')
       await c.createIndex({ a: 1 }, { name: 'same' })

@@ -124,6 +124,13 @@ describe('MongoDB conformance: field names in update paths', () => {
       await rejection(update(id, [{ $set: { properties: { $setField: { field: '$browser', input: '$properties', value: 1 } } } }]))
     })
 
+    it('upserts with a pipeline update, seeding from the filter', async () => {
+      const pipeline = [{ $set: { n: { $add: [{ $ifNull: ['$n', 0] }, 1] } } }]
+      await coll().updateOne({ key: 'pipeline-upsert' }, pipeline, { upsert: true })
+      await coll().updateOne({ key: 'pipeline-upsert' }, pipeline, { upsert: true })
+      expect(await coll().findOne({ key: 'pipeline-upsert' }, { projection: { _id: 0 } })).to.deep.equal({ key: 'pipeline-upsert', n: 2 })
+    })
+
     it('applies a version-checked pipeline update once', async () => {
       const id = await fresh({ version: 3, properties: {} })
       const pipeline = [{ $set: { version: { $add: ['$version', 1] }, properties: { $setField: { field: { $literal: '$set' }, input: '$properties', value: 1 } } } }]
