@@ -147,6 +147,12 @@ export interface ProjectLookup {
 export interface PluginApi {
   /** Instance id from config (defaults to the plugin's name); tap names are forced to it. */
   readonly id: string
+  /**
+   * Whether the config entry marks this plugin `required`. A sink that buffers must, when
+   * required, resolve each batch only once it is durable ("200 means stored"); when not required
+   * it may acknowledge on enqueue and flush later. Unset (an older core) means: assume required.
+   */
+  readonly required?: boolean
   readonly hooks: IngestHooks
   /** pino child logger bound to `{ plugin: id }`. */
   readonly logger: Logger

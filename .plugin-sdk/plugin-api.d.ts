@@ -1,0 +1,162 @@
+// Generated from core/plugin-api.ts by `npm run build:plugin-sdk`; do not edit.
+/**
+ * The plugin contract: the one file a plugin author reads. It imports only types, so it can be
+ * published as the package's `plugin-api` subpath without pulling the service in.
+ *
+ * A plugin is a named object with an options schema and a `setup(api, options)` that taps hooks.
+ * Every tap is wrapped by the core (see `core/isolation.ts`), which applies the failure policy of
+ * the hook it is on; plugins never catch their own errors to protect the pipeline.
+ */
+import type { AsyncParallelHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncHook } from 'tapable';
+import type { Static, TSchema } from 'typebox';
+import type { Logger } from 'pino';
+import type { Db } from 'mongodb';
+import type Router from '@koa/router';
+/** The loader refuses plugins built against another version of this contract. */
+export declare const API_VERSION: 1;
+/** A project (PostHog's "team"): events, persons and flags belong to exactly one. */
+export interface Project {
+    readonly id: number;
+    readonly name: string;
+    /** Public key the SDKs send (`phc_…`). */
+    readonly apiToken: string;
+    /** Secret key for server-side features such as local evaluation (`phs_…`). */
+    readonly secretApiToken: string;
+    /** IANA zone used for date-only flag comparisons. */
+    readonly timezone: string;
+}
+/** One event as the client sent it, before any rule was applied. */
+export type WireEvent = Readonly<Record<string, unknown>>;
+/** The working copy of one event as it moves through the steps. */
+export interface IngestEvent {
+    /** Client uuid, or '' until `validate` makes a UUIDv7. */
+    uuid: string;
+    /** Event name, '' when the client sent none. */
+    event: string;
+    /** Already stringified (capture.md §1.6); '' when the client sent none. */
+    distinctId: string;
+    /** Client properties, with top-level `$set` / `$set_once` merged in (capture.md §2.2a). */
+    properties: Record<string, unknown>;
+    /** Computed from timestamp, offset and sent_at (capture.md §1.8). */
+    timestamp: Date;
+    /** Person the event is attributed to, filled by the person steps. */
+    person?: EventPerson;
+    /** Event was sent with `$process_person_profile: false`, or made personless by a step. */
+    personless?: boolean;
+    /** Part of a `historical_migration` batch and old enough to keep the mark (capture.md §1.12). */
+    historicalMigration?: boolean;
+}
+export interface EventPerson {
+    id: string;
+    properties: Record<string, unknown>;
+    createdAt: Date;
+    mode: 'full' | 'propertyless' | 'force_upgrade';
+}
+/** Marker returned by a step to stop the pipeline for this event on purpose. */
+export interface Dropped {
+    readonly dropped: true;
+    /** snake_case reason, stored as the ingestion warning's type. */
+    readonly reason: string;
+    readonly details?: Readonly<Record<string, unknown>>;
+}
+export declare function drop(reason: string, details?: Record<string, unknown>): Dropped;
+export declare function isDropped(value: unknown): value is Dropped;
+/** Per-event context: read-only facts about the request plus the declared slots steps may use. */
+export interface EventContext {
+    readonly project: Project;
+    readonly raw: WireEvent;
+    readonly receivedAt: Date;
+    readonly sentAt?: Date;
+    /** Client IP (X-Forwarded-For first hop when the proxy is trusted). */
+    readonly ip?: string;
+    readonly historicalMigration: boolean;
+    readonly logger: Logger;
+    /** Record an ingestion warning that does not drop the event (capture.md §2.13). */
+    warn(type: string, details?: Record<string, unknown>): void;
+}
+/** What a sink receives: the events of one request that survived every step, in order. */
+export interface SinkBatch {
+    readonly project: Project;
+    readonly events: ReadonlyArray<Readonly<IngestEvent>>;
+    readonly receivedAt: Date;
+    readonly historicalMigration: boolean;
+}
+export type StepValue = IngestEvent | Dropped;
+/** A step returns a new event, `undefined` to keep it, or `drop(reason)`. */
+export type StepResult = StepValue | undefined | void;
+/** Taps never see a dropped event: the core stops the chain as soon as one step drops it. */
+export type StepHook = AsyncSeriesWaterfallHook<[IngestEvent, EventContext], StepResult>;
+export interface StepInfo {
+    readonly plugin: string;
+    readonly hook: string;
+    readonly error: Error;
+    readonly retryable: boolean;
+}
+/**
+ * The hooks, in the order the core calls them for each event. Each is documented in
+ * `core/hooks.ts` with its kind and failure policy.
+ */
+export interface IngestHooks {
+    readonly validate: StepHook;
+    readonly geoip: StepHook;
+    readonly aliasResolve: StepHook;
+    readonly personUpdate: StepHook;
+    readonly groupUpdate: StepHook;
+    readonly flagAttribution: StepHook;
+    readonly sink: AsyncParallelHook<[SinkBatch]>;
+    /** Mount HTTP routes (decide, admin extensions). Called once after every setup. */
+    readonly routes: SyncHook<[Router]>;
+    /** Every plugin is set up and routes are mounted; the server is about to listen. */
+    readonly ready: AsyncSeriesHook<[]>;
+    /** Observer: an event was dropped on purpose. */
+    readonly eventDropped: SyncHook<[Dropped, EventContext]>;
+    /** Observer: a tap threw; the policy of its hook has been applied. */
+    readonly stepFailed: SyncHook<[StepInfo]>;
+}
+export type Teardown = () => void | Promise<void>;
+/** Services one plugin provides to others; extend it with `declare module` augmentation. */
+export interface Services {
+}
+export type ServiceName = keyof Services & string;
+/** Read access to projects, for plugins that serve endpoints keyed by a project token. */
+export interface ProjectLookup {
+    byApiToken(token: string): Promise<Project | undefined>;
+    bySecretToken(token: string): Promise<Project | undefined>;
+    get(id: number): Promise<Project | undefined>;
+}
+export interface PluginApi {
+    /** Instance id from config (defaults to the plugin's name); tap names are forced to it. */
+    readonly id: string;
+    /**
+     * Whether the config entry marks this plugin `required`. A sink that buffers must, when
+     * required, resolve each batch only once it is durable ("200 means stored"); when not required
+     * it may acknowledge on enqueue and flush later. Unset (an older core) means: assume required.
+     */
+    readonly required?: boolean;
+    readonly hooks: IngestHooks;
+    /** pino child logger bound to `{ plugin: id }`. */
+    readonly logger: Logger;
+    /** Shared MongoDB handle owned by the core. */
+    readonly db: Db;
+    readonly projects: ProjectLookup;
+    /** Whether `token` is the admin API key (for plugin routes outside /api that also accept it). */
+    isAdminKey(token: string): boolean;
+    /** The folder the service keeps its data in (absolute). */
+    readonly dataDir: string;
+    /** Folder of the config file that named this plugin, for resolving relative option paths. */
+    readonly configDir: string;
+    provide<K extends ServiceName>(name: K, service: Services[K]): void;
+    use<K extends ServiceName>(name: K): Services[K];
+}
+export interface PluginDefinition<S extends TSchema = TSchema> {
+    /** Stable id used in logs and metrics: the built-in id or the npm package name. */
+    readonly name: string;
+    readonly apiVersion: typeof API_VERSION;
+    /** TypeBox schema of the plugin's `options`; checked, with defaults applied, before setup. */
+    readonly optionsSchema?: S;
+    /** Services earlier plugins must provide; checked at boot. */
+    readonly requires?: readonly ServiceName[];
+    setup(api: PluginApi, options: Static<S>): void | Teardown | Promise<void | Teardown>;
+}
+/** Identity function that gives plugin authors type inference for their options. */
+export declare function definePlugin<S extends TSchema>(definition: PluginDefinition<S>): PluginDefinition<S>;
