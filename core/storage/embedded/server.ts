@@ -116,7 +116,7 @@ export class EmbeddedServer {
       parameters: this.parameters,
       connectionId,
       syncLog: () => this.store.sync(),
-      compactLog: () => this.store.compact(),
+      compactLog: () => this.store.compactNow(),
     }
   }
 

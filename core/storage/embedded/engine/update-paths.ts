@@ -19,6 +19,12 @@ export function validateUpdatePath(path: string, arrayFilterIds: Set<string>): s
   if (isPositional(parts[0])) {
     throw mongoError('BadValue', `Cannot have positional (i.e. '$') element in the first position in path '${path}'`)
   }
+  // Stricter than MongoDB 5.0+, which accepts a nested `$` name here; MongoDB 4.4 and earlier refuse
+  // it. Refusing keeps code that passes on the embedded server portable to every server version.
+  const dollar = parts.find((part, i) => i > 0 && part.startsWith('$') && !isPositional(part) && !isArrayFilter(part))
+  if (dollar !== undefined) {
+    throw mongoError('DollarPrefixedFieldName', `The dollar ($) prefixed field '${dollar}' in '${path}' is not valid for storage.`)
+  }
   parts.forEach((part, i) => {
     if (!isArrayFilter(part)) return
     if (i === 0) {

@@ -96,6 +96,12 @@ export class Store {
     return this.compaction
   }
 
+  /** An explicit request (the compact command): one that started earlier misses the writes since. */
+  async compactNow(): Promise<void> {
+    await this.compaction?.catch(() => undefined)
+    await this.compact()
+  }
+
   private async runCompaction(): Promise<void> {
     const previous = this.journal.current
     const gen = this.gen + 1

@@ -5,8 +5,9 @@ import { rejection, useTestDb, type Loose } from './fixture.ts'
 /**
  * Property names such as "$browser" or "a.b" are hostile to update paths. These are the cases the
  * service must get right, asserted as MongoDB (5.0 and later) behaves: top-level `$` names are
- * refused, nested ones are allowed, dotted names silently become nested paths, and the safe way
- * to write such a name is a pipeline update with $setField.
+ * refused, dotted names silently become nested paths, and the safe way to write such a name is a
+ * pipeline update with $setField. Nested `$` names in a path are the one place the embedded server
+ * is deliberately stricter (it refuses them as MongoDB 4.4 does; 5.0+ accepts them).
  */
 describe('MongoDB conformance: field names in update paths', () => {
   const t = useTestDb('paths')
@@ -38,11 +39,13 @@ describe('MongoDB conformance: field names in update paths', () => {
     expect(await codeOf(coll().updateOne({ day: 'upsert-dollar' }, { $set: { $hotel: 321 } }, { upsert: true }))).to.equal(52)
   })
 
-  it('stores a nested $-prefixed name written through a dotted path', async () => {
+  it('refuses a nested $-prefixed name in an update path on the embedded server (real MongoDB 4.4 does too)', async function () {
+    if (process.env.MONGODB_URL) this.skip() // MongoDB 5.0+ accepts it; the embedded server is stricter on purpose
     const id = await fresh({ properties: { a: 1 } })
-    await update(id, { $set: { 'properties.$browser': 'Chrome' } })
-    expect(await coll().findOne({ _id: id })).to.deep.equal({ _id: id, properties: { a: 1, $browser: 'Chrome' } })
-    expect(await coll().countDocuments({ 'properties.$browser': 'Chrome' })).to.equal(1)
+    expect(await codeOf(update(id, { $set: { 'properties.$browser': 'Chrome' } }))).to.equal(52)
+    expect(await codeOf(update(id, { $unset: { 'properties.$os': '' } }))).to.equal(52)
+    expect(await codeOf(update(id, { $inc: { 'counts.$views': 1 } }))).to.equal(52)
+    expect(await coll().findOne({ _id: id })).to.deep.equal({ _id: id, properties: { a: 1 } })
   })
 
   it('turns a dotted property name in a path into nested fields', async () => {
