@@ -13,6 +13,7 @@ import spikeDetection from './spike-detection/index.ts'
 import decide from './decide/index.ts'
 import flagAttribution from './flag-attribution/index.ts'
 import staticSdk from './static-sdk/index.ts'
+import sinkNdjson from './sink-ndjson/index.ts'
 
 export const builtInPlugins: Readonly<Record<string, PluginDefinition>> = Object.freeze({
   validate: validate as PluginDefinition,
@@ -25,4 +26,5 @@ export const builtInPlugins: Readonly<Record<string, PluginDefinition>> = Object
   decide: decide as PluginDefinition,
   'flag-attribution': flagAttribution as PluginDefinition,
   'static-sdk': staticSdk as PluginDefinition,
+  'sink-ndjson': sinkNdjson as PluginDefinition,
 })

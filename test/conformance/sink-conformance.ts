@@ -137,6 +137,7 @@ export function sinkConformance<O extends object>(subject: SinkConformanceSubjec
         const { harness, options } = await start(false)
         const statuses = await Promise.all([0, 1, 2].map((i) => harness.post(wireEvents(40, `teardown-${i}`))))
         expect(statuses).to.deep.equal([200, 200, 200])
+        expect(harness.probe.failedSinks, 'sinks that failed with a healthy destination').to.deep.equal([])
         await harness.close()
         expectStoredOnce(await subject.read(options), harness.probe)
       })
