@@ -100,8 +100,9 @@ describe('evaluator errors and absent flags (flags.md §11, §12)', () => {
 
     it('never takes an inherited member for a stored hash key override', () => {
       const continuity = flag('constructor', { groups: [{ rollout_percentage: 50 }] }, { ensure_experience_continuity: true });
-      const plain = evaluate([continuity], { hashKeyOverrides: {} }).flags.constructor;
-      const none = evaluate([continuity]).flags.constructor;
+      const key: string = 'constructor';
+      const plain = evaluate([continuity], { hashKeyOverrides: {} }).flags[key];
+      const none = evaluate([continuity]).flags[key];
       expect(plain.enabled).to.equal(none.enabled);
     });
   });
