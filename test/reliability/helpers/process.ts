@@ -1,0 +1,102 @@
+/**
+ * Child processes for the crash and outage tests: the service as `npm start` runs it, and the
+ * embedded database as `npm run mongo-embedded` runs it, each killable with any signal and each
+ * read through its output lines.
+ */
+import { spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
+import { ROOT_DIR } from '../../helpers/service.ts'
+
+export interface Child {
+  readonly process: ChildProcess
+  readonly lines: Array<Record<string, unknown>>
+  /** Raw stdout and stderr, for the log-leak checks. */
+  output(): string
+  waitFor(test: (line: Record<string, unknown>) => boolean, what: string, timeoutMs?: number): Promise<Record<string, unknown>>
+  exited: Promise<number | null>
+  kill(signal: NodeJS.Signals): Promise<void>
+}
+
+function watch(child: ChildProcess, stdoutOnly = false): Child {
+  const lines: Array<Record<string, unknown>> = []
+  let buffer = ''
+  let raw = ''
+  const waiters: Array<() => void> = []
+  const onData = (chunk: Buffer) => {
+    raw += chunk.toString()
+    buffer += chunk.toString()
+    for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
+      const line = buffer.slice(0, nl)
+      buffer = buffer.slice(nl + 1)
+      try {
+        lines.push(JSON.parse(line) as Record<string, unknown>)
+      } catch {
+        lines.push({ msg: line })
+      }
+    }
+    waiters.splice(0).forEach((w) => w())
+  }
+  child.stdout!.on('data', onData)
+  child.stderr!.on('data', stdoutOnly ? (c: Buffer) => (raw += c.toString()) : onData)
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  return {
+    process: child,
+    lines,
+    output: () => raw,
+    exited,
+    async kill(signal) {
+      if (child.exitCode !== null || child.signalCode !== null) return
+      child.kill(signal)
+      await exited
+    },
+    async waitFor(test, what, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs
+      for (;;) {
+        const found = lines.find(test)
+        if (found) return found
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no ${what} in the output of pid ${child.pid}: ${raw.slice(-2000)}`)
+        await new Promise<void>((resolve) => {
+          waiters.push(resolve)
+          setTimeout(resolve, 200)
+        })
+      }
+    },
+  }
+}
+
+/** The service as an operator runs it (`tsx core/main.ts`), configured through the environment. */
+export async function startServiceProcess(env: Record<string, string>): Promise<Child & { url: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'core/main.ts'], {
+    cwd: ROOT_DIR,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const watched = watch(child)
+  const { url } = (await watched.waitFor((l) => l.msg === 'hedgerow is listening', 'listening line')) as { url: string }
+  return { ...watched, url }
+}
+
+/** The embedded database as its own process on a fixed port (so a restart keeps the same URL). */
+export async function startMongoProcess(port: number, dataDir: string): Promise<Child & { url: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'core/storage/embedded/main.ts', '--port', String(port), '--data', dataDir], {
+    cwd: ROOT_DIR,
+    env: process.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const watched = watch(child)
+  await watched.waitFor((l) => typeof l.msg === 'string' && /listen|ready|started/i.test(l.msg), 'listening line')
+  return { ...watched, url: `mongodb://127.0.0.1:${port}/?directConnection=true` }
+}
+
+/** A free TCP port: bind to 0, read it, release it. */
+export async function freePort(): Promise<number> {
+  const net = await import('node:net')
+  return new Promise((resolve, reject) => {
+    const server = net.createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+}
