@@ -148,6 +148,19 @@ describe('capture endpoints', () => {
     }
   })
 
+  it('stores the event when a geoip plugin throws synchronously from a promise tap (skip policy, no hang)', async () => {
+    const fixtures = new URL('../../fixtures/plugins/', import.meta.url).pathname
+    const throwing = await startTestService({ plugins: [{ plugin: 'validate' }, { plugin: 'geoip', options: {} }, { plugin: './sync-throwing-tap' }, { plugin: 'sink-mongo', required: true }] }, { configDir: fixtures })
+    try {
+      const response = await fetch(throwing.url + '/i/v0/e/', { method: 'POST', body: JSON.stringify({ api_key: throwing.project.api_token, event: 'e', distinct_id: 'sync-throw', properties: { $ip: '8.8.8.8' } }), signal: AbortSignal.timeout(5000) })
+      expect(response.status).to.equal(200)
+      const [stored] = await storedEvents(throwing)
+      expect(stored.distinct_id).to.equal('sync-throw')
+    } finally {
+      await throwing.close()
+    }
+  })
+
   it('GET /_health and /_readiness answer 200 while the database is up', async () => {
     expect((await fetch(t.url + '/_health')).status).to.equal(200)
     const ready = await fetch(t.url + '/_readiness')
