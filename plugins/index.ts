@@ -14,6 +14,7 @@ import decide from './decide/index.ts'
 import flagAttribution from './flag-attribution/index.ts'
 import staticSdk from './static-sdk/index.ts'
 import sinkNdjson from './sink-ndjson/index.ts'
+import sinkWebhook from './sink-webhook/index.ts'
 
 export const builtInPlugins: Readonly<Record<string, PluginDefinition>> = Object.freeze({
   validate: validate as PluginDefinition,
@@ -27,4 +28,5 @@ export const builtInPlugins: Readonly<Record<string, PluginDefinition>> = Object
   'flag-attribution': flagAttribution as PluginDefinition,
   'static-sdk': staticSdk as PluginDefinition,
   'sink-ndjson': sinkNdjson as PluginDefinition,
+  'sink-webhook': sinkWebhook as PluginDefinition,
 })
