@@ -1,0 +1,38 @@
+/** The part of autocannon's API the bench uses (the package ships no types). */
+declare module 'autocannon' {
+  interface Histogram {
+    average: number
+    p50: number
+    p99: number
+    total?: number
+  }
+  interface RequestSpec {
+    method?: string
+    path?: string
+    headers?: Record<string, string>
+    body?: string
+    setupRequest?: (request: RequestSpec, context: Record<string, unknown>) => RequestSpec
+  }
+  interface Options {
+    url: string
+    connections?: number
+    duration?: number
+    pipelining?: number
+    timeout?: number
+    method?: string
+    headers?: Record<string, string>
+    body?: string
+    requests?: RequestSpec[]
+  }
+  interface Result {
+    requests: Histogram
+    latency: Histogram
+    duration: number
+    errors: number
+    timeouts: number
+    non2xx: number
+    '2xx': number
+  }
+  function autocannon(options: Options): Promise<Result>
+  export default autocannon
+}

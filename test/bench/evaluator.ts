@@ -1,0 +1,84 @@
+/**
+ * Figure 5: our pure evaluator against posthog-node's local evaluator, in this process, on the same
+ * definitions (both read from the service's `GET /flags/definitions`: posthog-node fetches them
+ * itself with the project's secret key as `personalApiKey`) and the same users. Every user's value
+ * of every flag must be equal; a mismatch is printed and fails the run.
+ */
+import { PostHog } from 'posthog-node'
+import { evaluateFlags } from '../../plugins/decide/evaluator/index.ts'
+import type { EvaluationInput } from '../../plugins/decide/evaluator/index.ts'
+import type { BenchUser } from './payloads.ts'
+
+type Values = Record<string, string | boolean>
+
+export interface EvaluatorFigure {
+  oursPerSecond: number
+  posthogNodePerSecond: number
+  flagsPerUser: number
+  mismatches: string[]
+}
+
+interface SdkDefinitions {
+  flags: EvaluationInput['flags']
+  group_type_mapping: Record<string, string>
+  cohorts: EvaluationInput['cohorts']
+}
+
+function ours(definitions: SdkDefinitions, user: BenchUser, now: number): Values {
+  const result = evaluateFlags({
+    flags: definitions.flags,
+    cohorts: definitions.cohorts,
+    groupTypeMapping: definitions.group_type_mapping,
+    distinctId: user.distinctId,
+    personPropertyOverrides: user.personProperties,
+    groups: user.groups,
+    groupPropertyOverrides: user.groupProperties,
+    database: { status: 'loaded', person: { properties: user.personProperties }, groupProperties: { 0: user.groupProperties.company! } },
+    now,
+  })
+  const values: Values = {}
+  for (const [key, flag] of Object.entries(result.flags)) values[key] = flag.enabled ? (flag.variant ?? true) : false
+  return values
+}
+
+function timed<T>(users: readonly BenchUser[], run: (user: BenchUser) => T): { perSecond: number; values: T[] } {
+  const started = performance.now()
+  const values = users.map(run)
+  return { perSecond: users.length / ((performance.now() - started) / 1000), values }
+}
+
+async function timedAsync<T>(users: readonly BenchUser[], run: (user: BenchUser) => Promise<T>): Promise<{ perSecond: number; values: T[] }> {
+  const started = performance.now()
+  const values: T[] = []
+  for (const user of users) values.push(await run(user))
+  return { perSecond: users.length / ((performance.now() - started) / 1000), values }
+}
+
+export async function evaluatorFigure(serviceUrl: string, token: string, secretKey: string, users: readonly BenchUser[]): Promise<EvaluatorFigure> {
+  const response = await fetch(`${serviceUrl}/flags/definitions?token=${encodeURIComponent(token)}&send_cohorts`, { headers: { Authorization: `Bearer ${secretKey}` } })
+  if (!response.ok) throw new Error(`/flags/definitions answered ${response.status}`)
+  const definitions = (await response.json()) as SdkDefinitions
+  const sdk = new PostHog(token, { host: serviceUrl, personalApiKey: secretKey, featureFlagsPollingInterval: 600_000, flushAt: 1000, flushInterval: 0, fetchRetryCount: 0 })
+  try {
+    if (!(await sdk.waitForLocalEvaluationReady(10_000))) throw new Error('posthog-node did not load the definitions')
+    const now = Date.now()
+    const viaSdk = (user: BenchUser) =>
+      sdk.getAllFlags(user.distinctId, { personProperties: user.personProperties, groups: user.groups, groupProperties: user.groupProperties, onlyEvaluateLocally: true }) as Promise<Values>
+    // warm both up (JIT) before timing
+    timed(users.slice(0, 500), (user) => ours(definitions, user, now))
+    await timedAsync(users.slice(0, 500), viaSdk)
+    const a = timed(users, (user) => ours(definitions, user, now))
+    const b = await timedAsync(users, viaSdk)
+    const mismatches: string[] = []
+    users.forEach((user, i) => {
+      const mine = a.values[i]!
+      const theirs = b.values[i]!
+      for (const key of new Set([...Object.keys(mine), ...Object.keys(theirs)])) {
+        if (mine[key] !== theirs[key]) mismatches.push(`${user.distinctId} ${key}: ours ${JSON.stringify(mine[key])}, posthog-node ${JSON.stringify(theirs[key])}`)
+      }
+    })
+    return { oursPerSecond: a.perSecond, posthogNodePerSecond: b.perSecond, flagsPerUser: definitions.flags.length, mismatches }
+  } finally {
+    await sdk.shutdown()
+  }
+}

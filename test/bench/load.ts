@@ -1,0 +1,66 @@
+/**
+ * One load run with autocannon (in this process): POST bodies taken in turn from a list, for a
+ * fixed time after a short warm-up, with the load generator's own CPU use and the target's peak
+ * resident memory measured alongside. Any non-2xx answer or connection error fails the run.
+ */
+import autocannon from 'autocannon'
+import { sampleRss } from './processes.ts'
+
+export interface LoadSpec {
+  url: string
+  path: string
+  bodies: readonly string[]
+  connections: number
+  seconds: number
+  /** The process serving the load, for its peak RSS. */
+  pid: number
+}
+
+export interface LoadResult {
+  rps: number
+  p50: number
+  p99: number
+  /** CPU used by this process (the load generator) as a share of one core, 0..1+. */
+  generatorCpu: number
+  peakRssMiB: number
+}
+
+async function fire(spec: LoadSpec, seconds: number) {
+  let next = 0
+  const result = await autocannon({
+    url: spec.url,
+    connections: spec.connections,
+    duration: seconds,
+    timeout: 30,
+    requests: [
+      {
+        method: 'POST',
+        path: spec.path,
+        headers: { 'content-type': 'application/json' },
+        setupRequest(request) {
+          request.body = spec.bodies[next++ % spec.bodies.length]
+          return request
+        },
+      },
+    ],
+  })
+  if (result.non2xx || result.errors) throw new Error(`${spec.url}${spec.path}: ${result.non2xx} non-2xx answers, ${result.errors} errors (${result.timeouts} timeouts)`)
+  return result
+}
+
+export async function load(spec: LoadSpec): Promise<LoadResult> {
+  await fire(spec, Math.min(2, spec.seconds))
+  const rss = sampleRss(spec.pid)
+  const cpuBefore = process.cpuUsage()
+  const wallBefore = performance.now()
+  const result = await fire(spec, spec.seconds)
+  const cpu = process.cpuUsage(cpuBefore)
+  const wallMs = performance.now() - wallBefore
+  return {
+    rps: result['2xx'] / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    generatorCpu: (cpu.user + cpu.system) / 1000 / wallMs,
+    peakRssMiB: rss.stop(),
+  }
+}

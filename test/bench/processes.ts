@@ -1,0 +1,158 @@
+/**
+ * The bench's child processes, all on loopback: the embedded database (its own process, so that its
+ * CPU is not charged to the load generator), the service (`core/main.ts`, exactly as `npm start`
+ * runs it), and the bare node:http baselines. Also samples a process tree's resident memory.
+ */
+import { spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
+import { readFileSync, readdirSync } from 'node:fs'
+import net from 'node:net'
+import path from 'node:path'
+
+export const ROOT = path.resolve(import.meta.dirname, '../..')
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+export interface Child {
+  readonly process: ChildProcess
+  readonly url: string
+  stop(): Promise<void>
+}
+
+function stopper(child: ChildProcess): () => Promise<void> {
+  return () =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve()
+      const kill = setTimeout(() => child.kill('SIGKILL'), 15_000)
+      child.once('exit', () => {
+        clearTimeout(kill)
+        resolve()
+      })
+      child.kill('SIGTERM')
+    })
+}
+
+async function waitFor(url: string, child: ChildProcess, what: string, output: () => string): Promise<void> {
+  const deadline = Date.now() + 60_000
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}:\n${output()}`)
+    try {
+      if ((await fetch(url)).ok) return
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`${what} did not answer ${url} within 60 s:\n${output()}`)
+}
+
+function spawnNode(args: string[], env: Record<string, string>): { child: ChildProcess; output: () => string } {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] })
+  let stderr = ''
+  child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)))
+  return { child, output: () => stderr }
+}
+
+export async function startMongo(dataDir: string): Promise<Child> {
+  const port = await freePort()
+  const { child, output } = spawnNode(['core/storage/embedded/main.ts', '--port', String(port), '--data', dataDir], {})
+  const url = `mongodb://127.0.0.1:${port}/`
+  const deadline = Date.now() + 30_000
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`embedded MongoDB exited:\n${output()}`)
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => (socket.destroy(), resolve(true)))
+      socket.once('error', () => resolve(false))
+    })
+    if (open) return { process: child, url, stop: stopper(child) }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`embedded MongoDB did not listen within 30 s:\n${output()}`)
+}
+
+export interface ServiceSettings {
+  mongodbUrl: string
+  database: string
+  dataDir: string
+  adminKey: string
+  workers: number
+  logLevel: string
+  /** Folder for `--cpu-prof` output; unset: no profiling. */
+  cpuProfDir?: string
+}
+
+export async function startService(s: ServiceSettings): Promise<Child> {
+  const port = await freePort()
+  const profile = s.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', s.cpuProfDir] : []
+  const { child, output } = spawnNode([...profile, 'core/main.ts'], {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    MONGODB_URL: s.mongodbUrl,
+    MONGODB_DB: s.database,
+    DATA_DIR: s.dataDir,
+    ADMIN_API_KEY: s.adminKey,
+    LOG_LEVEL: s.logLevel,
+    WORKERS: String(s.workers),
+  })
+  const url = `http://127.0.0.1:${port}`
+  await waitFor(`${url}/_health`, child, 'the service', output)
+  return { process: child, url, stop: stopper(child) }
+}
+
+export async function startBaselines(mongodbUrl: string, database: string): Promise<Child> {
+  const port = await freePort()
+  const { child, output } = spawnNode(['test/bench/baselines.ts'], { PORT: String(port), MONGODB_URL: mongodbUrl, MONGODB_DB: database })
+  const url = `http://127.0.0.1:${port}`
+  await waitFor(`${url}/health`, child, 'the baselines', output)
+  return { process: child, url, stop: stopper(child) }
+}
+
+function childrenOf(pid: number): number[] {
+  const out: number[] = []
+  try {
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const list = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim()
+      if (list) out.push(...list.split(/\s+/).map(Number))
+    }
+  } catch {
+    // the process has gone
+  }
+  return out
+}
+
+function rssKiB(pid: number): number {
+  try {
+    const match = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+    return match ? Number(match[1]) : 0
+  } catch {
+    return 0
+  }
+}
+
+/** Samples the summed resident memory of a process and its descendants until stopped; peak in MiB. */
+export function sampleRss(pid: number, everyMs = 100): { stop(): number } {
+  let peak = 0
+  const sample = () => {
+    const pids = [pid]
+    for (let i = 0; i < pids.length && i < 64; i++) pids.push(...childrenOf(pids[i]!))
+    peak = Math.max(peak, pids.reduce((sum, p) => sum + rssKiB(p), 0))
+  }
+  sample()
+  const timer = setInterval(sample, everyMs)
+  return {
+    stop() {
+      clearInterval(timer)
+      sample()
+      return peak / 1024
+    },
+  }
+}

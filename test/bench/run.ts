@@ -1,0 +1,142 @@
+/**
+ * `npm run bench`: starts the embedded database, the service (`core/main.ts` with the default
+ * config) and the bare node:http baselines on loopback, drives them with autocannon, and prints
+ * `bench <name> <value> <unit> ratio <r> vs <baseline>` per figure, then a table. Every ratio
+ * compares two measurements of this run, on the same database, with the same payloads.
+ *
+ * Environment: BENCH_SECONDS (per measurement, default 8), BENCH_LOG_LEVEL (the service's, default
+ * info as shipped), BENCH_CPU_PROF=<dir> (write the service's --cpu-prof profiles there),
+ * BENCH_ONLY=<comma-separated figure names>.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { MongoClient } from 'mongodb'
+import { load } from './load.ts'
+import type { LoadResult } from './load.ts'
+import { insertManyBaseline } from './insert-many.ts'
+import { evaluatorFigure } from './evaluator.ts'
+import { BATCH_SIZE, batchBodies, benchUsers, flagDefinitions, flagsBodies, singleBodies, USER_COUNT } from './payloads.ts'
+import { startBaselines, startMongo, startService } from './processes.ts'
+import type { Child, ServiceSettings } from './processes.ts'
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
+const ONLY = process.env.BENCH_ONLY?.split(',')
+const ADMIN_KEY = 'bench-admin-key-0123456789'
+const wanted = (name: string) => !ONLY || ONLY.includes(name)
+
+interface Figure {
+  name: string
+  value: number
+  unit: string
+  ratio: number
+  baseline: string
+  target: string
+  met: boolean
+  peakRssMiB?: number
+  note?: string
+}
+
+const figures: Figure[] = []
+function report(figure: Figure): void {
+  figures.push(figure)
+  const rss = figure.peakRssMiB === undefined ? '' : ` peak_rss ${figure.peakRssMiB.toFixed(0)} MiB`
+  console.log(`bench ${figure.name} ${round(figure.value)} ${figure.unit} ratio ${figure.ratio.toFixed(2)} vs ${figure.baseline}${rss}${figure.note ? ` (${figure.note})` : ''}`)
+}
+const round = (n: number) => (n >= 100 ? Math.round(n) : Math.round(n * 100) / 100)
+
+async function admin(service: Child, method: string, p: string, body?: unknown): Promise<Record<string, unknown>> {
+  const response = await fetch(service.url + p, {
+    method,
+    headers: { Authorization: `Bearer ${ADMIN_KEY}`, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  if (!response.ok) throw new Error(`${method} ${p} answered ${response.status}: ${await response.text()}`)
+  return (await response.json()) as Record<string, unknown>
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-bench-'))
+  const started = performance.now()
+  const children: Child[] = []
+  try {
+    const mongo = await startMongo(path.join(dir, 'mongo'))
+    children.push(mongo)
+    const settings: ServiceSettings = { mongodbUrl: mongo.url, database: 'bench', dataDir: path.join(dir, 'service'), adminKey: ADMIN_KEY, workers: 1, logLevel: process.env.BENCH_LOG_LEVEL ?? 'info', cpuProfDir: process.env.BENCH_CPU_PROF }
+    const service = await startService(settings)
+    children.push(service)
+    const baselines = await startBaselines(mongo.url, 'bench')
+    children.push(baselines)
+    const project = await admin(service, 'POST', '/api/projects', { name: 'bench' })
+    const token = String(project.api_token)
+    await admin(service, 'PUT', `/api/projects/${project.id}/flag_definitions`, flagDefinitions())
+    const pid = service.process.pid!
+    const client = new MongoClient(mongo.url)
+    await client.connect()
+    const db = client.db('bench')
+    const run = (url: string, p: string, bodies: readonly string[], connections: number, target = pid): Promise<LoadResult> =>
+      load({ url, path: p, bodies, connections, seconds: SECONDS, pid: target })
+
+    let rawInsertMany = 0
+    if (wanted('capture_batch_personless') || wanted('capture_batch_persons')) {
+      const service1 = await run(service.url, '/batch/', batchBodies(token, 200, false), 8)
+      rawInsertMany = await insertManyBaseline(db, { seconds: SECONDS, concurrency: 8, batchSize: BATCH_SIZE })
+      const eps = service1.rps * BATCH_SIZE
+      report({ name: 'capture_batch_personless', value: eps, unit: 'events/s', ratio: eps / rawInsertMany, baseline: `mongodb_insertMany(${round(rawInsertMany)} events/s)`, target: '≥ 0.8', met: eps / rawInsertMany >= 0.8, peakRssMiB: service1.peakRssMiB })
+    }
+    if (wanted('capture_batch_persons')) {
+      const persons = await run(service.url, '/batch/', batchBodies(token, 200, true), 8)
+      const eps = persons.rps * BATCH_SIZE
+      report({ name: 'capture_batch_persons', value: eps, unit: 'events/s', ratio: eps / rawInsertMany, baseline: `mongodb_insertMany(${round(rawInsertMany)} events/s)`, target: '≥ 0.4', met: eps / rawInsertMany >= 0.4, peakRssMiB: persons.peakRssMiB, note: `${USER_COUNT} users, 1/3 $identify with $set` })
+    }
+    if (wanted('capture_single')) {
+      const bodies = singleBodies(token, 1000)
+      const ours = await run(service.url, '/i/v0/e/', bodies, 32)
+      const bare = await run(baselines.url, '/i/v0/e/', bodies, 32, baselines.process.pid!)
+      report({ name: 'capture_single', value: ours.rps, unit: 'req/s', ratio: ours.rps / bare.rps, baseline: `node_http_insertOne(${round(bare.rps)} req/s)`, target: '≥ 0.7', met: ours.rps / bare.rps >= 0.7, peakRssMiB: ours.peakRssMiB })
+    }
+    const users = benchUsers(USER_COUNT)
+    let flags1: LoadResult | undefined
+    if (wanted('flags_latency') || wanted('workers_scaling')) {
+      const bodies = flagsBodies(token, users.slice(0, 2000))
+      flags1 = await run(service.url, '/flags/?v=2', bodies, 32)
+      const echo = await run(baselines.url, '/echo', bodies, 32, baselines.process.pid!)
+      const ratio = flags1.rps / echo.rps
+      report({ name: 'flags_latency', value: flags1.rps, unit: 'req/s', ratio, baseline: `node_http_json_echo(${round(echo.rps)} req/s)`, target: 'p99 ≤ 10 ms, ratio ≥ 0.3', met: flags1.p99 <= 10 && ratio >= 0.3, peakRssMiB: flags1.peakRssMiB, note: `p50 ${flags1.p50} ms, p99 ${flags1.p99} ms` })
+    }
+    if (wanted('evaluator_vs_posthog_node')) {
+      const figure = await evaluatorFigure(service.url, token, String(project.secret_api_token), users)
+      for (const line of figure.mismatches.slice(0, 20)) console.log(`mismatch ${line}`)
+      const ratio = figure.oursPerSecond / figure.posthogNodePerSecond
+      report({ name: 'evaluator_vs_posthog_node', value: figure.oursPerSecond, unit: 'users/s', ratio, baseline: `posthog-node(${round(figure.posthogNodePerSecond)} users/s)`, target: '≥ 2, no mismatch', met: ratio >= 2 && figure.mismatches.length === 0, note: `${figure.flagsPerUser} flags per user, ${figure.mismatches.length} mismatches in ${users.length * figure.flagsPerUser} pairs` })
+      if (figure.mismatches.length) process.exitCode = 1
+    }
+    if (wanted('workers_scaling') && flags1) {
+      await service.stop()
+      const two = await startService({ ...settings, workers: 2 })
+      children.push(two)
+      const flags2 = await run(two.url, '/flags/?v=2', flagsBodies(token, users.slice(0, 2000)), 32, two.process.pid!)
+      const ratio = flags2.rps / flags1.rps
+      report({ name: 'workers_scaling', value: flags2.rps, unit: 'req/s', ratio, baseline: `1_worker(${round(flags1.rps)} req/s)`, target: '≥ 1.3', met: ratio >= 1.3, peakRssMiB: flags2.peakRssMiB, note: `load generator CPU ${(flags2.generatorCpu * 100).toFixed(0)}% of a core with 2 workers, ${(flags1.generatorCpu * 100).toFixed(0)}% with 1; p99 ${flags2.p99} ms` })
+    }
+    await client.close()
+  } finally {
+    for (const child of children.reverse()) await child.stop()
+    rmSync(dir, { recursive: true, force: true })
+  }
+  printTable(performance.now() - started)
+}
+
+function printTable(elapsedMs: number): void {
+  const rows = figures.map((f) => [f.name, `${round(f.value)} ${f.unit}`, f.ratio.toFixed(2), f.target, f.met ? 'met' : 'MISSED', f.peakRssMiB === undefined ? '-' : `${f.peakRssMiB.toFixed(0)} MiB`])
+  const header = ['figure', 'value', 'ratio', 'target', '', 'peak RSS']
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ')
+  console.log(`\n${line(header)}\n${rows.map(line).join('\n')}`)
+  console.log(`\n${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}; ${SECONDS} s per measurement; ${(elapsedMs / 1000).toFixed(0)} s in all`)
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? (error.stack ?? error.message) : error)
+  process.exit(1)
+})
