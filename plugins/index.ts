@@ -15,6 +15,7 @@ import flagAttribution from './flag-attribution/index.ts'
 import staticSdk from './static-sdk/index.ts'
 import sinkNdjson from './sink-ndjson/index.ts'
 import sinkWebhook from './sink-webhook/index.ts'
+import sinkNats from './sink-nats/index.ts'
 
 export const builtInPlugins: Readonly<Record<string, PluginDefinition>> = Object.freeze({
   validate: validate as PluginDefinition,
@@ -29,4 +30,5 @@ export const builtInPlugins: Readonly<Record<string, PluginDefinition>> = Object
   'static-sdk': staticSdk as PluginDefinition,
   'sink-ndjson': sinkNdjson as PluginDefinition,
   'sink-webhook': sinkWebhook as PluginDefinition,
+  'sink-nats': sinkNats as PluginDefinition,
 })

@@ -1,0 +1,105 @@
+/**
+ * sink-nats: publishes every kept event to a NATS JetStream stream, one message per event (the
+ * stored-event document as JSON) on a subject per project and event name. A batch resolves only
+ * when JetStream has acknowledged every message, so it is stored by the stream (with its
+ * replicas) before the request answers 200. The message id is `<project>:<uuid>`: JetStream drops
+ * a retried event inside the stream's duplicate window, so an SDK retry is stored once.
+ */
+import { connect } from 'nats'
+import type { JetStreamClient, NatsConnection } from 'nats'
+import { Type } from 'typebox'
+import { API_VERSION, definePlugin } from '../../core/plugin-api.ts'
+import type { SinkBatch } from '../../core/plugin-api.ts'
+import { toDocument } from '../sink-mongo/document.ts'
+import { ensureStream } from './stream.ts'
+import { subjectTemplate } from './subject.ts'
+import type { SubjectTemplate } from './subject.ts'
+
+export const optionsSchema = Type.Object(
+  {
+    servers: Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })], { default: 'nats://127.0.0.1:4222' }),
+    /** Stream the events are published to (checked with every publish). */
+    stream: Type.String({ pattern: '^[A-Za-z0-9_-]+$', default: 'HEDGEROW_EVENTS' }),
+    /** Subject of an event; placeholders {project} (the id) and {event} (the name, percent-encoded where NATS needs it). */
+    subject: Type.String({ minLength: 1, default: 'hedgerow.events.{project}.{event}' }),
+    /** Create the stream at boot when missing (file storage, capturing the subject with `*` for each placeholder). */
+    createStream: Type.Boolean({ default: true }),
+    /** Duplicate window of a stream created here: a retried event inside it is stored once. */
+    duplicateWindowMs: Type.Integer({ minimum: 1000, default: 120_000 }),
+    /** How long to wait for one publish acknowledgement. */
+    ackTimeoutMs: Type.Integer({ minimum: 1, default: 5000 }),
+    connectTimeoutMs: Type.Integer({ minimum: 1, default: 5000 }),
+    /** Wait between reconnection attempts after the connection is lost (it is retried forever). */
+    reconnectTimeWaitMs: Type.Integer({ minimum: 1, default: 2000 }),
+    /** Messages awaiting acknowledgement at once, per batch. */
+    maxPendingAcks: Type.Integer({ minimum: 1, default: 1024 }),
+    token: Type.Optional(Type.String({ minLength: 1 })),
+    user: Type.Optional(Type.String({ minLength: 1 })),
+    pass: Type.Optional(Type.String({ minLength: 1 })),
+  },
+  { additionalProperties: false },
+)
+
+interface Publisher {
+  readonly js: JetStreamClient
+  readonly stream: string
+  readonly subject: SubjectTemplate
+  readonly ackTimeoutMs: number
+  readonly maxPendingAcks: number
+}
+
+const encoder = new TextEncoder()
+
+async function publishBatch(p: Publisher, batch: SinkBatch): Promise<void> {
+  const { events } = batch
+  let next = 0
+  // A bounded number of publishes awaiting their acks; the first failure fails the batch.
+  async function lane(): Promise<void> {
+    while (next < events.length) {
+      const event = events[next++]
+      const data = encoder.encode(JSON.stringify(toDocument(event, batch)))
+      const subject = p.subject.fill({ project: batch.project.id, event: event.event })
+      await p.js.publish(subject, data, { msgID: `${batch.project.id}:${event.uuid}`, expect: { streamName: p.stream }, timeout: p.ackTimeoutMs })
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(p.maxPendingAcks, events.length) }, lane))
+}
+
+async function watchStatus(nc: NatsConnection, log: (fields: object, message: string) => void): Promise<void> {
+  for await (const status of nc.status()) {
+    if (status.type === 'disconnect' || status.type === 'reconnect' || status.type === 'error') log({ status: status.type, data: String(status.data) }, 'sink-nats connection status')
+  }
+}
+
+export default definePlugin({
+  name: 'sink-nats',
+  apiVersion: API_VERSION,
+  optionsSchema,
+  async setup(api, options) {
+    const subject = subjectTemplate(options.subject)
+    const nc = await connect({
+      servers: options.servers,
+      name: `hedgerow ${api.id}`,
+      timeout: options.connectTimeoutMs,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: options.reconnectTimeWaitMs,
+      token: options.token,
+      user: options.user,
+      pass: options.pass,
+    })
+    try {
+      await ensureStream(await nc.jetstreamManager({ timeout: options.connectTimeoutMs }), options.stream, subject.filter, options)
+    } catch (error) {
+      await nc.close()
+      throw error
+    }
+    void watchStatus(nc, (fields, message) => api.logger.warn(fields, message))
+    const publisher: Publisher = { js: nc.jetstream({ timeout: options.ackTimeoutMs }), stream: options.stream, subject, ackTimeoutMs: options.ackTimeoutMs, maxPendingAcks: options.maxPendingAcks }
+    api.hooks.sink.tapPromise({ name: api.id }, function publishEvents(batch) {
+      return publishBatch(publisher, batch)
+    })
+    api.logger.info({ server: nc.getServer(), stream: options.stream, subject: options.subject }, 'sink-nats publishing')
+    // drain: wait for publishes still in flight, then close
+    return () => nc.drain()
+  },
+})
