@@ -43,6 +43,8 @@ export const ConfigSchema = Type.Object(
         shutdownTimeoutMs: Type.Integer({ minimum: 0, default: 10_000 }),
         /** Read the client IP from X-Forwarded-For (set when behind a proxy or load balancer). */
         trustProxy: Type.Boolean({ default: true }),
+        /** HTTP processes sharing the port (node:cluster). Unset: one per core when NODE_ENV=production, else 1. */
+        workers: Type.Optional(Type.Integer({ minimum: 1, maximum: 256 })),
       },
       { ...strict, default: {} },
     ),
@@ -133,6 +135,7 @@ const ENV_OVERRIDES: ReadonlyArray<[string, (c: Json, v: string) => void]> = [
   ['DATA_DIR', (c, v) => ((c.storage as Json).dataDir = v)],
   ['ADMIN_API_KEY', (c, v) => ((c.admin as Json).apiKey = v)],
   ['LOG_LEVEL', (c, v) => ((c.log as Json).level = v)],
+  ['WORKERS', (c, v) => ((c.server as Json).workers = Number(v))],
 ]
 
 export function loadConfig(rootDir: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {

@@ -1,0 +1,112 @@
+/**
+ * Several HTTP processes on one port (node:cluster; the primary hands connections out in turn).
+ * The primary serves no requests: it owns what must exist once per machine — the embedded
+ * database (one data folder belongs to one process, so the workers reach it over TCP) and a
+ * generated admin key — then forks the workers, replaces one that crashes, and on SIGTERM/SIGINT
+ * stops them all (each drains its requests) before closing the database.
+ *
+ * Flag-definition caches stay correct across workers because the decide plugin polls the
+ * project's version document in the shared database (pollIntervalMs).
+ */
+import cluster from 'node:cluster'
+import type { Worker } from 'node:cluster'
+import os from 'node:os'
+import path from 'node:path'
+import type { Logger } from 'pino'
+import type { Config } from './config.ts'
+import { resolveAdminKey } from './admin/key.ts'
+import { startEmbeddedMongo } from './storage/embedded/index.ts'
+import type { EmbeddedMongo } from './storage/embedded/index.ts'
+
+/** The configured count, else one per core in production and one in development. */
+export function workerCount(config: Config, env: NodeJS.ProcessEnv = process.env): number {
+  if (config.server.workers !== undefined) return config.server.workers
+  return env.NODE_ENV === 'production' ? os.availableParallelism() : 1
+}
+
+export interface PrimaryOptions {
+  readonly config: Config
+  readonly rootDir: string
+  readonly logger: Logger
+  readonly workers: number
+}
+
+export interface Primary {
+  /** Resolves once every worker listens. */
+  readonly ready: Promise<void>
+  /** Stops the workers (SIGTERM, then SIGKILL after the shutdown timeout) and the embedded database. */
+  stop(): Promise<void>
+}
+
+/** A worker that exits this soon after it was forked failed to boot: restarting would loop. */
+const BOOT_FAILURE_MS = 10_000
+const RESTART_DELAY_MS = 1_000
+
+export async function startPrimary({ config, rootDir, logger, workers }: PrimaryOptions): Promise<Primary> {
+  const dataDir = path.resolve(rootDir, config.storage.dataDir)
+  const env: Record<string, string> = { WORKERS: String(workers) }
+  let embedded: EmbeddedMongo | undefined
+  if (!config.storage.mongodbUrl) {
+    embedded = await startEmbeddedMongo({ dataDir: path.join(dataDir, 'mongo') })
+    env.MONGODB_URL = embedded.url
+    logger.warn({ url: embedded.url }, 'using the embedded single-machine database, shared by the workers; set MONGODB_URL for production')
+  }
+  const admin = resolveAdminKey(config.admin.apiKey, dataDir)
+  if (admin.generated) logger.warn({ adminApiKey: admin.key, file: admin.file }, 'generated an admin API key (shown once; it is kept in the data folder)')
+  env.ADMIN_API_KEY = admin.key
+
+  let stopping = false
+  const live = new Set<Worker>()
+  let listening = 0
+  let markReady: () => void = () => undefined
+  let failBoot: (error: Error) => void = () => undefined
+  const ready = new Promise<void>((resolve, reject) => {
+    markReady = resolve
+    failBoot = reject
+  })
+
+  const fork = (): void => {
+    const forkedAt = Date.now()
+    const worker = cluster.fork(env)
+    let listened = false
+    live.add(worker)
+    worker.once('listening', () => {
+      listened = true
+      if (++listening === workers) markReady()
+    })
+    worker.once('exit', (code, signal) => {
+      live.delete(worker)
+      if (stopping) return
+      if (!listened || Date.now() - forkedAt < BOOT_FAILURE_MS) {
+        failBoot(new Error(`worker ${worker.process.pid} exited during boot (code ${code}, signal ${signal})`))
+        if (!listened) return
+      }
+      logger.error({ pid: worker.process.pid, code, signal }, 'worker exited; starting another')
+      setTimeout(() => !stopping && fork(), RESTART_DELAY_MS).unref()
+    })
+  }
+  for (let i = 0; i < workers; i++) fork()
+
+  let stopped: Promise<void> | undefined
+  const stop = (): Promise<void> =>
+    (stopped ??= (async () => {
+      stopping = true
+      const exits = [...live].map(
+        (worker) =>
+          new Promise<void>((resolve) => {
+            if (worker.isDead()) return resolve()
+            const kill = setTimeout(() => worker.process.kill('SIGKILL'), config.server.shutdownTimeoutMs + 5_000)
+            worker.once('exit', () => {
+              clearTimeout(kill)
+              resolve()
+            })
+            worker.process.kill('SIGTERM')
+          }),
+      )
+      await Promise.all(exits)
+      await embedded?.close()
+    })())
+
+  ready.catch(() => undefined)
+  return { ready, stop }
+}
