@@ -8,6 +8,7 @@ import { Compile } from 'typebox/compile'
 import { badRequest } from '../errors.ts'
 import { parseTimestamp } from './timestamp.ts'
 import { batchTokenOf, resolveToken } from './token.ts'
+import { MAX_NESTING, nestsDeeperThan } from './nesting.ts'
 
 /** One event as the client sent it. */
 export type WireEvent = Record<string, unknown>
@@ -62,6 +63,7 @@ export function parseCaptureRequest(
 }
 
 function parseJson(text: string): unknown {
+  if (nestsDeeperThan(text, MAX_NESTING)) throw badRequest('too_deeply_nested', `the request nests objects and arrays more than ${MAX_NESTING} levels deep`)
   try {
     return JSON.parse(text)
   } catch (error) {
