@@ -19,6 +19,9 @@ export function errorsAndAccessLog(logger: Logger): Middleware {
       const known = error instanceof HttpError ? error : toHttpError(error)
       ctx.status = known.status
       ctx.body = known.toBody()
+      // The unread rest of a refused body would be parsed as the next request on a kept-alive
+      // connection; closing it makes the client's next request start on a clean one.
+      if (known.status === 413) ctx.set('Connection', 'close')
       if (known.status >= 500) logger.error({ err: error, path: ctx.path }, 'request failed')
     } finally {
       const ms = Math.round((performance.now() - started) * 10) / 10
