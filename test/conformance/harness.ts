@@ -42,31 +42,49 @@ function probePlugin(record: ProbeRecord): PluginDefinition {
   }) as PluginDefinition
 }
 
-/** One database server and one scratch folder for a whole suite run. */
+/**
+ * One embedded database server for every suite defined in the process (a server start costs more
+ * than a suite's checks): each suite registers when it is defined and the last one to finish
+ * closes the server. MONGODB_URL, when set, is used instead.
+ */
+const sharedMongo: { users: number; dir?: string; server?: Promise<EmbeddedMongo> } = { users: 0 }
+
+async function releaseMongo(): Promise<void> {
+  sharedMongo.users -= 1
+  if (sharedMongo.users > 0 || !sharedMongo.server) return
+  const server = sharedMongo.server
+  sharedMongo.server = undefined
+  await (await server).close()
+  rmSync(sharedMongo.dir!, { recursive: true, force: true })
+}
+
+/** The database and a scratch folder of one suite. */
 export class SuiteResources {
-  private mongo?: EmbeddedMongo
-  private mongoUrl?: string
   readonly dir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-conformance-'))
   private databases = 0
 
+  constructor() {
+    sharedMongo.users += 1
+  }
+
   async url(): Promise<string> {
-    if (this.mongoUrl) return this.mongoUrl
-    if (process.env.MONGODB_URL) return (this.mongoUrl = process.env.MONGODB_URL)
-    // The folder is thrown away after the run: no fsync needed for it.
-    this.mongo = await startEmbeddedMongo({ dataDir: path.join(this.dir, 'mongo'), syncIntervalMs: 60_000 })
-    return (this.mongoUrl = this.mongo.url)
+    if (process.env.MONGODB_URL) return process.env.MONGODB_URL
+    if (!sharedMongo.server) {
+      sharedMongo.dir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-conformance-mongo-'))
+      // The folder is thrown away after the run: no fsync needed for it.
+      sharedMongo.server = startEmbeddedMongo({ dataDir: sharedMongo.dir, syncIntervalMs: 60_000 })
+    }
+    return (await sharedMongo.server).url
   }
 
   database(): string {
     this.databases += 1
-    return `conformance_${process.pid.toString(36)}_${this.databases}_${Math.random().toString(36).slice(2, 6)}`
+    return `conformance_${process.pid.toString(36)}_${this.databases}_${Math.random().toString(36).slice(2, 8)}`
   }
 
   async close(): Promise<void> {
-    await this.mongo?.close()
-    this.mongo = undefined
-    this.mongoUrl = undefined
     rmSync(this.dir, { recursive: true, force: true })
+    await releaseMongo()
   }
 }
 
