@@ -62,9 +62,10 @@ function spawnNode(args: string[], env: Record<string, string>): { child: ChildP
   return { child, output: () => stderr }
 }
 
-export async function startMongo(dataDir: string): Promise<Child> {
+export async function startMongo(dataDir: string, cpuProfDir?: string): Promise<Child> {
   const port = await freePort()
-  const { child, output } = spawnNode(['core/storage/embedded/main.ts', '--port', String(port), '--data', dataDir], {})
+  const profile = cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : []
+  const { child, output } = spawnNode([...profile, 'core/storage/embedded/main.ts', '--port', String(port), '--data', dataDir], {})
   const url = `mongodb://127.0.0.1:${port}/`
   const deadline = Date.now() + 30_000
   while (Date.now() < deadline) {

@@ -60,7 +60,7 @@ async function main(): Promise<void> {
   const started = performance.now()
   const children: Child[] = []
   try {
-    const mongo = await startMongo(path.join(dir, 'mongo'))
+    const mongo = await startMongo(path.join(dir, 'mongo'), process.env.BENCH_CPU_PROF)
     children.push(mongo)
     const settings: ServiceSettings = { mongodbUrl: mongo.url, database: 'bench', dataDir: path.join(dir, 'service'), adminKey: ADMIN_KEY, workers: 1, logLevel: process.env.BENCH_LOG_LEVEL ?? 'info', cpuProfDir: process.env.BENCH_CPU_PROF }
     const service = await startService(settings)
