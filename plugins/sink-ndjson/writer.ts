@@ -2,8 +2,8 @@
  * The buffer in front of the files. A durable write (a required sink) resolves only after its
  * lines are fsynced; concurrent durable writes share one write and one fsync (group commit). A
  * buffered write (an optional sink) resolves once queued and is flushed every `flushIntervalMs`
- * and at close. The buffer is bounded: when it is full, for instance because the disk keeps
- * failing, new writes are refused (the sink fails) instead of lines being lost unseen.
+ * and at close. The buffer is bounded: when it is full because the disk keeps failing, new
+ * writes are refused (the sink fails) instead of lines being lost unseen.
  */
 import type { Logger } from 'pino'
 import type { RotatingFiles } from './files.ts'
@@ -30,6 +30,7 @@ export class BufferFullError extends Error {
 export class NdjsonWriter {
   private pending: Pending[] = []
   private pendingBytes = 0
+  private lastFlushFailed = false
   private chain: Promise<void> = Promise.resolve()
   private readonly timer: NodeJS.Timeout
 
@@ -49,16 +50,23 @@ export class NdjsonWriter {
 
   write(text: string, durable: boolean): Promise<void> {
     const bytes = Buffer.byteLength(text)
-    if (!durable) {
-      if (this.pendingBytes + bytes > this.options.maxBufferBytes) return Promise.reject(new BufferFullError(this.pendingBytes + bytes, this.options.maxBufferBytes))
-      this.enqueue({ text, bytes })
-      if (this.pendingBytes * 2 >= this.options.maxBufferBytes) void this.flush().catch(() => undefined)
-      return Promise.resolve()
-    }
+    if (!durable) return this.writeBuffered(text, bytes)
     return new Promise<void>((resolve, reject) => {
       this.enqueue({ text, bytes, waiter: { resolve, reject } })
       void this.flush().catch(() => undefined)
     })
+  }
+
+  /**
+   * A burst larger than the buffer waits for the flush in progress while the files are healthy;
+   * the write is refused only when the buffer is still full or the last flush failed.
+   */
+  private async writeBuffered(text: string, bytes: number): Promise<void> {
+    const fits = () => this.pendingBytes + bytes <= this.options.maxBufferBytes
+    if (!fits() && !this.lastFlushFailed) await this.flush().catch(() => undefined)
+    if (!fits()) throw new BufferFullError(this.pendingBytes + bytes, this.options.maxBufferBytes)
+    this.enqueue({ text, bytes })
+    if (this.pendingBytes * 2 >= this.options.maxBufferBytes) void this.flush().catch(() => undefined)
   }
 
   /** Writes and fsyncs everything queued so far; rejects when that write failed. */
@@ -92,7 +100,9 @@ export class NdjsonWriter {
     this.pendingBytes = 0
     try {
       await this.files.append(batch.map((p) => p.text).join(''))
+      this.lastFlushFailed = false
     } catch (error) {
+      this.lastFlushFailed = true
       // Durable writers learn of the failure and their clients retry; buffered lines were
       // acknowledged already, so they stay queued, ahead of newer ones, for the next flush.
       const kept = batch.filter((p) => !p.waiter)

@@ -64,6 +64,15 @@ describe('sink-ndjson NdjsonWriter', () => {
     expect(written()).to.equal('{"c":1}\n')
   })
 
+  it('makes a buffered burst larger than the buffer wait for a flush while the disk is healthy', async () => {
+    const w = writer(60_000, 64)
+    const line = (n: number) => `{"n":${n},"pad":"${'x'.repeat(20)}"}\n`
+    for (let n = 0; n < 5; n++) await w.write(line(n), false)
+    expect(w.buffered).to.be.at.most(64)
+    await w.close()
+    expect(written()).to.equal([0, 1, 2, 3, 4].map(line).join(''))
+  })
+
   it('rejects a durable write that cannot be written, and does not write it later', async () => {
     const w = writer(20)
     breakDir()
