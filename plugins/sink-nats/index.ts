@@ -99,7 +99,13 @@ export default definePlugin({
       return publishBatch(publisher, batch)
     })
     api.logger.info({ server: nc.getServer(), stream: options.stream, subject: options.subject }, 'sink-nats publishing')
-    // drain: wait for publishes still in flight, then close
-    return () => nc.drain()
+    // Publishes still in flight are awaited; a server that stays unreachable must not hold up shutdown.
+    return async function closeConnection() {
+      let timer: NodeJS.Timeout | undefined
+      const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, options.ackTimeoutMs)))
+      await Promise.race([nc.drain().catch((error: unknown) => api.logger.warn({ err: error }, 'sink-nats drain failed')), deadline])
+      clearTimeout(timer)
+      if (!nc.isClosed()) await nc.close()
+    }
   },
 })

@@ -59,6 +59,18 @@ describe('sink-nats plugin', () => {
     expect(await bootError({ subject: 'bad.{team}' })).to.match(/unknown placeholder/)
   })
 
+  it('shuts down within its ack timeout while the server is unreachable', async () => {
+    const t = await start({ stream: 'SHUTDOWN', subject: 'shutdown.{project}.{event}', ackTimeoutMs: 300 })
+    await server.stop()
+    try {
+      const started = Date.now()
+      await t.close()
+      expect(Date.now() - started).to.be.below(3000)
+    } finally {
+      await server.start()
+    }
+  })
+
   it('answers 503 while the server is down, and stores the retried request once after it is back', async () => {
     const t = await start({ stream: 'RESTART', subject: 'restart.{project}.{event}', ackTimeoutMs: 300, reconnectTimeWaitMs: 50 })
     try {
