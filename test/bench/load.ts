@@ -44,6 +44,7 @@ async function fire(spec: LoadSpec, seconds: number) {
       },
     ],
   })
+  if (!result['2xx']) throw new Error(`${spec.url}${spec.path}: no request completed within ${seconds} s (the machine may be overloaded; raise BENCH_SECONDS)`)
   if (result.non2xx || result.errors) throw new Error(`${spec.url}${spec.path}: ${result.non2xx} non-2xx answers, ${result.errors} errors (${result.timeouts} timeouts)`)
   return result
 }
