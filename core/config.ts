@@ -65,6 +65,15 @@ export const ConfigSchema = Type.Object(
       },
       { ...strict, default: {} },
     ),
+    rateLimit: Type.Object(
+      {
+        /** Events per second each project may send to capture (429 with Retry-After above). Unset: no limit. */
+        eventsPerSecond: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+        /** Events a project may send at once before the rate applies; unset: ten seconds' worth. */
+        burst: Type.Optional(Type.Integer({ minimum: 1 })),
+      },
+      { ...strict, default: {} },
+    ),
     log: Type.Object({ level: { ...LogLevel, default: 'info' } }, { ...strict, default: {} }),
     pipeline: Type.Object(
       {

@@ -11,6 +11,7 @@ import { unauthorized } from '../errors.ts'
 import { readBody } from '../http/read-body.ts'
 import { decodePayload } from '../capture/decode.ts'
 import { parseCaptureRequest } from '../capture/request.ts'
+import { rateLimited, rateLimiterFor } from '../http/rate-limit.ts'
 
 export const CAPTURE_PATHS = ['/i/v0/e', '/batch', '/e', '/capture', '/track', '/engage'] as const
 
@@ -28,6 +29,7 @@ function queryOf(ctx: Context): Record<string, string | undefined> {
 
 export function captureHandler({ config, projects, pipeline }: CaptureDeps) {
   const limits = { maxBodyBytes: config.server.bodyLimitBytes, maxDecodedBytes: config.server.decodedLimitBytes }
+  const rateLimiter = rateLimiterFor(config.rateLimit)
   return async function capture(ctx: Context): Promise<void> {
     const receivedAt = new Date()
     const query = queryOf(ctx)
@@ -40,6 +42,11 @@ export function captureHandler({ config, projects, pipeline }: CaptureDeps) {
     const project = await projects.byApiToken(request.token)
     if (!project) throw unauthorized('invalid_api_key', 'the project API key is not valid: no project has this key', 'api_key')
     ctx.state.projectId = project.id
+    const retryAfter = rateLimiter?.take(project.id, request.events.length)
+    if (retryAfter !== undefined) {
+      ctx.set('Retry-After', String(retryAfter))
+      throw rateLimited(retryAfter)
+    }
     await pipeline.ingest({ project, events: request.events, receivedAt, sentAt: request.sentAt, ip: ctx.ip || undefined, historicalMigration: request.historicalMigration })
     ctx.status = 200
     ctx.body = { status: 1 }
