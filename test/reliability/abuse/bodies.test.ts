@@ -16,7 +16,7 @@ async function postSampled(url: string, body: Buffer | string, headers: Record<s
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 2)
   const started = performance.now()
   try {
-    const response = await fetch(url, { method: 'POST', body, headers })
+    const response = await fetch(url, { method: 'POST', body: typeof body === 'string' ? body : new Uint8Array(body), headers })
     const json = (await response.json()) as { code?: string }
     return { status: response.status, code: json.code, growthMb: (peak - before) / 2 ** 20, ms: performance.now() - started }
   } finally {
