@@ -33,7 +33,7 @@ describe(`fuzzing capture and flags (${RUNS} bodies, seed ${SEED})`, function ()
     await fc.assert(
       fc.asyncProperty(fuzzRequest(t.project.api_token), async (request) => {
         const started = performance.now()
-        const response = await fetch(t.url + request.path, { method: 'POST', body: request.body, headers: request.headers, signal: AbortSignal.timeout(RESPONSE_BOUND_MS * 2) })
+        const response = await fetch(t.url + request.path, { method: 'POST', body: new Uint8Array(request.body), headers: request.headers, signal: AbortSignal.timeout(RESPONSE_BOUND_MS * 2) })
         const text = await response.text()
         const ms = performance.now() - started
         slowest = Math.max(slowest, ms)

@@ -71,7 +71,7 @@ describe(`fuzzing the flag evaluator (${RUNS} generated flag sets, seed ${SEED})
           expect(response.status).to.equal(200)
           const body = (await response.json()) as { errorsWhileComputingFlags: boolean; flags: Record<string, { enabled: boolean; variant?: string | null; failed?: boolean }> }
           const remote = Object.fromEntries(Object.entries(body.flags).map(([key, f]) => [key, f.variant ?? f.enabled]))
-          const viaDefinitions = await local.getAllFlags(distinctId, { personProperties: properties as Record<string, string>, onlyEvaluateLocally: true, sendFeatureFlagEvents: false })
+          const viaDefinitions = await local.getAllFlags(distinctId, { personProperties: properties as Record<string, string>, onlyEvaluateLocally: true })
           for (const [key, value] of Object.entries(viaDefinitions)) {
             if (value === undefined || body.flags[key]?.failed) continue
             const active = flags.find((f) => f.key === key)!.active
