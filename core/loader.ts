@@ -119,6 +119,7 @@ export async function loadPlugins(entries: readonly PluginEntry[], ctx: LoaderCo
       const owner: TapOwner = { id, required: entry.required === true, logger, tapped: [] }
       const api: PluginApi = Object.freeze({
         id,
+        required: entry.required === true,
         hooks: ctx.hooks,
         logger,
         db: ctx.db,

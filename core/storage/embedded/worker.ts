@@ -11,7 +11,8 @@ export interface HostedServer {
 
 /** Under tsx the worker starts from a bootstrap that registers the TypeScript loader first. */
 function workerEntry(): { url: URL; entry: string } {
-  const typescript = import.meta.url.endsWith('.ts')
+  // pathname, not the URL: tsx's scoped imports append a query string
+  const typescript = new URL(import.meta.url).pathname.endsWith('.ts')
   const entry = new URL(`./worker-host.${typescript ? 'ts' : 'js'}`, import.meta.url)
   return { url: typescript ? new URL('./worker-bootstrap.mjs', import.meta.url) : entry, entry: entry.href }
 }
