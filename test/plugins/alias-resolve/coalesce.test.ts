@@ -1,0 +1,105 @@
+import { expect } from 'chai'
+import { MongoClient } from 'mongodb'
+import type { CommandStartedEvent, Db } from 'mongodb'
+import { Coalescer } from '../../../plugins/alias-resolve/coalesce.ts'
+import { PersonStore, ensurePersonIndexes } from '../../../plugins/alias-resolve/person-store.ts'
+import { resolveEvent } from '../../../plugins/alias-resolve/resolve.ts'
+import { personUuid } from '../../../plugins/alias-resolve/person-uuid.ts'
+import { testDbName, testMongoUrl } from '../../helpers/mongo.ts'
+import { contextFor, nextProjectId, personEvent } from './fixtures.ts'
+
+const OPTIONS = { forceUpgrade: true, forceUpgradeAfterMs: 60_000 }
+
+describe('Coalescer', () => {
+  it('answers many calls made together with one load, each with its own value', async () => {
+    const loads: string[][] = []
+    const coalescer = new Coalescer<string, number>(
+      (key) => key,
+      async (keys) => {
+        loads.push(keys)
+        return new Map(keys.filter((key) => key !== 'missing').map((key) => [key, key.length]))
+      },
+    )
+    const values = await Promise.all(['a', 'bb', 'a', 'missing', 'cccc'].map((key) => coalescer.get(key)))
+    expect(values).to.deep.equal([1, 2, 1, undefined, 4])
+    expect(loads).to.deep.equal([['a', 'bb', 'missing', 'cccc']])
+  })
+
+  it('never answers a call with a load that started before the call was made', async () => {
+    let stored = 1
+    const coalescer = new Coalescer<string, number>(
+      (key) => key,
+      async () => {
+        const value = stored
+        await new Promise((resolve) => setTimeout(resolve, 20))
+        return new Map([['k', value]])
+      },
+    )
+    const first = coalescer.get('k')
+    await new Promise((resolve) => setImmediate(resolve)) // the first load is now under way
+    stored = 2
+    expect(await Promise.all([first, coalescer.get('k')])).to.deep.equal([1, 2])
+  })
+
+  it('rejects every caller of a failed load, and the next load runs afresh', async () => {
+    let fail = true
+    const coalescer = new Coalescer<string, number>(
+      (key) => key,
+      async (keys) => {
+        if (fail) throw new Error('database unavailable')
+        return new Map(keys.map((key) => [key, 1]))
+      },
+    )
+    const results = await Promise.allSettled([coalescer.get('a'), coalescer.get('b')])
+    expect(results.map((r) => r.status)).to.deep.equal(['rejected', 'rejected'])
+    fail = false
+    expect(await coalescer.get('a')).to.equal(1)
+  })
+})
+
+describe('PersonStore batched lookups', () => {
+  let client: MongoClient
+  let db: Db
+  const commands: CommandStartedEvent[] = []
+  before(async () => {
+    client = new MongoClient(await testMongoUrl(), { monitorCommands: true })
+    client.on('commandStarted', (event) => commands.push(event))
+    await client.connect()
+    db = client.db(testDbName('coalesce'))
+    await ensurePersonIndexes(db)
+  })
+  after(async () => {
+    await db.dropDatabase().catch(() => undefined)
+    await client.close()
+  })
+  beforeEach(() => {
+    commands.length = 0
+  })
+  const countOf = (name: string, collection: string) => commands.filter((c) => c.commandName === name && c.command[name] === collection).length
+
+  it('resolves 100 personless events of 100 new ids with one lookup and one bookkeeping write', async () => {
+    const projectId = nextProjectId()
+    const store = new PersonStore(db)
+    const ctx = contextFor(projectId)
+    const events = Array.from({ length: 100 }, (_, i) => personEvent({ distinctId: `anon-${i}`, personless: true }))
+    const resolved = await Promise.all(events.map((event) => resolveEvent(store, event, ctx, OPTIONS)))
+    expect(resolved.map((event) => event.person?.id)).to.deep.equal(events.map((event) => personUuid(projectId, event.distinctId)))
+    expect(countOf('find', 'person_distinct_ids')).to.equal(1)
+    expect(countOf('update', 'personless_distinct_ids')).to.equal(1)
+    expect(await db.collection('personless_distinct_ids').countDocuments({ project_id: projectId })).to.equal(100)
+  })
+
+  it('resolves 100 events of 100 existing persons with one lookup per collection, each to its own person', async () => {
+    const projectId = nextProjectId()
+    const ctx = contextFor(projectId)
+    const events = Array.from({ length: 100 }, (_, i) => personEvent({ distinctId: `user-${i}` }))
+    const created = await Promise.all(events.map((event) => resolveEvent(new PersonStore(db), event, ctx, OPTIONS)))
+    commands.length = 0
+    const store = new PersonStore(db)
+    const again = await Promise.all(events.map((event) => resolveEvent(store, event, ctx, OPTIONS)))
+    expect(again.map((event) => event.person?.id)).to.deep.equal(created.map((event) => event.person?.id))
+    expect(new Set(again.map((event) => event.person?.id)).size).to.equal(100)
+    expect(countOf('find', 'person_distinct_ids')).to.equal(1)
+    expect(countOf('find', 'persons')).to.equal(1)
+  })
+})
