@@ -4,10 +4,9 @@
  * who maps an id first, and property writes replace the whole `properties` object under an
  * optimistic `version` check (design.md §3: a property name never becomes an update path).
  */
-import { MongoBulkWriteError } from 'mongodb'
-import type { AnyBulkWriteOperation, Collection, Db, IndexDescription } from 'mongodb'
+import type { Collection, Db, IndexDescription } from 'mongodb'
 import type { Properties } from './properties.ts'
-import { Coalescer, byProject } from './coalesce.ts'
+import { PersonCommands } from './batched-commands.ts'
 
 export const PERSON_COLLECTIONS = {
   persons: 'persons',
@@ -74,9 +73,6 @@ export async function getDistinctIdsOfPerson(db: Db, projectId: number, personId
 
 export const isDuplicateKeyError = (error: unknown): boolean => typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 11000
 
-/** An unordered bulk write whose only failures were duplicate keys: every row exists, which is what was asked. */
-const onlyDuplicateKeys = (error: unknown): boolean => error instanceof MongoBulkWriteError && [error.writeErrors].flat().every(isDuplicateKeyError)
-
 /** Thrown when optimistic retries run out; retryable, so the client gets a 503 and sends again. */
 export class PersonContentionError extends Error {
   readonly retryable = true
@@ -125,55 +121,18 @@ export class PersonStore {
   /** Keyed by the event object alias-resolve returned; read by person-update, the next step. */
   readonly resolved = new WeakMap<object, ResolvedPerson>()
   private readonly recordedPersonless = new Set<string>()
-  /** Concurrent lookups (the events of a request, of concurrent requests) share one `$in` find. */
-  private readonly mappingReads: Coalescer<{ projectId: number; distinctId: string }, DistinctIdDocument>
-  private readonly personReads: Coalescer<{ projectId: number; id: string }, PersonDocument>
-  private readonly personlessWrites: Coalescer<{ projectId: number; distinctId: string; at: Date }, true>
+  /** Concurrent lookups and inserts (the events of a request, of concurrent requests) share one command. */
+  private readonly commands: PersonCommands
 
   constructor(readonly db: Db) {
     this.persons = db.collection<PersonDocument>(PERSON_COLLECTIONS.persons)
     this.distinctIds = db.collection<DistinctIdDocument>(PERSON_COLLECTIONS.distinctIds)
     this.personless = db.collection<PersonlessDistinctIdDocument>(PERSON_COLLECTIONS.personlessDistinctIds)
-    this.mappingReads = new Coalescer(
-      (key) => `${key.projectId}:${key.distinctId}`,
-      async (keys) => {
-        const found = new Map<string, DistinctIdDocument>()
-        for (const [projectId, group] of byProject(keys)) {
-          const rows = await this.distinctIds.find({ project_id: projectId, distinct_id: { $in: group.map((key) => key.distinctId) } }).toArray()
-          for (const row of rows) found.set(`${projectId}:${row.distinct_id}`, row)
-        }
-        return found
-      },
-    )
-    this.personReads = new Coalescer(
-      (key) => `${key.projectId}:${key.id}`,
-      async (keys) => {
-        const found = new Map<string, PersonDocument>()
-        for (const [projectId, group] of byProject(keys)) {
-          const rows = await this.persons.find({ project_id: projectId, id: { $in: group.map((key) => key.id) } }, { projection: { _id: 0 } }).toArray()
-          for (const row of rows) found.set(`${projectId}:${row.id}`, row)
-        }
-        return found
-      },
-    )
-    this.personlessWrites = new Coalescer(
-      (key) => `${key.projectId}:${key.distinctId}`,
-      async (keys) => {
-        const upserts: AnyBulkWriteOperation<PersonlessDistinctIdDocument>[] = keys.map(({ projectId, distinctId, at }) => ({
-          updateOne: { filter: { project_id: projectId, distinct_id: distinctId }, update: { $setOnInsert: { created_at: at } }, upsert: true },
-        }))
-        try {
-          await this.personless.bulkWrite(upserts, { ordered: false })
-        } catch (error) {
-          if (!onlyDuplicateKeys(error)) throw error // two upserts of one new id race; the row exists either way
-        }
-        return new Map<string, true>()
-      },
-    )
+    this.commands = new PersonCommands(this.distinctIds, this.persons, this.personless)
   }
 
   async findById(projectId: number, id: string): Promise<PersonDocument | null> {
-    return (await this.personReads.get({ projectId, id })) ?? null
+    return (await this.commands.findPerson(projectId, id)) ?? null
   }
 
   /**
@@ -184,7 +143,7 @@ export class PersonStore {
   async findByDistinctId(projectId: number, distinctId: string, now: Date): Promise<PersonDocument | null> {
     let personId: string | undefined
     for (let attempt = 0; attempt <= DANGLING_RETRIES; attempt++) {
-      const mapping = await this.mappingReads.get({ projectId, distinctId })
+      const mapping = await this.commands.findMapping(projectId, distinctId)
       if (!mapping) return null
       const person = await this.findById(projectId, mapping.person_id)
       if (person) return person
@@ -210,14 +169,9 @@ export class PersonStore {
 
   /** Maps a new id to a person; false when the id already belongs to another person. */
   async addDistinctId(projectId: number, personId: string, distinctId: string, version = 0): Promise<boolean> {
-    try {
-      await this.distinctIds.insertOne({ project_id: projectId, distinct_id: distinctId, person_id: personId, version })
-      return true
-    } catch (error) {
-      if (!isDuplicateKeyError(error)) throw error
-      const existing = await this.distinctIds.findOne({ project_id: projectId, distinct_id: distinctId })
-      return existing?.person_id === personId
-    }
+    if (await this.commands.insertMapping({ project_id: projectId, distinct_id: distinctId, person_id: personId, version })) return true
+    const existing = await this.commands.findMapping(projectId, distinctId)
+    return existing?.person_id === personId
   }
 
   /**
@@ -225,11 +179,8 @@ export class PersonStore {
    * already; `is_identified` is then caught up.
    */
   private async ensurePerson(projectId: number, personId: string, init: NewPerson): Promise<PersonDocument> {
-    try {
-      await this.persons.insertOne({ project_id: projectId, id: personId, properties: init.properties, is_identified: init.isIdentified, created_at: init.createdAt, version: 0 })
-    } catch (error) {
-      if (!isDuplicateKeyError(error)) throw error // it exists: made by a concurrent creator or reader
-    }
+    // if it exists, a concurrent creator or reader made it
+    await this.commands.insertPerson({ project_id: projectId, id: personId, properties: init.properties, is_identified: init.isIdentified, created_at: init.createdAt, version: 0 })
     const person = await this.findById(projectId, personId)
     const result = person && init.isIdentified ? await this.markIdentified(person) : person
     if (!result) throw new PersonContentionError(`person ${personId} vanished while it was created`)
@@ -276,14 +227,14 @@ export class PersonStore {
   async recordPersonless(projectId: number, distinctId: string, at: Date): Promise<void> {
     const key = `${projectId}:${distinctId}`
     if (this.recordedPersonless.has(key)) return
-    await this.personlessWrites.get({ projectId, distinctId, at })
+    await this.commands.recordPersonless(projectId, distinctId, at)
     if (this.recordedPersonless.size >= PERSONLESS_CACHE_SIZE) this.recordedPersonless.clear()
     this.recordedPersonless.add(key)
   }
 
   /** Which of these ids have had personless events. */
   async usedPersonless(projectId: number, distinctIds: string[]): Promise<Set<string>> {
-    const rows = await this.personless.find({ project_id: projectId, distinct_id: { $in: distinctIds } }, { projection: { _id: 0, distinct_id: 1 } }).toArray()
-    return new Set(rows.map((row) => row.distinct_id))
+    const used = await Promise.all(distinctIds.map((distinctId) => this.commands.usedPersonless(projectId, distinctId)))
+    return new Set(distinctIds.filter((_, index) => used[index]))
   }
 }

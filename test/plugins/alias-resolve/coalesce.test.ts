@@ -89,6 +89,28 @@ describe('PersonStore batched lookups', () => {
     expect(await db.collection('personless_distinct_ids').countDocuments({ project_id: projectId })).to.equal(100)
   })
 
+  it('creates the persons of 100 new ids with one insert per collection, one person each', async () => {
+    const projectId = nextProjectId()
+    const store = new PersonStore(db)
+    const ctx = contextFor(projectId)
+    const events = Array.from({ length: 100 }, (_, i) => personEvent({ distinctId: `new-${i}` }))
+    const resolved = await Promise.all(events.map((event) => resolveEvent(store, event, ctx, OPTIONS)))
+    expect(resolved.map((event) => event.person?.id)).to.deep.equal(events.map((event) => personUuid(projectId, event.distinctId)))
+    expect(countOf('insert', 'person_distinct_ids')).to.equal(1)
+    expect(countOf('insert', 'persons')).to.equal(1)
+    expect(countOf('find', 'person_distinct_ids')).to.equal(1)
+    expect(await db.collection('persons').countDocuments({ project_id: projectId })).to.equal(100)
+  })
+
+  it('maps an id to one person when two creators in one batch race for it', async () => {
+    const projectId = nextProjectId()
+    const store = new PersonStore(db)
+    const [a, b] = await Promise.all([store.addDistinctId(projectId, 'person-a', 'shared'), store.addDistinctId(projectId, 'person-b', 'shared')])
+    expect([a, b]).to.deep.equal([true, false])
+    expect(countOf('insert', 'person_distinct_ids')).to.equal(1)
+    expect(await db.collection('person_distinct_ids').find({ project_id: projectId }, { projection: { _id: 0, person_id: 1 } }).toArray()).to.deep.equal([{ person_id: 'person-a' }])
+  })
+
   it('resolves 100 events of 100 existing persons with one lookup per collection, each to its own person', async () => {
     const projectId = nextProjectId()
     const ctx = contextFor(projectId)

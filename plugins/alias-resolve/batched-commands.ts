@@ -1,0 +1,129 @@
+/**
+ * The single-document commands PersonStore makes, each coalesced with the same command of other
+ * events in flight (coalesce.ts): one `$in` find, one unordered insertMany or one unordered
+ * bulkWrite per event-loop turn instead of one round trip per event. Each caller still gets its
+ * own answer (found or not, inserted or duplicate, matched or not), so the store's rules stay the
+ * single-document rules of the README.
+ */
+import { MongoBulkWriteError } from 'mongodb'
+import type { AnyBulkWriteOperation, Collection } from 'mongodb'
+import { Coalescer, byProject } from './coalesce.ts'
+import { isDuplicateKeyError as isDuplicateKey } from './person-store.ts'
+import type { DistinctIdDocument, PersonDocument, PersonlessDistinctIdDocument } from './person-store.ts'
+
+/**
+ * The indexes of the documents an unordered insertMany did not insert because they already
+ * existed; any other failure is thrown to every caller of the batch.
+ */
+async function insertAll<T extends DistinctIdDocument | PersonDocument>(collection: Collection<T>, docs: T[]): Promise<Set<number>> {
+  try {
+    // insertMany adds an _id to each document it is given: hand it copies, callers keep theirs clean
+    await collection.insertMany(docs.map((doc) => ({ ...doc })) as unknown as Parameters<Collection<T>['insertMany']>[0], { ordered: false })
+    return new Set()
+  } catch (error) {
+    const writeErrors = error instanceof MongoBulkWriteError ? [error.writeErrors].flat() : []
+    if (!writeErrors.length || !writeErrors.every(isDuplicateKey)) throw error
+    return new Set(writeErrors.map((e) => e.index))
+  }
+}
+
+type MappingKey = { projectId: number; distinctId: string }
+type PersonKey = { projectId: number; id: string }
+
+export class PersonCommands {
+  private readonly mappingReads: Coalescer<MappingKey, DistinctIdDocument>
+  private readonly personReads: Coalescer<PersonKey, PersonDocument>
+  private readonly personlessReads: Coalescer<MappingKey, true>
+  private readonly personlessWrites: Coalescer<MappingKey & { at: Date }, true>
+  private readonly mappingInserts: Coalescer<DistinctIdDocument, boolean>
+  private readonly personInserts: Coalescer<PersonDocument, true>
+
+  constructor(
+    distinctIds: Collection<DistinctIdDocument>,
+    persons: Collection<PersonDocument>,
+    personless: Collection<PersonlessDistinctIdDocument>,
+  ) {
+    const mappingId = (key: MappingKey) => `${key.projectId}:${key.distinctId}`
+    this.mappingReads = new Coalescer(mappingId, async (keys) => {
+      const found = new Map<string, DistinctIdDocument>()
+      for (const [projectId, group] of byProject(keys)) {
+        const rows = await distinctIds.find({ project_id: projectId, distinct_id: { $in: group.map((key) => key.distinctId) } }, { projection: { _id: 0 } }).toArray()
+        for (const row of rows) found.set(`${projectId}:${row.distinct_id}`, row)
+      }
+      return found
+    })
+    this.personReads = new Coalescer(
+      (key) => `${key.projectId}:${key.id}`,
+      async (keys) => {
+        const found = new Map<string, PersonDocument>()
+        for (const [projectId, group] of byProject(keys)) {
+          const rows = await persons.find({ project_id: projectId, id: { $in: group.map((key) => key.id) } }, { projection: { _id: 0 } }).toArray()
+          for (const row of rows) found.set(`${projectId}:${row.id}`, row)
+        }
+        return found
+      },
+    )
+    this.personlessReads = new Coalescer(mappingId, async (keys) => {
+      const found = new Map<string, true>()
+      for (const [projectId, group] of byProject(keys)) {
+        const rows = await personless.find({ project_id: projectId, distinct_id: { $in: group.map((key) => key.distinctId) } }, { projection: { _id: 0, distinct_id: 1 } }).toArray()
+        for (const row of rows) found.set(`${projectId}:${row.distinct_id}`, true)
+      }
+      return found
+    })
+    this.personlessWrites = new Coalescer<MappingKey & { at: Date }, true>(mappingId, async (keys) => {
+      const upserts: AnyBulkWriteOperation<PersonlessDistinctIdDocument>[] = keys.map(({ projectId, distinctId, at }) => ({
+        updateOne: { filter: { project_id: projectId, distinct_id: distinctId }, update: { $setOnInsert: { created_at: at } }, upsert: true },
+      }))
+      try {
+        await personless.bulkWrite(upserts, { ordered: false })
+      } catch (error) {
+        // two upserts of one new id raced; the row exists either way
+        if (!(error instanceof MongoBulkWriteError && [error.writeErrors].flat().every(isDuplicateKey))) throw error
+      }
+      return new Map<string, true>()
+    })
+    // Two creators may map one id to different persons in the same turn: both documents are sent
+    // and the unique index picks one, exactly as with two insertOne calls.
+    this.mappingInserts = new Coalescer(
+      (doc) => `${doc.project_id}:${doc.distinct_id}:${doc.person_id}:${doc.version}`,
+      async (docs) => {
+        const duplicates = await insertAll(distinctIds, docs)
+        return new Map(docs.map((doc, index) => [`${doc.project_id}:${doc.distinct_id}:${doc.person_id}:${doc.version}`, !duplicates.has(index)]))
+      },
+    )
+    this.personInserts = new Coalescer(
+      (doc) => `${doc.project_id}:${doc.id}`,
+      async (docs) => {
+        await insertAll(persons, docs) // an existing person was made by a concurrent creator or reader
+        return new Map<string, true>()
+      },
+    )
+  }
+
+  findMapping(projectId: number, distinctId: string): Promise<DistinctIdDocument | undefined> {
+    return this.mappingReads.get({ projectId, distinctId })
+  }
+
+  findPerson(projectId: number, id: string): Promise<PersonDocument | undefined> {
+    return this.personReads.get({ projectId, id })
+  }
+
+  async usedPersonless(projectId: number, distinctId: string): Promise<boolean> {
+    return (await this.personlessReads.get({ projectId, distinctId })) === true
+  }
+
+  async recordPersonless(projectId: number, distinctId: string, at: Date): Promise<void> {
+    await this.personlessWrites.get({ projectId, distinctId, at })
+  }
+
+  /** False when the (project_id, distinct_id) row already exists. */
+  async insertMapping(doc: DistinctIdDocument): Promise<boolean> {
+    return (await this.mappingInserts.get(doc)) === true
+  }
+
+  /** Inserts the person unless one with its id exists. */
+  async insertPerson(doc: PersonDocument): Promise<void> {
+    await this.personInserts.get(doc)
+  }
+}
