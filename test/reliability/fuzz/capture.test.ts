@@ -14,7 +14,11 @@ import { fuzzRequest } from './bodies.ts'
 const RUNS = Number(process.env.FUZZ_RUNS ?? 400)
 const SEED = Number(process.env.FUZZ_SEED ?? 20_260_601)
 const RESPONSE_BOUND_MS = 5_000
-const RSS_GROWTH_BOUND_MB = 300
+/**
+ * Main-thread heap: the service's own objects. The embedded store keeps every stored event in its
+ * worker thread's memory, which grows with what the fuzz run stores and is not a leak.
+ */
+const HEAP_GROWTH_BOUND_MB = 300
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 describe(`fuzzing capture and flags (${RUNS} bodies, seed ${SEED})`, function () {
@@ -27,8 +31,9 @@ describe(`fuzzing capture and flags (${RUNS} bodies, seed ${SEED})`, function ()
 
   it('answers every body without a 5xx, within the bound, with bounded memory, and stores only well-formed events', async () => {
     const statuses = new Map<number, number>()
-    const rssStart = process.memoryUsage().rss
-    let rssPeak = rssStart
+    const heapStart = process.memoryUsage().heapUsed
+    let heapPeak = heapStart
+    let sent = 0
     let slowest = 0
     await fc.assert(
       fc.asyncProperty(fuzzRequest(t.project.api_token), async (request) => {
@@ -38,7 +43,8 @@ describe(`fuzzing capture and flags (${RUNS} bodies, seed ${SEED})`, function ()
         const ms = performance.now() - started
         slowest = Math.max(slowest, ms)
         statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1)
-        rssPeak = Math.max(rssPeak, process.memoryUsage().rss)
+        heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed)
+        if (++sent % 10_000 === 0) console.log(`      ${sent} bodies, statuses ${JSON.stringify(Object.fromEntries(statuses))}, heap +${Math.round((heapPeak - heapStart) / 2 ** 20)} MB`)
         expect(response.status, `${request.path}: ${text.slice(0, 300)}`).to.be.below(500)
         expect(() => JSON.parse(text), text.slice(0, 200)).not.to.throw()
         expect(ms).to.be.below(RESPONSE_BOUND_MS)
@@ -46,8 +52,8 @@ describe(`fuzzing capture and flags (${RUNS} bodies, seed ${SEED})`, function ()
       { numRuns: RUNS, seed: SEED, endOnFailure: true },
     )
     const events = await t.service.storage.db.collection('events').find({ project_id: t.project.id }).toArray()
-    console.log(`      fuzz: ${RUNS} bodies, statuses ${JSON.stringify(Object.fromEntries(statuses))}, slowest ${Math.round(slowest)} ms, RSS +${Math.round((rssPeak - rssStart) / 2 ** 20)} MB, ${events.length} events stored`)
-    expect((rssPeak - rssStart) / 2 ** 20).to.be.below(RSS_GROWTH_BOUND_MB)
+    console.log(`      fuzz: ${RUNS} bodies, statuses ${JSON.stringify(Object.fromEntries(statuses))}, slowest ${Math.round(slowest)} ms, heap +${Math.round((heapPeak - heapStart) / 2 ** 20)} MB, ${events.length} events stored`)
+    expect((heapPeak - heapStart) / 2 ** 20).to.be.below(HEAP_GROWTH_BOUND_MB)
     expect(statuses.get(200) ?? 0, 'some bodies accepted').to.be.greaterThan(0)
     for (const event of events) {
       expect(event.uuid).to.match(UUID)
