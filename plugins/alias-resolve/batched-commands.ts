@@ -37,6 +37,8 @@ export class PersonCommands {
   private readonly personlessWrites: Coalescer<MappingKey & { at: Date }, true>
   private readonly mappingInserts: Coalescer<DistinctIdDocument, boolean>
   private readonly personInserts: Coalescer<PersonDocument, true>
+  private readonly personReplacements: Coalescer<{ serial: number; readVersion: number; next: PersonDocument }, boolean>
+  private serial = 0
 
   constructor(
     distinctIds: Collection<DistinctIdDocument>,
@@ -99,6 +101,20 @@ export class PersonCommands {
         return new Map<string, true>()
       },
     )
+    // Each caller needs to know whether its own versioned replace matched, and an unordered
+    // bulkWrite reports only the total. When some did not match, every replace of the batch is
+    // reported as a conflict: the callers re-read, and one whose write did land finds nothing left
+    // to write (recomputing from the stored person is idempotent). Conflicts stay rare and cheap.
+    this.personReplacements = new Coalescer(
+      (key) => String(key.serial),
+      async (keys) => {
+        const ops: AnyBulkWriteOperation<PersonDocument>[] = keys.map(({ readVersion, next }) => ({
+          replaceOne: { filter: { project_id: next.project_id, id: next.id, version: readVersion }, replacement: { ...next } },
+        }))
+        const { matchedCount } = await persons.bulkWrite(ops, { ordered: false })
+        return new Map(keys.map((key) => [String(key.serial), matchedCount === keys.length]))
+      },
+    )
   }
 
   findMapping(projectId: number, distinctId: string): Promise<DistinctIdDocument | undefined> {
@@ -120,6 +136,12 @@ export class PersonCommands {
   /** False when the (project_id, distinct_id) row already exists. */
   async insertMapping(doc: DistinctIdDocument): Promise<boolean> {
     return (await this.mappingInserts.get(doc)) === true
+  }
+
+  /** Replaces the person if it is still at `readVersion`; false when it was not (or may not have been) written. */
+  async replacePerson(readVersion: number, next: PersonDocument): Promise<boolean> {
+    this.serial = (this.serial + 1) % Number.MAX_SAFE_INTEGER
+    return (await this.personReplacements.get({ serial: this.serial, readVersion, next })) === true
   }
 
   /** Inserts the person unless one with its id exists. */

@@ -202,8 +202,7 @@ export class PersonStore {
       created_at: changes.created_at ?? person.created_at,
       version: changes.version ?? person.version + 1,
     }
-    const { matchedCount } = await this.persons.replaceOne({ project_id: person.project_id, id: person.id, version: person.version }, next)
-    return matchedCount === 1 ? next : null
+    return (await this.commands.replacePerson(person.version, next)) ? next : null
   }
 
   /** `is_identified` only ever goes from false to true, so it needs no version check. */

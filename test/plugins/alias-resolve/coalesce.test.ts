@@ -111,6 +111,24 @@ describe('PersonStore batched lookups', () => {
     expect(await db.collection('person_distinct_ids').find({ project_id: projectId }, { projection: { _id: 0, person_id: 1 } }).toArray()).to.deep.equal([{ person_id: 'person-a' }])
   })
 
+  it('writes 100 persons in one bulk command, and refuses a stale version batched with a fresh one', async () => {
+    const projectId = nextProjectId()
+    const store = new PersonStore(db)
+    const ctx = contextFor(projectId)
+    const created = await Promise.all(Array.from({ length: 100 }, (_, i) => resolveEvent(store, personEvent({ distinctId: `w-${i}` }), ctx, OPTIONS)))
+    const people = created.map((event) => store.resolved.get(event)!.person)
+    commands.length = 0
+    const written = await Promise.all(people.map((person, i) => store.writePerson(person, { properties: { n: i } })))
+    expect(written.every((person) => person !== null)).to.equal(true)
+    expect(countOf('update', 'persons')).to.equal(1)
+    const [fresh, stale] = await Promise.all([store.writePerson(written[0]!, { properties: { n: 'fresh' } }), store.writePerson(people[0]!, { properties: { n: 'stale' } })])
+    expect(stale).to.equal(null)
+    expect(fresh === null || fresh.properties.n === 'fresh').to.equal(true) // a batch with a conflict reports every write as one
+    const stored = await store.findById(projectId, people[0]!.id)
+    expect(stored).to.deep.include({ version: 2 })
+    expect(stored!.properties).to.deep.equal({ n: 'fresh' })
+  })
+
   it('resolves 100 events of 100 existing persons with one lookup per collection, each to its own person', async () => {
     const projectId = nextProjectId()
     const ctx = contextFor(projectId)
