@@ -1,16 +1,15 @@
 /**
- * sink-mongo: the default, required sink. Inserts a request's events in one unordered insertMany;
- * the unique (project_id, uuid) index turns an SDK retry of an acknowledged event into a duplicate
- * key error, which is success here: the event is stored once.
+ * sink-mongo: the default, required sink. Inserts the events of the requests in flight in one
+ * unordered insertMany (group-insert.ts); the unique (project_id, uuid) index turns an SDK retry
+ * of an acknowledged event into a duplicate key error, which is success here: the event is stored
+ * once.
  */
 import { Type } from 'typebox'
-import { MongoBulkWriteError } from 'mongodb'
 import type { IndexDescription } from 'mongodb'
 import { API_VERSION, definePlugin } from '../../core/plugin-api.ts'
 import { toDocument } from './document.ts'
 import type { EventDocument } from './document.ts'
-
-const DUPLICATE_KEY = 11000
+import { GroupInsert } from './group-insert.ts'
 
 export const optionsSchema = Type.Object(
   {
@@ -40,14 +39,9 @@ export default definePlugin({
   async setup(api, options) {
     const collection = api.db.collection<EventDocument>(options.collection)
     await collection.createIndexes(indexes(options.retentionDays))
-    const writeConcern = { w: options.writeConcern, j: true }
+    const inserts = new GroupInsert(collection, { w: options.writeConcern, j: true })
     api.hooks.sink.tapPromise({ name: api.id }, async function storeEvents(batch) {
-      try {
-        await collection.insertMany(batch.events.map((event) => toDocument(event, batch)), { ordered: false, writeConcern })
-      } catch (error) {
-        const onlyDuplicates = error instanceof MongoBulkWriteError && error.writeErrors && [error.writeErrors].flat().every((e) => e.code === DUPLICATE_KEY)
-        if (!onlyDuplicates) throw error
-      }
+      await inserts.insert(batch.events.map((event) => toDocument(event, batch)))
     })
   },
 })

@@ -1,0 +1,76 @@
+/**
+ * Group commit: the events of the capture requests that reach the sink in the same turn of the
+ * event loop go to the database in one unordered insertMany, so 32 concurrent single-event
+ * requests cost one command and one journal write instead of 32. Each request still learns the
+ * fate of its own events: it fails only if one of its documents failed (or the whole command did).
+ */
+import { MongoBulkWriteError } from 'mongodb'
+import type { Collection, WriteConcernSettings } from 'mongodb'
+import type { EventDocument } from './document.ts'
+
+const DUPLICATE_KEY = 11000
+/** Documents per command; more events than this in one turn are sent as several commands at once. */
+const MAX_DOCUMENTS = 5_000
+
+interface Waiting {
+  readonly docs: EventDocument[]
+  resolve(): void
+  reject(error: unknown): void
+}
+
+export class GroupInsert {
+  private queue: Waiting[] = []
+  private queued = 0
+
+  constructor(
+    private readonly collection: Collection<EventDocument>,
+    private readonly writeConcern: WriteConcernSettings,
+  ) {}
+
+  /** Resolves once every document is stored or was already stored (the same (project_id, uuid)). */
+  insert(docs: EventDocument[]): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (!this.queue.length) setImmediate(() => this.flush())
+      this.queue.push({ docs, resolve, reject })
+      this.queued += docs.length
+      if (this.queued >= MAX_DOCUMENTS) this.flush()
+    })
+  }
+
+  private flush(): void {
+    const group = this.queue
+    this.queue = []
+    this.queued = 0
+    if (group.length) void this.send(group)
+  }
+
+  private async send(group: Waiting[]): Promise<void> {
+    const docs = group.flatMap((waiting) => waiting.docs)
+    try {
+      await this.collection.insertMany(docs, { ordered: false, writeConcern: this.writeConcern })
+      for (const waiting of group) waiting.resolve()
+    } catch (error) {
+      const failed = failedIndexes(error)
+      let offset = 0
+      for (const waiting of group) {
+        const end = offset + waiting.docs.length
+        if (!failed) waiting.reject(error)
+        else if (failed.some((index) => index >= offset && index < end)) waiting.reject(error)
+        else waiting.resolve()
+        offset = end
+      }
+    }
+  }
+}
+
+/**
+ * The indexes of the documents that failed for a reason other than already being stored, or
+ * undefined when the command as a whole failed (network, write concern): then no document is
+ * known to be stored.
+ */
+function failedIndexes(error: unknown): number[] | undefined {
+  if (!(error instanceof MongoBulkWriteError)) return undefined
+  const writeErrors = [error.writeErrors].flat()
+  if (!writeErrors.length || error.result?.getWriteConcernError()) return undefined
+  return writeErrors.filter((e) => e.code !== DUPLICATE_KEY).map((e) => e.index)
+}

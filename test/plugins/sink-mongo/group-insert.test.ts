@@ -1,0 +1,62 @@
+import { expect } from 'chai'
+import { MongoClient } from 'mongodb'
+import type { Collection, CommandStartedEvent, Db } from 'mongodb'
+import { GroupInsert } from '../../../plugins/sink-mongo/group-insert.ts'
+import type { EventDocument } from '../../../plugins/sink-mongo/document.ts'
+import { testDbName, testMongoUrl } from '../../helpers/mongo.ts'
+
+const eventDoc = (uuid: string, extra: Record<string, unknown> = {}) => ({ project_id: 1, uuid, event: '$pageview', distinct_id: 'd', properties: {}, timestamp: new Date(), ...extra }) as unknown as EventDocument
+
+describe('GroupInsert', () => {
+  let client: MongoClient
+  let db: Db
+  let collection: Collection<EventDocument>
+  const inserts: CommandStartedEvent[] = []
+  before(async () => {
+    client = new MongoClient(await testMongoUrl(), { monitorCommands: true })
+    client.on('commandStarted', (event) => event.commandName === 'insert' && inserts.push(event))
+    await client.connect()
+    db = client.db(testDbName('group_insert'))
+    collection = db.collection<EventDocument>('events')
+    await collection.createIndex({ project_id: 1, uuid: 1 }, { unique: true })
+  })
+  after(async () => {
+    await db.dropDatabase().catch(() => undefined)
+    await client.close()
+  })
+  beforeEach(async () => {
+    inserts.length = 0
+    await collection.deleteMany({})
+  })
+
+  it('stores the events of 32 concurrent requests with one insert command', async () => {
+    const group = new GroupInsert(collection, { w: 1 })
+    await Promise.all(Array.from({ length: 32 }, (_, i) => group.insert([eventDoc(`a-${i}`), eventDoc(`b-${i}`)])))
+    expect(inserts).to.have.length(1)
+    expect(await collection.countDocuments()).to.equal(64)
+  })
+
+  it('treats an event stored before (an SDK retry) as stored, next to new events of other requests', async () => {
+    const group = new GroupInsert(collection, { w: 1 })
+    await group.insert([eventDoc('retried')])
+    const results = await Promise.allSettled([group.insert([eventDoc('retried'), eventDoc('new-1')]), group.insert([eventDoc('new-2')])])
+    expect(results.map((r) => r.status)).to.deep.equal(['fulfilled', 'fulfilled'])
+    expect(await collection.countDocuments()).to.equal(3)
+  })
+
+  it('fails only the request whose own event could not be stored', async () => {
+    const group = new GroupInsert(collection, { w: 1 })
+    const results = await Promise.allSettled([group.insert([eventDoc('ok-1')]), group.insert([eventDoc('bad', { _id: [1, 2] })]), group.insert([eventDoc('ok-2')])])
+    expect(results.map((r) => r.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled'])
+    expect(inserts).to.have.length(1)
+    expect((await collection.find({}, { projection: { _id: 0, uuid: 1 } }).sort({ uuid: 1 }).toArray()).map((d) => d.uuid)).to.deep.equal(['ok-1', 'ok-2'])
+  })
+
+  it('fails every request of a group when the command as a whole fails', async () => {
+    const closed = new MongoClient(await testMongoUrl(), { serverSelectionTimeoutMS: 200 })
+    const group = new GroupInsert(closed.db(db.databaseName).collection<EventDocument>('events'), { w: 1 })
+    await closed.close()
+    const results = await Promise.allSettled([group.insert([eventDoc('x-1')]), group.insert([eventDoc('x-2')])])
+    expect(results.map((r) => r.status)).to.deep.equal(['rejected', 'rejected'])
+  })
+})
