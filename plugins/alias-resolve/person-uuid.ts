@@ -11,9 +11,17 @@ export const PERSON_UUID_NAMESPACE = '932979b4-65c3-4424-8467-0b66ec27bc22'
 /** `created_at` of the fake person that personless events are attributed to. */
 export const FAKE_PERSON_CREATED_AT = new Date('1970-01-01T00:00:05Z')
 
+/** Namespace bytes by namespace string: computed once, since every event of every request needs one. */
+const namespaceBytes = new Map<string, Buffer>()
+
 /** RFC 9562 version 5: SHA-1 of namespace bytes then UTF-8 name, with version and variant bits set. */
 export function uuidv5(name: string, namespace: string): string {
-  const hash = createHash('sha1').update(Buffer.from(namespace.replace(/-/g, ''), 'hex')).update(name, 'utf8').digest()
+  let bytes = namespaceBytes.get(namespace)
+  if (!bytes) {
+    bytes = Buffer.from(namespace.replace(/-/g, ''), 'hex')
+    if (namespaceBytes.size < 16) namespaceBytes.set(namespace, bytes)
+  }
+  const hash = createHash('sha1').update(bytes).update(name, 'utf8').digest()
   hash[6] = 0x50 | (hash[6]! & 0x0f)
   hash[8] = 0x80 | (hash[8]! & 0x3f)
   const hex = hash.subarray(0, 16).toString('hex')
