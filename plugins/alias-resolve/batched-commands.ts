@@ -38,6 +38,7 @@ export class PersonCommands {
   private readonly mappingInserts: Coalescer<DistinctIdDocument, boolean>
   private readonly personInserts: Coalescer<PersonDocument, true>
   private readonly personReplacements: Coalescer<{ serial: number; readVersion: number; next: PersonDocument }, boolean>
+  private readonly identifications: Coalescer<PersonKey, true>
   private serial = 0
 
   constructor(
@@ -101,6 +102,17 @@ export class PersonCommands {
         return new Map<string, true>()
       },
     )
+    // Idempotent (false only ever becomes true), so callers need no per-update result: they re-read.
+    this.identifications = new Coalescer(
+      (key) => `${key.projectId}:${key.id}`,
+      async (keys) => {
+        const ops: AnyBulkWriteOperation<PersonDocument>[] = keys.map(({ projectId, id }) => ({
+          updateOne: { filter: { project_id: projectId, id, is_identified: false }, update: { $set: { is_identified: true }, $inc: { version: 1 } } },
+        }))
+        await persons.bulkWrite(ops, { ordered: false })
+        return new Map<string, true>()
+      },
+    )
     // Each caller needs to know whether its own versioned replace matched, and an unordered
     // bulkWrite reports only the total. When some did not match, every replace of the batch is
     // reported as a conflict: the callers re-read, and one whose write did land finds nothing left
@@ -142,6 +154,11 @@ export class PersonCommands {
   async replacePerson(readVersion: number, next: PersonDocument): Promise<boolean> {
     this.serial = (this.serial + 1) % Number.MAX_SAFE_INTEGER
     return (await this.personReplacements.get({ serial: this.serial, readVersion, next })) === true
+  }
+
+  /** Sets `is_identified` if it is still false (bumping the version). */
+  async markIdentified(projectId: number, id: string): Promise<void> {
+    await this.identifications.get({ projectId, id })
   }
 
   /** Inserts the person unless one with its id exists. */

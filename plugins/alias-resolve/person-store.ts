@@ -208,7 +208,7 @@ export class PersonStore {
   /** `is_identified` only ever goes from false to true, so it needs no version check. */
   async markIdentified(person: PersonDocument): Promise<PersonDocument | null> {
     if (person.is_identified) return person
-    await this.persons.updateOne({ project_id: person.project_id, id: person.id, is_identified: false }, { $set: { is_identified: true }, $inc: { version: 1 } })
+    await this.commands.markIdentified(person.project_id, person.id)
     return this.findById(person.project_id, person.id)
   }
 
