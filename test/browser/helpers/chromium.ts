@@ -59,6 +59,12 @@ export class PageLog {
     })
   }
 
+  /** Waits (bounded) until these requests finished or failed and their headers were read. */
+  async settle(requests: readonly RecordedRequest[] = this.requests, timeoutMs = 5_000): Promise<void> {
+    const pending = () => requests.some((r) => (r.status === undefined && r.failure === undefined) || r.mode === undefined)
+    for (const deadline = Date.now() + timeoutMs; pending() && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+
   /** Requests whose URL path starts with `path`, on any host. */
   to(path: string): RecordedRequest[] {
     return this.requests.filter((r) => new URL(r.url).pathname.startsWith(path))
