@@ -9,6 +9,7 @@ import type { SinkBatch, StepInfo } from './plugin-api.ts'
 import { isDropped } from './plugin-api.ts'
 import { isRetryable } from './errors.ts'
 import { count } from './metrics.ts'
+import { withDeadline } from './deadlines.ts'
 
 /** skip: log and keep the event; fail: re-throw to the pipeline; isolate: record, never reject. */
 export type FailurePolicy = 'skip' | 'fail' | 'isolate' | 'observe' | 'boot'
@@ -70,14 +71,6 @@ function asPromise(tap: RegisteredTap, args: unknown[]): Promise<unknown> {
   )
 }
 
-function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(Object.assign(new Error(`${what} timed out after ${ms} ms`), { retryable: true })), ms)
-  })
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer))
-}
-
 /** Installs the policy wrapper on one hook. */
 export function isolate(hook: Hook<unknown, unknown>, hookName: string, policy: FailurePolicy, state: IsolationState): void {
   hook.intercept({
@@ -113,7 +106,7 @@ function stepRunner(tap: RegisteredTap, owner: TapOwner, hookName: string, polic
   return async function runStep(...args: unknown[]) {
     if (isDropped(args[0])) return args[0]
     try {
-      return await withTimeout(asPromise(tap, args), state.stepTimeoutMs, `${owner.id} in ${hookName}`)
+      return await withDeadline(asPromise(tap, args), state.stepTimeoutMs, `${owner.id} in ${hookName}`)
     } catch (cause) {
       const error = new StepError(owner.id, hookName, cause, isRetryable(cause))
       count('hedgerow_plugin_errors_total', { plugin: owner.id, hook: hookName })
@@ -130,7 +123,7 @@ function sinkRunner(tap: RegisteredTap, owner: TapOwner, hookName: string, state
     const outcomes = sinkOutcomes.get(batch as SinkBatch) ?? []
     sinkOutcomes.set(batch as SinkBatch, outcomes)
     try {
-      await withTimeout(asPromise(tap, [batch]), state.stepTimeoutMs, `${owner.id} in ${hookName}`)
+      await withDeadline(asPromise(tap, [batch]), state.stepTimeoutMs, `${owner.id} in ${hookName}`)
       outcomes.push({ plugin: owner.id, required: owner.required })
     } catch (cause) {
       const error = cause instanceof Error ? cause : new Error(String(cause))
