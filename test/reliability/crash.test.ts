@@ -10,7 +10,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { MongoClient } from 'mongodb'
 import { startEmbeddedMongo } from '../../core/storage/embedded/index.ts'
-import { startServiceProcess } from './helpers/process.ts'
+import { startServiceProcess } from '../helpers/process.ts'
 import { CaptureLoad } from './helpers/load.ts'
 import { checkStore } from './helpers/verify.ts'
 

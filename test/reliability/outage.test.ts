@@ -13,8 +13,8 @@ import { PostHog } from 'posthog-node'
 import { startTestService } from '../helpers/service.ts'
 import type { TestService } from '../helpers/service.ts'
 import { defaultPlugins } from './helpers/default-plugins.ts'
-import { freePort, startMongoProcess } from './helpers/process.ts'
-import type { Child } from './helpers/process.ts'
+import { freePort, startMongoProcess } from '../helpers/process.ts'
+import type { Child } from '../helpers/process.ts'
 import { counterValue } from '../../core/metrics.ts'
 
 const REQUEST_TIMEOUT_MS = 8_000

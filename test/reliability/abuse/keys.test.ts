@@ -4,7 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { keysEqual } from '../../../core/admin/key.ts'
 import { testDbName, testMongoUrl } from '../../helpers/mongo.ts'
-import { startServiceProcess } from '../helpers/process.ts'
+import { startServiceProcess } from '../../helpers/process.ts'
 
 function medianNs(run: () => void, rounds: number): number {
   const times: number[] = []

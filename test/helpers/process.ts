@@ -1,11 +1,11 @@
 /**
- * Child processes for the crash and outage tests: the service as `npm start` runs it, and the
+ * Child processes for the npm start, crash and outage tests: the service as `npm start` runs it, and the
  * embedded database as `npm run mongo-embedded` runs it, each killable with any signal and each
  * read through its output lines.
  */
 import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
-import { ROOT_DIR } from '../../helpers/service.ts'
+import { ROOT_DIR } from './service.ts'
 
 export interface Child {
   readonly process: ChildProcess
@@ -38,7 +38,8 @@ function watch(child: ChildProcess, stdoutOnly = false): Child {
   }
   child.stdout!.on('data', onData)
   child.stderr!.on('data', stdoutOnly ? (c: Buffer) => (raw += c.toString()) : onData)
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  // 'close', not 'exit': the last output lines may still be in the pipes when the process exits
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
   return {
     process: child,
     lines,
@@ -65,13 +66,18 @@ function watch(child: ChildProcess, stdoutOnly = false): Child {
 }
 
 /** The service as an operator runs it (`tsx core/main.ts`), configured through the environment. */
-export async function startServiceProcess(env: Record<string, string>): Promise<Child & { url: string }> {
+export function spawnService(env: Record<string, string>): Child {
   const child = spawn(process.execPath, ['--import', 'tsx', 'core/main.ts'], {
     cwd: ROOT_DIR,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
-  const watched = watch(child)
+  return watch(child)
+}
+
+/** `spawnService`, once it logged that it listens. */
+export async function startServiceProcess(env: Record<string, string>): Promise<Child & { url: string }> {
+  const watched = spawnService(env)
   const { url } = (await watched.waitFor((l) => l.msg === 'hedgerow is listening', 'listening line')) as { url: string }
   return { ...watched, url }
 }
