@@ -7,7 +7,7 @@
  */
 import { MongoBulkWriteError } from 'mongodb'
 import type { AnyBulkWriteOperation, Collection } from 'mongodb'
-import { Coalescer, byProject } from './coalesce.ts'
+import { Coalescer, byProject } from '../../core/coalesce.ts'
 import { isDuplicateKeyError as isDuplicateKey } from './person-store.ts'
 import type { DistinctIdDocument, PersonDocument, PersonlessDistinctIdDocument } from './person-store.ts'
 

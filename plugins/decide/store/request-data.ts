@@ -6,7 +6,8 @@
  */
 import type { Db } from 'mongodb'
 import type { DatabaseState, Properties } from '../evaluator/index.ts'
-import { getDistinctIdsOfPerson, getPersonByDistinctId } from '../../alias-resolve/person-store.ts'
+import { getDistinctIdsOfPerson } from '../../alias-resolve/person-store.ts'
+import { PersonReader } from './person-reader.ts'
 import { GROUP_COLLECTIONS } from '../../group-update/documents.ts'
 import type { GroupDocument } from '../../group-update/documents.ts'
 import { DECIDE_COLLECTIONS } from './documents.ts'
@@ -55,9 +56,17 @@ async function staticCohortIds(db: Db, projectId: number, personId: string): Pro
   return [...new Set(rows.map((row) => row.cohort_id))]
 }
 
+const readers = new WeakMap<Db, PersonReader>()
+
+function readerFor(db: Db): PersonReader {
+  let reader = readers.get(db)
+  if (!reader) readers.set(db, (reader = new PersonReader(db)))
+  return reader
+}
+
 /** The `loaded` database state for the evaluator; throws when the database cannot be read. */
 export async function loadRequestData(db: Db, query: RequestDataQuery): Promise<DatabaseState> {
-  const [person, groups] = await Promise.all([getPersonByDistinctId(db, query.projectId, query.distinctId), groupProperties(db, query)])
+  const [person, groups] = await Promise.all([readerFor(db).byDistinctId(query.projectId, query.distinctId), groupProperties(db, query)])
   const cohorts = person && query.readStaticMembership ? await staticCohortIds(db, query.projectId, person.id) : []
   return {
     status: 'loaded',

@@ -1,7 +1,7 @@
 import { expect } from 'chai'
 import { MongoClient } from 'mongodb'
 import type { CommandStartedEvent, Db } from 'mongodb'
-import { Coalescer } from '../../../plugins/alias-resolve/coalesce.ts'
+import { Coalescer } from '../../../core/coalesce.ts'
 import { PersonStore, ensurePersonIndexes } from '../../../plugins/alias-resolve/person-store.ts'
 import { resolveEvent } from '../../../plugins/alias-resolve/resolve.ts'
 import { personUuid } from '../../../plugins/alias-resolve/person-uuid.ts'

@@ -1,0 +1,54 @@
+/**
+ * The person of a distinct id for flags requests, with the reads of concurrent requests coalesced
+ * into one `$in` find per collection and event-loop turn (core/coalesce.ts). Under load each flags
+ * request otherwise makes two sequential round trips (mapping, then person), and they queue.
+ * A read joins a batch that is sent after it was made, so it sees every write completed before
+ * the call: a `$set` captured a moment ago still decides the next flags call.
+ */
+import type { Db } from 'mongodb'
+import { Coalescer, byProject } from '../../../core/coalesce.ts'
+import { PERSON_COLLECTIONS } from '../../alias-resolve/person-store.ts'
+import type { DistinctIdDocument, PersonDocument } from '../../alias-resolve/person-store.ts'
+
+interface Key {
+  projectId: number
+  value: string
+}
+
+const keyId = (key: Key) => `${key.projectId}\u0000${key.value}`
+
+export class PersonReader {
+  private readonly mappings: Coalescer<Key, string>
+  private readonly persons: Coalescer<Key, PersonDocument>
+
+  constructor(db: Db) {
+    this.mappings = new Coalescer(keyId, async (keys) => {
+      const found = new Map<string, string>()
+      for (const [projectId, group] of byProject(keys)) {
+        const rows = await db
+          .collection<DistinctIdDocument>(PERSON_COLLECTIONS.distinctIds)
+          .find({ project_id: projectId, distinct_id: { $in: group.map((k) => k.value) } }, { projection: { _id: 0, distinct_id: 1, person_id: 1 } })
+          .toArray()
+        for (const row of rows) found.set(keyId({ projectId, value: row.distinct_id }), row.person_id)
+      }
+      return found
+    })
+    this.persons = new Coalescer(keyId, async (keys) => {
+      const found = new Map<string, PersonDocument>()
+      for (const [projectId, group] of byProject(keys)) {
+        const rows = await db
+          .collection<PersonDocument>(PERSON_COLLECTIONS.persons)
+          .find({ project_id: projectId, id: { $in: group.map((k) => k.value) } }, { projection: { _id: 0 } })
+          .toArray()
+        for (const row of rows) found.set(keyId({ projectId, value: row.id }), row)
+      }
+      return found
+    })
+  }
+
+  async byDistinctId(projectId: number, distinctId: string): Promise<PersonDocument | null> {
+    const personId = await this.mappings.get({ projectId, value: distinctId })
+    if (personId === undefined) return null
+    return (await this.persons.get({ projectId, value: personId })) ?? null
+  }
+}

@@ -1,0 +1,42 @@
+import { expect } from 'chai'
+import { MongoClient } from 'mongodb'
+import type { CommandStartedEvent } from 'mongodb'
+import { PersonReader } from '../../../../plugins/decide/store/person-reader.ts'
+import { PERSON_COLLECTIONS } from '../../../../plugins/alias-resolve/person-store.ts'
+import { testDbName, testMongoUrl } from '../../../helpers/mongo.ts'
+
+describe('decide PersonReader', () => {
+  let client: MongoClient
+  const finds: string[] = []
+  before(async () => {
+    client = new MongoClient(await testMongoUrl(), { monitorCommands: true })
+    client.on('commandStarted', (event: CommandStartedEvent) => event.commandName === 'find' && finds.push(String(event.command.find)))
+    await client.connect()
+  })
+  after(() => client.close())
+
+  it('answers concurrent lookups from one find per collection, each with its own person', async () => {
+    const db = client.db(testDbName('person-reader'))
+    const ids = Array.from({ length: 20 }, (_, i) => `user-${i}`)
+    await db.collection(PERSON_COLLECTIONS.distinctIds).insertMany(ids.map((id, i) => ({ project_id: 7, distinct_id: id, person_id: `p-${i % 10}`, version: 0 })))
+    await db.collection(PERSON_COLLECTIONS.persons).insertMany(Array.from({ length: 10 }, (_, i) => ({ project_id: 7, id: `p-${i}`, properties: { n: i }, is_identified: false, created_at: new Date(0), version: 0 })))
+    await db.collection(PERSON_COLLECTIONS.distinctIds).insertOne({ project_id: 8, distinct_id: 'user-1', person_id: 'other-project', version: 0 })
+    const reader = new PersonReader(db)
+    finds.length = 0
+    const people = await Promise.all([...ids, 'stranger'].map((id) => reader.byDistinctId(7, id)))
+    expect(people.slice(0, 20).map((p) => p?.properties.n)).to.deep.equal(ids.map((_, i) => i % 10))
+    expect(people[20]).to.equal(null)
+    expect(finds).to.deep.equal([PERSON_COLLECTIONS.distinctIds, PERSON_COLLECTIONS.persons])
+    await db.dropDatabase()
+  })
+
+  it('sees a write completed before the call (no cached answers)', async () => {
+    const db = client.db(testDbName('person-reader'))
+    const reader = new PersonReader(db)
+    expect(await reader.byDistinctId(1, 'late')).to.equal(null)
+    await db.collection(PERSON_COLLECTIONS.distinctIds).insertOne({ project_id: 1, distinct_id: 'late', person_id: 'p', version: 0 })
+    await db.collection(PERSON_COLLECTIONS.persons).insertOne({ project_id: 1, id: 'p', properties: { plan: 'pro' }, is_identified: true, created_at: new Date(0), version: 0 })
+    expect((await reader.byDistinctId(1, 'late'))?.properties).to.deep.equal({ plan: 'pro' })
+    await db.dropDatabase()
+  })
+})
