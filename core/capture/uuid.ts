@@ -1,8 +1,22 @@
-import { randomBytes } from 'node:crypto'
+import { randomFillSync } from 'node:crypto'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 /** The 48-bit millisecond field of a UUIDv7 ends in the year 10889. */
 const MAX_V7_MS = 2 ** 48 - 1
+
+/** Cryptographic random bytes drawn in blocks: one `randomBytes` call per event cost 3-4 % of capture CPU. */
+const POOL = Buffer.alloc(4096)
+let poolOffset = POOL.length
+
+function randomInto(target: Buffer, start: number): void {
+  const count = target.length - start
+  if (poolOffset + count > POOL.length) {
+    randomFillSync(POOL)
+    poolOffset = 0
+  }
+  POOL.copy(target, start, poolOffset, poolOffset + count)
+  poolOffset += count
+}
 
 /** The hyphenated 8-4-4-4-12 hex form, any version, either case. */
 export function isUuid(text: string): boolean {
@@ -15,8 +29,9 @@ export function isUuid(text: string): boolean {
  */
 export function uuidv7(at: Date = new Date()): string {
   const ms = Math.min(Math.max(Math.floor(at.getTime()) || 0, 0), MAX_V7_MS)
-  const bytes = randomBytes(16)
+  const bytes = Buffer.allocUnsafe(16)
   bytes.writeUIntBE(ms, 0, 6)
+  randomInto(bytes, 6)
   bytes[6] = 0x70 | (bytes[6]! & 0x0f)
   bytes[8] = 0x80 | (bytes[8]! & 0x3f)
   const hex = bytes.toString('hex')

@@ -48,4 +48,11 @@ describe('uuidv7', () => {
   it('uses 0 for times before 1970', () => {
     expect(uuidv7(new Date('1969-07-20T20:17:00Z')).startsWith('00000000-0000-7')).to.equal(true)
   })
+
+  it('gives distinct random bits to uuids of the same millisecond, across refills of its random pool', () => {
+    const at = new Date('2026-01-01T00:00:00Z')
+    const made = Array.from({ length: 5_000 }, () => uuidv7(at))
+    expect(new Set(made).size).to.equal(made.length)
+    expect(new Set(made.map((u) => u.slice(0, 13))).size).to.equal(1)
+  })
 })
