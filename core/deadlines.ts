@@ -6,8 +6,7 @@
  */
 interface Pending {
   readonly deadline: number
-  readonly ms: number
-  readonly what: string
+  readonly timeoutError: () => Error
   readonly reject: (error: Error) => void
 }
 
@@ -20,7 +19,7 @@ function sweep(): void {
   for (const run of pending) {
     if (run.deadline > now) continue
     pending.delete(run)
-    run.reject(Object.assign(new Error(`${run.what} timed out after ${run.ms} ms`), { retryable: true }))
+    run.reject(run.timeoutError())
   }
   if (pending.size === 0) {
     clearInterval(sweeper)
@@ -29,10 +28,14 @@ function sweep(): void {
   }
 }
 
-/** `work`, or a retryable rejection once `ms` have passed (checked every ms/4, at most every second). */
-export function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+/**
+ * `work`, or a rejection once `ms` have passed (checked every ms/4, at most every second): by
+ * default a retryable error naming `what`, or the error `timeoutError` makes.
+ */
+export function withDeadline<T>(work: Promise<T>, ms: number, what: string, timeoutError?: () => Error): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const run: Pending = { deadline: performance.now() + ms, ms, what, reject }
+    const made = timeoutError ?? (() => Object.assign(new Error(`${what} timed out after ${ms} ms`), { retryable: true }))
+    const run: Pending = { deadline: performance.now() + ms, timeoutError: made, reject }
     pending.add(run)
     const every = Math.max(5, Math.min(1000, Math.floor(ms / 4)))
     if (every < sweepEveryMs) {

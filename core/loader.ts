@@ -13,6 +13,7 @@ import type { PluginEntry } from './config.ts'
 import { ConfigError, checkSchema } from './config.ts'
 import type { IsolationState, TapOwner } from './isolation.ts'
 import { describeSource, importUrl, resolvePlugin } from './plugin-resolve.ts'
+import { withDeadline } from './deadlines.ts'
 import type { PluginSource } from './plugin-resolve.ts'
 
 export class PluginLoadError extends Error {
@@ -80,19 +81,14 @@ function removeTaps(hooks: IngestHooks, id: string): void {
 
 async function runSetup(def: PluginDefinition, api: PluginApi, options: unknown, ctx: LoaderContext, owner: TapOwner): Promise<Teardown | undefined> {
   ctx.state.owner = owner
-  let timer: NodeJS.Timeout | undefined
   try {
     const setup = Promise.resolve().then(() => def.setup(api, options as never))
-    setup.catch(() => undefined) // a late rejection after a timeout must not become unhandled
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`setup did not finish within ${ctx.setupTimeoutMs} ms`)), ctx.setupTimeoutMs)
-    })
-    const result = await Promise.race([setup, timeout])
+    const tooSlow = () => new Error(`setup did not finish within ${ctx.setupTimeoutMs} ms`)
+    const result = await withDeadline(setup, ctx.setupTimeoutMs, `${api.id} setup`, tooSlow)
     return typeof result === 'function' ? result : undefined
   } catch (error) {
     throw new PluginLoadError(api.id, 'INGEST_ERR_PLUGIN_SETUP', (error as Error).message, { cause: error })
   } finally {
-    clearTimeout(timer)
     ctx.state.owner = undefined
   }
 }

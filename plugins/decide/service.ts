@@ -15,6 +15,7 @@ import type { DefinitionsCache } from './cache.ts'
 import type { ProjectDefinitions } from './project-definitions.ts'
 import { loadRequestData } from './store/request-data.ts'
 import { readHashKeyOverrides, writeHashKeyOverrides } from './store/hash-key-overrides.ts'
+import { withDeadline } from '../../core/deadlines.ts'
 
 export interface FlagsRequest {
   /** A number is hashed as its JSON text (flags.md §4.1); '' is accepted (§4.5). */
@@ -162,10 +163,6 @@ export class FlagsEvaluation implements FlagsService {
   }
 
   private withTimeout<T>(work: Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new DatabaseTimeout('database read timed out')), this.deps.databaseTimeoutMs)
-    })
-    return Promise.race([work, timeout]).finally(() => clearTimeout(timer))
+    return withDeadline(work, this.deps.databaseTimeoutMs, 'flags database read', () => new DatabaseTimeout('database read timed out'))
   }
 }
