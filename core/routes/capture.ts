@@ -8,8 +8,7 @@ import type { Config } from '../config.ts'
 import type { Pipeline } from '../pipeline.ts'
 import type { ProjectStore } from '../projects.ts'
 import { unauthorized } from '../errors.ts'
-import { readBody } from '../http/read-body.ts'
-import { decodePayload } from '../capture/decode.ts'
+import { readPayload, singleValues } from '../http/payload.ts'
 import { parseCaptureRequest } from '../capture/request.ts'
 import { rateLimited, rateLimiterFor } from '../http/rate-limit.ts'
 
@@ -21,23 +20,13 @@ export interface CaptureDeps {
   readonly pipeline: Pipeline
 }
 
-function queryOf(ctx: Context): Record<string, string | undefined> {
-  const query: Record<string, string | undefined> = {}
-  for (const [key, value] of Object.entries(ctx.query)) query[key] = Array.isArray(value) ? value[0] : value
-  return query
-}
-
 export function captureHandler({ config, projects, pipeline }: CaptureDeps) {
   const limits = { maxBodyBytes: config.server.bodyLimitBytes, maxDecodedBytes: config.server.decodedLimitBytes }
   const rateLimiter = rateLimiterFor(config.rateLimit)
   return async function capture(ctx: Context): Promise<void> {
     const receivedAt = new Date()
-    const query = queryOf(ctx)
-    const body = ctx.method === 'POST' ? await readBody(ctx.req, limits.maxBodyBytes) : Buffer.alloc(0)
-    const text = await decodePayload(
-      { method: ctx.method, path: ctx.path, query, contentType: ctx.get('Content-Type') || undefined, contentEncoding: ctx.get('Content-Encoding') || undefined, body },
-      limits,
-    )
+    const query = singleValues(ctx.query)
+    const text = await readPayload(ctx, query, limits)
     const request = parseCaptureRequest(text, { path: ctx.path, query })
     const project = await projects.byApiToken(request.token)
     if (!project) throw unauthorized('invalid_api_key', 'the project API key is not valid: no project has this key', 'api_key')

@@ -15,7 +15,7 @@ import type { PluginApi, Project } from '../../../core/plugin-api.ts'
 import { HttpError, badRequest, unauthorized } from '../../../core/errors.ts'
 import { bearerToken, keysEqual } from '../../../core/admin/key.ts'
 import type { FlagsService } from '../service.ts'
-import { queryOf } from './flags-routes.ts'
+import { singleValues } from '../../../core/http/payload.ts'
 
 const notFound = (detail: string, attr: string) => new HttpError(404, 'validation_error', 'not_found', detail, attr)
 
@@ -30,7 +30,7 @@ async function projectOfToken(api: PluginApi, token: string | undefined): Promis
 async function definitionsProject(api: PluginApi, ctx: Context): Promise<Project> {
   const key = bearerToken(ctx.get('Authorization'))
   if (!key) throw unauthorized('not_authenticated', 'Authentication credentials were not provided: send Authorization: Bearer <project secret key>')
-  const project = await projectOfToken(api, queryOf(ctx).token)
+  const project = await projectOfToken(api, singleValues(ctx.query).token)
   if (!keysEqual(key, project.secretApiToken) && !api.isAdminKey(key)) {
     throw unauthorized('authentication_failed', "the key is not this project's secret key")
   }
@@ -39,7 +39,7 @@ async function definitionsProject(api: PluginApi, ctx: Context): Promise<Project
 
 /** /api paths: the secret key's own project (a token naming another one is refused), or any project for the admin key. */
 async function apiProject(api: PluginApi, ctx: Context): Promise<Project> {
-  const token = queryOf(ctx).token
+  const token = singleValues(ctx.query).token
   const authProject = ctx.state.authProject as Project | undefined
   if (!authProject) return projectOfToken(api, token)
   if (token !== undefined && token !== authProject.apiToken) throw unauthorized('authentication_failed', "the key is not this project's secret key", 'token')

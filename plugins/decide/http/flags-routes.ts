@@ -8,8 +8,7 @@ import type Router from '@koa/router'
 import type { Context } from 'koa'
 import type { Project, ProjectLookup } from '../../../core/plugin-api.ts'
 import { HttpError, unauthorized, unavailable } from '../../../core/errors.ts'
-import { readBody } from '../../../core/http/read-body.ts'
-import { decodePayload } from '../../../core/capture/decode.ts'
+import { readPayload, singleValues } from '../../../core/http/payload.ts'
 import type { DecodeLimits } from '../../../core/capture/decode.ts'
 import { detectEvaluationRuntime, normalizeDistinctId } from '../evaluator/index.ts'
 import type { EvaluationResult } from '../evaluator/index.ts'
@@ -29,27 +28,10 @@ export interface FlagsRouteDeps {
 
 const NO_FLAGS: EvaluationResult = { flags: {}, errorsWhileComputingFlags: false }
 
-export function queryOf(ctx: Context): Record<string, string | undefined> {
-  const query: Record<string, string | undefined> = {}
-  for (const [key, value] of Object.entries(ctx.query)) query[key] = Array.isArray(value) ? value[0] : value
-  return query
-}
-
-function headersOf(ctx: Context): Record<string, string | undefined> {
-  const headers: Record<string, string | undefined> = {}
-  for (const [key, value] of Object.entries(ctx.headers)) headers[key] = Array.isArray(value) ? value[0] : value
-  return headers
-}
-
 /** The request's JSON object; a GET with neither body nor `data=` is read as an empty object. */
 async function requestObject(ctx: Context, query: Record<string, string | undefined>, limits: DecodeLimits): Promise<Record<string, unknown>> {
-  const body = ctx.method === 'POST' ? await readBody(ctx.req, limits.maxBodyBytes) : Buffer.alloc(0)
-  if (body.length === 0 && !query.data) return {}
-  const text = await decodePayload(
-    { method: ctx.method, path: ctx.path, query, contentType: ctx.get('Content-Type') || undefined, contentEncoding: ctx.get('Content-Encoding') || undefined, body },
-    limits,
-  )
-  return parseFlagsJson(text)
+  const text = await readPayload(ctx, query, limits, true)
+  return text === undefined ? {} : parseFlagsJson(text)
 }
 
 function flagsRequest(fields: FlagsBodyFields, ctx: Context, query: Record<string, string | undefined>): FlagsRequest {
@@ -62,7 +44,7 @@ function flagsRequest(fields: FlagsBodyFields, ctx: Context, query: Record<strin
     anonDistinctId: anon === null || anon === undefined ? null : normalizeDistinctId(anon),
     deviceId: fields.device_id ?? null,
     flagKeys: fields.flag_keys ?? null,
-    runtime: detectEvaluationRuntime(headersOf(ctx), fields.evaluation_runtime ?? null),
+    runtime: detectEvaluationRuntime(singleValues(ctx.headers), fields.evaluation_runtime ?? null),
     evaluationContexts: fields.evaluation_contexts ?? null,
     onlySurveyFlags: query.only_evaluate_survey_feature_flags === 'true',
     ip: fields.geoip_disable === true ? undefined : ctx.ip || undefined,
@@ -77,7 +59,7 @@ async function configFields(project: Project, flags: FlagsService): Promise<Reco
 
 export function mountFlagsRoutes(router: Router, { projects, flags, limits }: FlagsRouteDeps): void {
   async function flagsEndpoint(ctx: Context): Promise<void> {
-    const query = queryOf(ctx)
+    const query = singleValues(ctx.query)
     const body = await requestObject(ctx, query, limits)
     const token = tokenOf(body, query)
     if (!token) throw unauthorized('no_api_key', 'No API token provided: send the project API key as token or api_key', 'token')
