@@ -6,11 +6,11 @@
  */
 import type Router from '@koa/router'
 import type { Db, Filter } from 'mongodb'
+import type { ProjectLookup } from '../../core/plugin-api.ts'
 import { Type } from 'typebox'
 import { HttpError } from '../../core/errors.ts'
 import { projectParam } from '../../core/admin/routes.ts'
 import { parseWith } from '../../core/admin/schemas.ts'
-import { ProjectStore } from '../../core/projects.ts'
 import { GROUP_COLLECTIONS } from './documents.ts'
 import type { GroupDocument, GroupTypeMappingDocument } from './documents.ts'
 
@@ -37,8 +37,7 @@ function groupJson(doc: GroupDocument, groupType: string) {
   }
 }
 
-export function mountGroupRoutes(router: Router, db: Db): void {
-  const projects = new ProjectStore(db)
+export function mountGroupRoutes(router: Router, db: Db, projects: ProjectLookup): void {
   const mappings = db.collection<GroupTypeMappingDocument>(GROUP_COLLECTIONS.groupTypeMappings)
   const groups = db.collection<GroupDocument>(GROUP_COLLECTIONS.groups)
 
