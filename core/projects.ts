@@ -1,10 +1,17 @@
 /**
  * Projects and their keys. Token lookups happen on every capture request, so they are cached in
  * memory; a cached miss is kept only briefly so a project created by another process is seen soon.
+ *
+ * Secret keys are found by their SHA-256 digest, never by the key itself: an index lookup on the key
+ * would compare the caller's bytes with stored key bytes and stop at the first difference, and the
+ * time that takes depends on how much of a real key the caller guessed. A digest an attacker chooses
+ * says nothing about the key behind a stored digest, and the key found is then confirmed with a
+ * constant-time comparison.
  */
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import type { Db } from 'mongodb'
 import type { Project } from './plugin-api.ts'
+import { keysEqual } from './admin/key.ts'
 import { COLLECTIONS, nextSequence } from './storage/collections.ts'
 
 export interface ProjectDocument {
@@ -12,6 +19,8 @@ export interface ProjectDocument {
   name: string
   api_token: string
   secret_api_token: string
+  /** Hex SHA-256 of `secret_api_token`, what secret keys are looked up by. Projects stored before it existed get it on first use. */
+  secret_api_token_sha256?: string
   timezone: string
   created_at: Date
 }
@@ -21,6 +30,10 @@ const NEGATIVE_TTL_MS = 2_000
 
 /** PostHog-shaped keys: `phc_` public and `phs_` secret, 43 url-safe random characters. */
 const makeKey = (prefix: 'phc_' | 'phs_') => prefix + randomBytes(32).toString('base64url')
+
+export const secretKeyDigest = (key: string): string => createHash('sha256').update(key).digest('hex')
+
+const DIGEST_INDEX = { key: { secret_api_token_sha256: 1 }, name: 'secret_api_token_sha256' } as const
 
 export function isValidTimezone(timezone: string): boolean {
   try {
@@ -37,6 +50,7 @@ export function toProject(doc: ProjectDocument): Project {
 
 export class ProjectStore {
   private readonly byToken = new Map<string, { project?: Project; until: number }>()
+  private digestsReady?: Promise<void>
 
   constructor(private readonly db: Db) {}
 
@@ -45,11 +59,13 @@ export class ProjectStore {
   }
 
   async create(input: { name: string; timezone?: string }): Promise<Project> {
+    const secret = makeKey('phs_')
     const doc: ProjectDocument = {
       id: await nextSequence(this.db, 'projects'),
       name: input.name,
       api_token: makeKey('phc_'),
-      secret_api_token: makeKey('phs_'),
+      secret_api_token: secret,
+      secret_api_token_sha256: secretKeyDigest(secret),
       timezone: input.timezone ?? 'UTC',
       created_at: new Date(),
     }
@@ -79,8 +95,30 @@ export class ProjectStore {
     return project
   }
 
+  /** The project whose secret key this is: looked up by digest, confirmed in constant time. */
   async bySecretToken(token: string): Promise<Project | undefined> {
-    const doc = await this.collection.findOne({ secret_api_token: token }, { projection: { _id: 0 } })
-    return doc ? toProject(doc) : undefined
+    await this.ensureSecretDigests()
+    const doc = await this.collection.findOne({ secret_api_token_sha256: secretKeyDigest(token) }, { projection: { _id: 0 } })
+    return doc && keysEqual(token, doc.secret_api_token) ? toProject(doc) : undefined
+  }
+
+  /**
+   * Once per store: gives projects stored before digests existed theirs, and indexes the digests.
+   * A failure (database down) is retried on the next lookup instead of being remembered.
+   */
+  ensureSecretDigests(): Promise<void> {
+    this.digestsReady ??= this.addMissingDigests().catch((error: unknown) => {
+      this.digestsReady = undefined
+      throw error
+    })
+    return this.digestsReady
+  }
+
+  private async addMissingDigests(): Promise<void> {
+    const missing = await this.collection.find({ secret_api_token_sha256: { $exists: false } }, { projection: { _id: 1, secret_api_token: 1 } }).toArray()
+    for (const doc of missing) {
+      await this.collection.updateOne({ _id: doc._id }, { $set: { secret_api_token_sha256: secretKeyDigest(doc.secret_api_token) } })
+    }
+    await this.collection.createIndex(DIGEST_INDEX.key, { name: DIGEST_INDEX.name })
   }
 }
