@@ -9,6 +9,7 @@ import path from 'node:path'
 import { Type } from 'typebox'
 import type { Static, TSchema } from 'typebox'
 import { check } from './schema.ts'
+import { QueueSettingsSchema } from './queue/settings.ts'
 
 const strict = { additionalProperties: false } as const
 
@@ -83,6 +84,9 @@ export const ConfigSchema = Type.Object(
       },
       { ...strict, default: {} },
     ),
+    /** `inline`: capture runs the hook chain itself. `queue`: through NATS JetStream to workers (docs/queue-mode.md). */
+    mode: Type.Union([Type.Literal('inline'), Type.Literal('queue')], { default: 'inline' }),
+    queue: QueueSettingsSchema,
     plugins: Type.Array(PluginEntrySchema, { default: [] }),
   },
   strict,
@@ -145,13 +149,16 @@ const ENV_OVERRIDES: ReadonlyArray<[string, (c: Json, v: string) => void]> = [
   ['ADMIN_API_KEY', (c, v) => ((c.admin as Json).apiKey = v)],
   ['LOG_LEVEL', (c, v) => ((c.log as Json).level = v)],
   ['WORKERS', (c, v) => ((c.server as Json).workers = Number(v))],
+  ['MODE', (c, v) => (c.mode = v)],
+  ['QUEUE_ROLE', (c, v) => ((c.queue as Json).role = v)],
+  ['NATS_URL', (c, v) => ((c.queue as Json).servers = v.split(','))],
 ]
 
 export function loadConfig(rootDir: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   const files = [path.join(rootDir, 'config', 'default.json')]
   if (env.NODE_ENV) files.push(path.join(rootDir, 'config', `${env.NODE_ENV}.json`))
   if (env.CONFIG_FILE) files.push(path.resolve(env.CONFIG_FILE))
-  let merged: Json = { server: {}, storage: {}, admin: {}, log: {} }
+  let merged: Json = { server: {}, storage: {}, admin: {}, log: {}, queue: {} }
   let configDir = path.join(rootDir, 'config')
   const sources: string[] = []
   for (const file of files) {
@@ -170,5 +177,5 @@ export function loadConfig(rootDir: string, env: NodeJS.ProcessEnv = process.env
 
 /** A complete config from a partial one, with every default applied (tests and embedding). */
 export function buildConfig(partial: Json = {}): Config {
-  return checkSchema(ConfigSchema, merge({ server: {}, storage: {}, admin: {}, log: {}, pipeline: {} }, partial), 'config')
+  return checkSchema(ConfigSchema, merge({ server: {}, storage: {}, admin: {}, log: {}, pipeline: {}, queue: {} }, partial), 'config')
 }

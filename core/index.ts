@@ -21,6 +21,10 @@ import { ProjectStore } from './projects.ts'
 import { Pipeline } from './pipeline.ts'
 import { createApp } from './server.ts'
 import { keysEqual, resolveAdminKey } from './admin/key.ts'
+import { openQueue } from './queue/connection.ts'
+import type { QueueConnection } from './queue/connection.ts'
+import { QueuePublisher } from './queue/publisher.ts'
+import { QueueWorker } from './queue/worker.ts'
 import { builtInPlugins } from '../plugins/index.ts'
 
 export interface ServiceOptions {
@@ -42,6 +46,8 @@ export interface Service {
   readonly plugins: readonly LoadedPlugin[]
   readonly adminKey: string
   readonly logger: Logger
+  /** Queue mode with the worker role: the consumer of the ingest stream. */
+  readonly queueWorker?: QueueWorker
   listen(port?: number, host?: string): Promise<{ port: number; url: string }>
   close(): Promise<void>
 }
@@ -75,12 +81,26 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     await storage.close()
     throw error
   }
+  let queue: QueueConnection | undefined
+  if (config.mode === 'queue') {
+    try {
+      queue = await openQueue(config.queue, logger)
+    } catch (error) {
+      await runTeardowns(plugins, logger)
+      await storage.close()
+      throw error
+    }
+  }
   if (admin.generated) logger.warn({ adminApiKey: admin.key, file: admin.file }, 'generated an admin API key (shown once; it is kept in the data folder)')
 
   let accepting = true
   const pipeline = new Pipeline(hooks, storage.db, logger)
-  const app = createApp({ config, logger, hooks, storage, projects, pipeline, adminKey: admin.key, accepting: () => accepting })
+  // In queue mode capture publishes to the stream; the hook chain runs on the workers.
+  const intake = queue ? new QueuePublisher(queue) : pipeline
+  const app = createApp({ config, logger, hooks, storage, projects, pipeline: intake, adminKey: admin.key, accepting: () => accepting })
   await hooks.ready.promise()
+  const queueWorker = queue && config.queue.role !== 'capture' ? new QueueWorker({ queue, pipeline, projects, db: storage.db, logger }) : undefined
+  await queueWorker?.start()
   let server: http.Server | undefined
   let closing: Promise<void> | undefined
 
@@ -103,6 +123,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     plugins,
     adminKey: admin.key,
     logger,
+    queueWorker,
     listen(port = config.server.port, host = config.server.host) {
       return new Promise((resolve, reject) => {
         server = http.createServer({ requestTimeout: config.server.requestTimeoutMs }, app.callback())
@@ -118,6 +139,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       closing ??= (async () => {
         accepting = false
         await stopServer()
+        await queueWorker?.stop()
+        await queue?.close()
         await runTeardowns(plugins, logger)
         await storage.close()
       })()

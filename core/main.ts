@@ -17,10 +17,16 @@ const rootDir = process.cwd()
 async function main(): Promise<void> {
   const { config, configDir, sources } = loadConfig(rootDir)
   const logger = createLogger(config.log.level)
-  const workers = workerCount(config)
+  const consumesOnly = config.mode === 'queue' && config.queue.role === 'worker'
+  const workers = consumesOnly ? 1 : workerCount(config)
   if (cluster.isPrimary && workers > 1) return runPrimary(config, logger, workers, sources)
   if (cluster.isPrimary) logger.info({ sources }, 'configuration loaded')
   const service = await createService({ config, configDir, rootDir, logger })
+  if (consumesOnly) {
+    // A queue worker serves no HTTP: it consumes the ingest stream (run more processes for more cores).
+    logger.info({ worker: service.queueWorker?.id, partitions: service.queueWorker?.partitions, plugins: service.plugins.map((p) => p.id) }, 'hedgerow worker is consuming')
+    return onSignal(logger, () => service.close())
+  }
   const { url } = await service.listen()
   if (cluster.isPrimary) logger.info({ url, plugins: service.plugins.map((p) => p.id) }, 'hedgerow is listening')
   onSignal(logger, () => service.close())

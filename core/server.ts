@@ -7,12 +7,12 @@ import Router from '@koa/router'
 import type { Logger } from 'pino'
 import type { Config } from './config.ts'
 import type { IngestHooks } from './plugin-api.ts'
-import type { Pipeline } from './pipeline.ts'
 import type { ProjectStore } from './projects.ts'
 import type { Storage } from './storage/mongo.ts'
 import { errorsAndAccessLog } from './http/errors.ts'
 import { cors } from './http/cors.ts'
 import { mountCapture } from './routes/capture.ts'
+import type { Intake } from './routes/capture.ts'
 import { mountAdmin } from './admin/routes.ts'
 import { renderMetrics } from './metrics.ts'
 
@@ -22,7 +22,7 @@ export interface AppDeps {
   readonly hooks: IngestHooks
   readonly storage: Storage
   readonly projects: ProjectStore
-  readonly pipeline: Pipeline
+  readonly pipeline: Intake
   readonly adminKey: string
   /** False once shutdown has begun: readiness fails so load balancers stop sending traffic. */
   readonly accepting: () => boolean

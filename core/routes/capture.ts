@@ -5,7 +5,7 @@
 import type Router from '@koa/router'
 import type { Context } from 'koa'
 import type { Config } from '../config.ts'
-import type { Pipeline } from '../pipeline.ts'
+import type { IngestRequest } from '../pipeline.ts'
 import type { ProjectStore } from '../projects.ts'
 import { unauthorized } from '../errors.ts'
 import { readPayload, singleValues } from '../http/payload.ts'
@@ -14,10 +14,15 @@ import { rateLimited, rateLimiterFor } from '../http/rate-limit.ts'
 
 export const CAPTURE_PATHS = ['/i/v0/e', '/batch', '/e', '/capture', '/track', '/engage'] as const
 
+/** Where accepted events go: the pipeline itself (inline mode) or the ingest queue (queue mode). */
+export interface Intake {
+  ingest(request: IngestRequest): Promise<unknown>
+}
+
 export interface CaptureDeps {
   readonly config: Config
   readonly projects: ProjectStore
-  readonly pipeline: Pipeline
+  readonly pipeline: Intake
 }
 
 export function captureHandler({ config, projects, pipeline }: CaptureDeps) {

@@ -2,7 +2,7 @@ import type { NatsConnection } from 'nats'
 import { sinkConformance, toStoredEvent } from '../../conformance/index.ts'
 import sinkNats from '../../../plugins/sink-nats/index.ts'
 import type { PluginDefinition } from '../../../core/plugin-api.ts'
-import { NatsServer, readStream } from './nats-server.ts'
+import { NatsServer, readStream } from '../../helpers/nats-server.ts'
 
 const server = new NatsServer()
 let reader: NatsConnection

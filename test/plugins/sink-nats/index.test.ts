@@ -3,7 +3,7 @@ import type { NatsConnection } from 'nats'
 import { startTestService } from '../../helpers/service.ts'
 import type { TestService } from '../../helpers/service.ts'
 import { uuidv7 } from '../../../core/capture/uuid.ts'
-import { NatsServer, readStream } from './nats-server.ts'
+import { NatsServer, readStream } from '../../helpers/nats-server.ts'
 
 describe('sink-nats plugin', () => {
   const server = new NatsServer()

@@ -1,0 +1,122 @@
+/**
+ * Consumes one partition of the ingest stream while this worker holds its lease. Every (re)start
+ * replaces the partition's durable consumer with a fresh one that delivers from the oldest
+ * message still in the work-queue stream, i.e. the oldest one nobody acknowledged: a new owner,
+ * or the same one after a failed batch, resumes exactly where the stream's order says, instead of
+ * seeing newer messages before older ones come back from their ack wait.
+ *
+ * Messages are run in batches; the next batch starts only after the acknowledgements of the
+ * previous one were confirmed by the server, so a crash can only make the last batch run again,
+ * in the same order (and the (project, uuid) index stores its events once).
+ */
+import { setTimeout as sleep } from 'node:timers/promises'
+import { AckPolicy, DeliverPolicy, nanos } from 'nats'
+import type { ConsumerMessages, JsMsg } from 'nats'
+import type { Logger } from 'pino'
+import type { QueueConnection } from './connection.ts'
+import { partitionFilter } from './message.ts'
+
+/** Runs a batch; resolves with how many leading messages are done (processed and safe to acknowledge). */
+export type BatchHandler = (batch: readonly JsMsg[]) => Promise<number>
+
+const CONSUMER_NOT_FOUND = 10014
+
+export class PartitionConsumer {
+  private stopped = false
+  private messages?: ConsumerMessages
+  private readonly abort = new AbortController()
+  private readonly done: Promise<void>
+
+  constructor(
+    private readonly queue: QueueConnection,
+    readonly partition: number,
+    private readonly handle: BatchHandler,
+    private readonly logger: Logger,
+  ) {
+    this.done = this.loop()
+  }
+
+  /** Stops taking messages; resolves once the batch in flight is finished and acknowledged. */
+  async stop(): Promise<void> {
+    this.stopped = true
+    this.abort.abort()
+    this.messages?.stop()
+    await this.done
+  }
+
+  private get name(): string {
+    return `hedgerow-p${this.partition}`
+  }
+
+  private async loop(): Promise<void> {
+    const { retryDelayMs } = this.queue.settings
+    while (!this.stopped) {
+      let healthy = false
+      try {
+        await this.replaceConsumer()
+        if (this.stopped) break
+        const consumer = await this.queue.js.consumers.get(this.queue.settings.stream, this.name)
+        this.messages = await consumer.consume({ max_messages: this.queue.settings.batchSize * 2, abort_on_missing_resource: true })
+        if (this.stopped) this.messages.stop()
+        healthy = await this.drain(this.messages)
+      } catch (error) {
+        if (!this.stopped) this.logger.warn({ partition: this.partition, err: error }, 'queue partition consumer failed; resuming from the oldest unacknowledged event')
+      }
+      if (!healthy && !this.stopped) await sleep(retryDelayMs, undefined, { signal: this.abort.signal }).catch(() => undefined)
+    }
+  }
+
+  private async replaceConsumer(): Promise<void> {
+    const { jsm, settings } = this.queue
+    await jsm.consumers.delete(settings.stream, this.name).catch((error: unknown) => {
+      if ((error as { api_error?: { err_code?: number } }).api_error?.err_code !== CONSUMER_NOT_FOUND) throw error
+    })
+    await jsm.consumers.add(settings.stream, {
+      durable_name: this.name,
+      filter_subject: partitionFilter(settings.subjectPrefix, this.partition),
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      ack_wait: nanos(settings.ackWaitMs),
+      max_ack_pending: settings.batchSize * 2,
+    })
+  }
+
+  /** Collects what arrives while a batch runs into the next batch. False after a failed batch. */
+  private async drain(messages: ConsumerMessages): Promise<boolean> {
+    const buffer: JsMsg[] = []
+    let running: Promise<void> | undefined
+    let healthy = true
+    const runBatches = async () => {
+      await new Promise((resolve) => setImmediate(resolve)) // let the rest of a delivery burst arrive
+      while (buffer.length && healthy && !this.stopped) {
+        const batch = buffer.splice(0, this.queue.settings.batchSize)
+        healthy = await this.runBatch(batch)
+      }
+      if (!healthy) messages.stop()
+      running = undefined
+    }
+    for await (const message of messages) {
+      if (!healthy || this.stopped) continue
+      buffer.push(message)
+      running ??= runBatches()
+    }
+    await running
+    return healthy
+  }
+
+  private async runBatch(batch: readonly JsMsg[]): Promise<boolean> {
+    let done = 0
+    try {
+      done = await this.handle(batch)
+    } catch (error) {
+      this.logger.warn({ partition: this.partition, err: error }, 'queue batch failed')
+    }
+    if (done > 0) {
+      for (let i = 0; i < done - 1; i++) batch[i]!.ack()
+      // the server handles one connection's messages in order: this confirmation covers the acks before it
+      const confirmed = await batch[done - 1]!.ackAck().catch(() => false)
+      if (!confirmed) return false
+    }
+    return done === batch.length
+  }
+}

@@ -1,0 +1,185 @@
+/**
+ * Queue mode in one process tree: a capture node and workers as in-process services on one
+ * database, and a real `nats-server -js`. The crash test with processes is in test/reliability.
+ */
+import { expect } from 'chai'
+import type { NatsConnection } from 'nats'
+import { startTestService } from '../../helpers/service.ts'
+import type { TestService } from '../../helpers/service.ts'
+import { NatsServer } from '../../helpers/nats-server.ts'
+import { testDbName } from '../../helpers/mongo.ts'
+import { builtInPlugins } from '../../../plugins/index.ts'
+import { API_VERSION, definePlugin } from '../../../core/plugin-api.ts'
+import type { PluginDefinition } from '../../../core/plugin-api.ts'
+import { encodeQueuedEvent } from '../../../core/queue/message.ts'
+import { uuidv7 } from '../../../core/capture/uuid.ts'
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await read()
+    if (done(value)) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: last ${JSON.stringify(value)}`)
+    await sleep(50)
+  }
+}
+
+describe('queue mode', function () {
+  this.timeout(60_000)
+  const nats = new NatsServer()
+  let nc: NatsConnection
+  let n = 0
+  const running: TestService[] = []
+  before(async () => {
+    await nats.start()
+    nc = await nats.connect()
+  })
+  afterEach(async () => {
+    for (const t of running.splice(0).reverse()) await t.service.close().catch(() => undefined)
+  })
+  after(async () => {
+    await nc?.close()
+    await nats.close()
+  })
+
+  /** A fresh stream and database per test; `extra` plugins come before sink-mongo. */
+  function cluster(extraPlugins: PluginDefinition[] = []) {
+    const id = ++n
+    const database = testDbName('queue')
+    const stream = `QUEUE_${id}`
+    const builtIns = { ...builtInPlugins, ...Object.fromEntries(extraPlugins.map((p) => [p.name, p])) }
+    const plugins = [{ plugin: 'validate' }, { plugin: 'alias-resolve' }, { plugin: 'person-update' }, ...extraPlugins.map((p) => ({ plugin: p.name, required: true })), { plugin: 'sink-mongo', required: true }]
+    const start = async (role: 'capture' | 'worker', queue: Record<string, unknown> = {}) => {
+      const t = await startTestService({ mode: 'queue', queue: { role, servers: nats.url, stream, subjectPrefix: `queue${id}.ingest`, partitions: 4, leaseTtlMs: 1000, retryDelayMs: 100, ...queue }, storage: { database }, plugins }, { builtIns })
+      running.push(t)
+      return t
+    }
+    const queued = async () => (await (await nc.jetstreamManager()).streams.info(stream)).state.messages
+    return { stream, start, queued }
+  }
+
+  const post = (t: TestService, batch: unknown[]) =>
+    fetch(`${t.url}/batch/`, { method: 'POST', body: JSON.stringify({ api_key: t.project.api_token, batch }) }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, unknown> }))
+  const events = (t: TestService) => t.service.storage.db.collection('events')
+
+  it('answers 200 once JetStream stored the events, one message per event on the project partition subjects; capture runs no step', async () => {
+    const c = cluster()
+    const capture = await c.start('capture')
+    const batch = [{ event: 'a', distinct_id: 'q-1', uuid: uuidv7() }, { event: 'b', distinct_id: 'q-2' }, { event: 'c', distinct_id: 'q-1', uuid: uuidv7() }]
+    expect(await post(capture, batch)).to.deep.equal({ status: 200, body: { status: 1 } })
+    expect(await c.queued()).to.equal(3)
+    const jsm = await nc.jetstreamManager()
+    const messages = await Promise.all([1, 2, 3].map((seq) => jsm.streams.getMessage(c.stream, { seq })))
+    const bodies = messages.map((m) => m.json<{ p: number; e: { uuid: string; event: string } }>())
+    expect(bodies.map((b) => [b.p, b.e.event])).to.deep.equal([[capture.project.id, 'a'], [capture.project.id, 'b'], [capture.project.id, 'c']])
+    expect(bodies[1]!.e.uuid, 'a uuid given at capture').to.match(/^[0-9a-f-]{36}$/)
+    expect(messages[0]!.subject).to.equal(messages[2]!.subject) // one distinct_id, one partition
+    expect(messages[0]!.subject).to.match(new RegExp(`^queue${n}\\.ingest\\.${capture.project.id}\\.[0-3]$`))
+    expect(await events(capture).countDocuments()).to.equal(0)
+  })
+
+  it('queues a retried request once', async () => {
+    const c = cluster()
+    const capture = await c.start('capture')
+    const batch = [{ event: 'a', distinct_id: 'r-1', uuid: uuidv7() }, { event: 'b', distinct_id: 'r-2', uuid: uuidv7() }]
+    for (let i = 0; i < 3; i++) expect((await post(capture, batch)).status).to.equal(200)
+    expect(await c.queued()).to.equal(2)
+  })
+
+  it('workers run the whole hook chain: each event stored once, person updates applied in the order sent', async () => {
+    const c = cluster()
+    const capture = await c.start('capture')
+    const worker = await c.start('worker')
+    for (let i = 0; i < 40; i++) {
+      const batch = [{ event: 'step', distinct_id: 'ordered', uuid: uuidv7(), properties: { $set: { last: i }, $set_once: { first: i } } }, { event: 'other', distinct_id: `o-${i}`, uuid: uuidv7() }]
+      expect((await post(capture, batch)).status).to.equal(200)
+    }
+    await eventually(() => events(worker).countDocuments({ project_id: capture.project.id }), (count) => count === 80, '80 stored events')
+    await eventually(() => c.queued(), (count) => count === 0, 'an empty stream')
+    const db = worker.service.storage.db
+    const mapping = await db.collection('person_distinct_ids').findOne({ project_id: capture.project.id, distinct_id: 'ordered' })
+    const person = await db.collection('persons').findOne({ project_id: capture.project.id, id: mapping?.person_id })
+    expect(person?.properties).to.include({ last: 39, first: 0 })
+    const stored = await events(worker).find({ project_id: capture.project.id, distinct_id: 'ordered' }).toArray()
+    expect(stored).to.have.length(40)
+    expect(new Set(stored.map((e) => e.person_id)).size).to.equal(1)
+  })
+
+  it('splits the partitions between two workers, and the one left takes them all without losing an event', async () => {
+    const c = cluster()
+    const capture = await c.start('capture')
+    const first = await c.start('worker')
+    const second = await c.start('worker')
+    const owned = () => Promise.resolve([first.service.queueWorker!.partitions.length, second.service.queueWorker!.partitions.length])
+    await eventually(owned, ([a, b]) => a === 2 && b === 2, 'two partitions each')
+    const send = async (from: number) => {
+      for (let i = from; i < from + 20; i++) expect((await post(capture, Array.from({ length: 10 }, (_, k) => ({ event: 'spread', distinct_id: `s-${k}`, uuid: uuidv7(), properties: { i } })))).status).to.equal(200)
+    }
+    await send(0)
+    const sending = send(20)
+    await sleep(30)
+    await first.service.close()
+    await sending
+    await eventually(() => Promise.resolve(second.service.queueWorker!.partitions.length), (count) => count === 4, 'the second worker owning all four partitions')
+    await eventually(() => events(second).countDocuments({ project_id: capture.project.id }), (count) => count === 400, '400 stored events')
+    const duplicates = await events(second).aggregate([{ $match: { project_id: capture.project.id } }, { $group: { _id: '$uuid', n: { $sum: 1 } } }, { $match: { n: { $gt: 1 } } }]).toArray()
+    expect(duplicates).to.deep.equal([])
+    await eventually(() => c.queued(), (count) => count === 0, 'an empty stream')
+  })
+
+  it('does not acknowledge a batch whose required sink failed, and stores it once when it runs again', async () => {
+    let failuresLeft = 2
+    const flaky = definePlugin({
+      name: 'flaky-sink',
+      apiVersion: API_VERSION,
+      setup(api) {
+        api.hooks.sink.tapPromise({ name: api.id }, async () => {
+          if (failuresLeft > 0) {
+            failuresLeft -= 1
+            throw new Error('sink down')
+          }
+        })
+      },
+    }) as PluginDefinition
+    const c = cluster([flaky])
+    const capture = await c.start('capture')
+    const worker = await c.start('worker')
+    const batch = [{ event: 'retried', distinct_id: 'f-1', uuid: uuidv7() }, { event: 'retried', distinct_id: 'f-1', uuid: uuidv7() }]
+    expect((await post(capture, batch)).status).to.equal(200)
+    // sinks run side by side, so sink-mongo may store the events while the flaky one fails: they stay queued
+    await eventually(() => c.queued(), (count) => count === 0, 'an empty stream')
+    expect(failuresLeft).to.equal(0)
+    expect(await events(worker).countDocuments({ project_id: capture.project.id })).to.equal(2)
+  })
+
+  it('sets aside an event of a project that does not exist, and goes on', async () => {
+    const c = cluster()
+    const worker = await c.start('worker')
+    const js = nc.jetstream()
+    await js.publish(`queue${n}.ingest.999999.0`, encodeQueuedEvent({ projectId: 999_999, receivedAt: new Date(), historicalMigration: false, event: { event: 'lost', distinct_id: 'x' } }))
+    await js.publish(`queue${n}.ingest.1.0`, 'not json')
+    const deadLetters = worker.service.storage.db.collection('dead_letters')
+    const letters = await eventually(() => deadLetters.find({ plugin: 'queue' }).toArray(), (rows) => rows.length === 2, 'two dead letters')
+    expect(letters.map((l) => l.error).sort()).to.satisfy((errors: string[]) => /project 999999 does not exist/.test(errors[0]!) && /unreadable message/.test(errors[1]!))
+    await eventually(() => c.queued(), (count) => count === 0, 'an empty stream')
+  })
+
+  it('answers 503 with a JSON error while NATS is down, and 200 again once it is back', async () => {
+    const c = cluster()
+    const capture = await c.start('capture', { publishTimeoutMs: 500, reconnectTimeWaitMs: 50 })
+    await nats.stop()
+    try {
+      const started = Date.now()
+      const down = await post(capture, [{ event: 'e', distinct_id: 'd-1', uuid: uuidv7() }])
+      expect(down.status).to.equal(503)
+      expect(down.body).to.include({ type: 'server_error', code: 'unavailable' })
+      expect(Date.now() - started).to.be.below(5000)
+    } finally {
+      await nats.start()
+    }
+    const back = await eventually(() => post(capture, [{ event: 'e', distinct_id: 'd-1', uuid: uuidv7() }]), (r) => r.status === 200, '200 after the restart')
+    expect(back.body).to.deep.equal({ status: 1 })
+  })
+})
