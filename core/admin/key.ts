@@ -5,6 +5,7 @@
 import { randomBytes, timingSafeEqual, createHash } from 'node:crypto'
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs'
 import path from 'node:path'
+import { redactInLogs } from '../logger.ts'
 
 export interface AdminKey {
   readonly key: string
@@ -13,7 +14,14 @@ export interface AdminKey {
   readonly file?: string
 }
 
+/** The admin key, registered for redaction so that no log line carries it (except the generated key's one showing). */
 export function resolveAdminKey(configured: string | undefined, dataDir: string): AdminKey {
+  const resolved = readOrCreateAdminKey(configured, dataDir)
+  redactInLogs(resolved.key)
+  return resolved
+}
+
+function readOrCreateAdminKey(configured: string | undefined, dataDir: string): AdminKey {
   if (configured) return { key: configured, generated: false }
   const file = path.join(dataDir, 'admin-api-key')
   if (existsSync(file)) return { key: readFileSync(file, 'utf8').trim(), generated: false, file }

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { bearerToken, keysEqual, resolveAdminKey } from '../../../core/admin/key.ts'
+import { redactKeys } from '../../../core/logger.ts'
 
 describe('admin key', () => {
   it('generates a key on first start, keeps it in the data folder (0600), and reuses it afterwards', () => {
@@ -28,5 +29,11 @@ describe('admin key', () => {
     expect(bearerToken('bearer tok')).to.equal('tok')
     expect(bearerToken('Basic tok')).to.equal(undefined)
     expect(bearerToken(undefined)).to.equal(undefined)
+  })
+
+  it('registers the resolved key, of any shape, for redaction from the logs', () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-key-'))
+    const { key } = resolveAdminKey('any-shape-admin-key-0123456789', dataDir)
+    expect(redactKeys(`{"path":"/api/${key}"}`)).to.equal('{"path":"/api/[redacted]"}')
   })
 })

@@ -1,10 +1,5 @@
 import { expect } from 'chai'
-import { mkdtempSync } from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
 import { keysEqual } from '../../../core/admin/key.ts'
-import { testDbName, testMongoUrl } from '../../helpers/mongo.ts'
-import { startServiceProcess } from '../../helpers/process.ts'
 
 function medianNs(run: () => void, rounds: number): number {
   const times: number[] = []
@@ -24,6 +19,11 @@ describe('admin key comparison (keysEqual)', () => {
     }
   })
 
+  // What this can show: that the comparison has no early exit a 256 KiB key would make measurable.
+  // It cannot prove constant time for 47-character keys over a network, where the difference of
+  // an early-exit memcmp is nanoseconds under milliseconds of jitter; that rests on the code path
+  // (SHA-256 of both sides, then timingSafeEqual; secret keys looked up by digest, see
+  // test/core/projects.test.ts, which fails if a lookup by the key itself comes back).
   it('takes the same time whether the first or the last character differs (no early exit)', () => {
     // Long keys make an early-exit comparison visible: memcmp of 256 KiB takes microseconds, a
     // first-byte mismatch takes nothing. Hash-then-timingSafeEqual costs the same either way.
@@ -34,45 +34,5 @@ describe('admin key comparison (keysEqual)', () => {
     const first = medianNs(() => keysEqual(firstDiffers, expected), 150)
     const last = medianNs(() => keysEqual(lastDiffers, expected), 150)
     expect(first / last).to.be.within(0.6, 1.6)
-  })
-})
-
-describe('keys in logs (the service as a process, log level debug)', function () {
-  this.timeout(60_000)
-
-  it('never writes the configured admin key or a project secret key, used right or wrong', async () => {
-    const adminKey = 'hra_log-leak-admin-key-7f3a9c'
-    const service = await startServiceProcess({
-      DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'hedgerow-logleak-')),
-      MONGODB_URL: await testMongoUrl(),
-      MONGODB_DB: testDbName('logleak'),
-      ADMIN_API_KEY: adminKey,
-      LOG_LEVEL: 'debug',
-    })
-    try {
-      const admin = { Authorization: `Bearer ${adminKey}`, 'Content-Type': 'application/json' }
-      const project = (await (await fetch(`${service.url}/api/projects`, { method: 'POST', headers: admin, body: '{"name":"leak"}' })).json()) as { api_token: string; secret_api_token: string }
-      const secret = project.secret_api_token
-      const calls: Array<[string, RequestInit]> = [
-        ['/api/projects', { headers: admin }],
-        ['/api/projects', { headers: { Authorization: `Bearer ${adminKey}0` } }],
-        ['/api/projects', { headers: { Authorization: `Bearer ${secret}` } }],
-        ['/api/feature_flag/local_evaluation', { headers: { Authorization: `Bearer ${secret}` } }],
-        ['/api/feature_flag/local_evaluation?token=' + secret, { headers: { Authorization: `Bearer ${secret}x` } }],
-        [`/flags/definitions?token=${project.api_token}`, { headers: { Authorization: `Bearer ${secret}` } }],
-        ['/i/v0/e/', { method: 'POST', body: JSON.stringify({ api_key: secret, event: 'e', distinct_id: 'd' }) }],
-        ['/i/v0/e/', { method: 'POST', body: JSON.stringify({ api_key: adminKey, event: 'e', distinct_id: 'd' }) }],
-        ['/flags/?v=2', { method: 'POST', body: JSON.stringify({ api_key: secret, distinct_id: 'd' }) }],
-        ['/i/v0/e/', { method: 'POST', body: JSON.stringify({ api_key: project.api_token, event: 'e', distinct_id: secret, properties: { $set: { k: adminKey } } }) }],
-      ]
-      for (const [p, init] of calls) await (await fetch(service.url + p, init)).arrayBuffer()
-      await service.waitFor((l) => l.msg === 'request' && l.path === '/i/v0/e/' && l.status === 200, 'the last request line')
-    } finally {
-      await service.kill('SIGTERM')
-    }
-    const output = service.output()
-    expect(output.split('\n').length).to.be.greaterThan(10)
-    expect(output).not.to.include(adminKey)
-    expect(output).not.to.match(/phs_[A-Za-z0-9_-]{8,}/)
   })
 })

@@ -1,0 +1,50 @@
+import { expect } from 'chai'
+import { createLogger, MIN_REDACTED_KEY_LENGTH, redactInLogs, redactKeys } from '../../core/logger.ts'
+
+/** A logger writing into an array, one parsed line per entry. */
+function capture() {
+  const lines: string[] = []
+  const logger = createLogger('debug', { write: (line: string) => void lines.push(line) })
+  return { logger, lines, text: () => lines.join('') }
+}
+
+describe('logger key redaction', () => {
+  const secret = 'phs_' + 'S3cretKeyMaterial_-0123456789abcdefghijklmno'
+  const generated = 'hra_' + 'GeneratedAdminKey_-0123456789abc'
+
+  it('replaces secret project keys and admin keys wherever they are in a line, and keeps public keys', () => {
+    const { logger, text, lines } = capture()
+    logger.info({ path: `/api/projects/${secret}/events`, query: `token=${secret}&x=1`, nested: { deep: [`Bearer ${generated}`] }, public: 'phc_public-token-0123456789' }, `tried ${secret}`)
+    logger.error({ err: new Error(`no project has key ${secret}x`) }, 'request failed')
+    logger.info({ glued: `token${secret}` }, 'glued')
+    expect(text()).not.to.include(secret.slice(4)).and.not.to.include(generated.slice(4))
+    expect(text()).to.include('phc_public-token-0123456789').and.include('phs_[redacted]').and.include('hra_[redacted]')
+    for (const line of lines) expect(() => JSON.parse(line)).not.to.throw()
+  })
+
+  it('shows a generated admin key only in the adminApiKey field of its one line', () => {
+    const { logger, text } = capture()
+    logger.warn({ adminApiKey: generated, file: '/data/admin-api-key' }, 'generated an admin API key (shown once; it is kept in the data folder)')
+    logger.info({ path: `/x/${generated}`, note: `"adminApiKey":"${generated}"` }, 'request')
+    const lines = text().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)
+    expect(lines[0]!.adminApiKey).to.equal(generated)
+    expect(lines[1]!.path).to.equal('/x/hra_[redacted]')
+    expect(JSON.stringify(lines[1])).not.to.include(generated)
+  })
+
+  it('redacts a registered key of any shape, raw, JSON-escaped and URL-encoded', () => {
+    const configured = 'my "configured"/admin+key 42'
+    redactInLogs(configured)
+    const { logger, text } = capture()
+    logger.info({ path: '/api/' + encodeURIComponent(configured), header: configured }, `key ${configured}`)
+    expect(text()).not.to.include('configured')
+    expect(text()).not.to.include(encodeURIComponent(configured))
+    expect(text().match(/\[redacted\]/g)).to.have.length(3)
+  })
+
+  it('leaves keys shorter than the minimum alone rather than garbling every line', () => {
+    const short = 'k'.repeat(MIN_REDACTED_KEY_LENGTH - 1)
+    redactInLogs(short)
+    expect(redactKeys(`{"msg":"${short}"}`)).to.equal(`{"msg":"${short}"}`)
+  })
+})
