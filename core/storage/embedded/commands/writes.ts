@@ -2,6 +2,7 @@ import { isPlainObject, type Doc } from '../bson/codec.ts'
 import { rawField } from '../bson/raw.ts'
 import { parseSort } from '../engine/planner.ts'
 import { parseUpdate } from '../engine/update-parse.ts'
+import { checkInsertDepth } from '../engine/depth.ts'
 import { executeDelete, executeUpdate, prepareInsert, type UpdateStatement } from '../engine/writes.ts'
 import { makeProjector, projectRaw } from '../engine/find-exec.ts'
 import { mongoError, notSupported, toMongoError, type MongoServerError } from '../errors.ts'
@@ -64,6 +65,7 @@ export const writeCommands: Record<string, CommandHandler> = {
     let n = 0
     const errors = eachStatement(docs, cmd.body.ordered !== false, (doc, i) => {
       const prepared = prepareInsert(raws[i], doc)
+      checkInsertDepth(prepared.raw)
       coll.insert(prepared.raw, prepared.doc)
       n += 1
     })

@@ -9,6 +9,7 @@ import { encodeKey } from './key-encoding.ts'
 import { compileFilter } from './matcher.ts'
 import { plan, type SortSpec } from './planner.ts'
 import { applyUpdate, buildUpsert, type UpdateInput } from './update-apply.ts'
+import { checkUpdatedDepth } from './depth.ts'
 
 export const MAX_BSON_SIZE = 16 * 1024 * 1024
 
@@ -83,6 +84,7 @@ export function executeUpdate(catalog: Catalog, db: string, name: string, stmt: 
     const coll = catalog.ensure(db, name)
     const created = buildUpsert(stmt)
     checkId(created.doc._id)
+    checkUpdatedDepth(created.raw)
     coll.insert(created.raw, created.doc)
     return { matched: 0, modified: 0, upsertedId: created.doc._id, first: { after: created.doc, afterRaw: created.raw } }
   }
@@ -91,6 +93,7 @@ export function executeUpdate(catalog: Catalog, db: string, name: string, stmt: 
     const next = applyUpdate(target.doc, target.raw, stmt)
     result.matched += 1
     if (!next.raw.equals(target.raw)) {
+      checkUpdatedDepth(next.raw)
       coll.replace(target.doc, next.doc, next.raw, stmt.parsed.kind === 'replacement' ? 'replace' : 'update')
       result.modified += 1
     }
