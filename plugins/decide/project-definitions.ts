@@ -3,7 +3,8 @@
  * local-evaluation body with its ETag (built on first use, once per version).
  */
 import { createHash } from 'node:crypto'
-import type { CohortDefinition, FlagDefinition } from './evaluator/index.ts'
+import { prepareFlags } from './evaluator/index.ts'
+import type { CohortDefinition, FlagDefinition, PreparedFlags } from './evaluator/index.ts'
 import { toCohortDefinition, toFlagDefinition } from './store/definitions.ts'
 import type { StoredDefinitions } from './store/definitions.ts'
 import type { CohortDocument, FlagDocument } from './store/documents.ts'
@@ -25,6 +26,8 @@ export class ProjectDefinitions {
   /** Evaluator input: every stored flag (the evaluator leaves inactive and deleted ones out itself). */
   readonly flags: FlagDefinition[]
   readonly cohorts: CohortDefinition[]
+  /** What the evaluator derives from `flags` alone, built once per version instead of per request. */
+  readonly prepared: PreparedFlags
   /** Flags whose cohorts reach a static cohort: only requests evaluating one read static membership. */
   readonly staticCohortFlagKeys: ReadonlySet<string>
   private sdk: SdkBody | undefined
@@ -40,6 +43,7 @@ export class ProjectDefinitions {
     this.groupTypeMapping = stored.groupTypeMapping
     this.flags = stored.flags.map((doc) => toFlagDefinition(doc, projectId))
     this.cohorts = stored.cohorts.filter((doc) => !doc.deleted).map(toCohortDefinition)
+    this.prepared = prepareFlags(this.flags)
     const hasStatic = stored.cohorts.some((doc) => doc.is_static && !doc.deleted)
     this.staticCohortFlagKeys = new Set(
       hasStatic ? stored.flags.filter((flag) => cohortClosure([flag], stored.cohorts).some((cohort) => cohort.is_static)).map((flag) => flag.key) : [],

@@ -103,13 +103,14 @@ export class FlagsEvaluation implements FlagsService {
     }
     const distinctId = normalizeDistinctId(request.distinctId)
     const anonDistinctId = request.anonDistinctId ?? null
-    const plan = planEvaluation({ flags: definitions.flags, personPropertyOverrides, distinctId, anonDistinctId, ...filters })
+    const plan = planEvaluation({ flags: definitions.flags, prepared: definitions.prepared, personPropertyOverrides, distinctId, anonDistinctId, ...filters })
     const [database, overrides] = await Promise.all([
       this.database(project, plan, definitions, distinctId, request.groups ?? null),
       this.hashKeyOverrides(project, plan),
     ])
     return evaluateFlags({
       flags: definitions.flags,
+      prepared: definitions.prepared,
       cohorts: definitions.cohorts,
       groupTypeMapping: { ...definitions.groupTypeMapping },
       distinctId,

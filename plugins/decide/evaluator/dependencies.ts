@@ -68,8 +68,7 @@ function selectFlags(flags: readonly FlagDefinition[], lookup: FlagLookup, keys:
   return flags.filter((flag) => selected.has(flag.id));
 }
 
-export function planDependencies(flags: readonly FlagDefinition[], keys: readonly string[] | null = null): DependencyPlan {
-  const lookup = lookupFlags(flags);
+export function planDependencies(flags: readonly FlagDefinition[], keys: readonly string[] | null = null, lookup = lookupFlags(flags)): DependencyPlan {
   const selected = selectFlags(flags, lookup, keys);
   const dependencies = new Map(selected.map((flag) => [flag.id, directDependencies(flag, lookup)]));
   const brokenIds = new Set<number>();

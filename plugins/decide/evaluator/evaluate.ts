@@ -1,15 +1,13 @@
-import { planDependencies } from './dependencies.ts';
-import { lookupFlags } from './dependencies.ts';
 import { DATABASE_ERROR, FlagEvaluationError, HASH_KEY_OVERRIDE_ERROR } from './errors.ts';
 import { isFlagExcluded } from './filtering.ts';
 import { evaluateFlag, type FlagMatch } from './flag.ts';
+import { planFor, preparedFor } from './prepared.ts';
 import { normalizeDistinctId } from './hash.ts';
 import { resolveTimeZone } from './properties/timezone.ts';
 import { reasonCode, reasonDescription } from './reasons.ts';
 import { buildRequestContext } from './request-context.ts';
 import { flagRequiresDatabase } from './requirements.ts';
 import type { EvaluationInput, EvaluationResult, FlagDefinition, FlagResult } from './types.ts';
-import { sanitizeFlags } from './validate.ts';
 
 function answered(flag: FlagDefinition, match: FlagMatch): FlagResult {
   return {
@@ -60,11 +58,12 @@ function usesGroupAggregation(flag: FlagDefinition): boolean {
  * storage failures fail only the flags that needed storage (§11).
  */
 export function evaluateFlags(input: EvaluationInput): EvaluationResult {
-  const { flags, problems } = sanitizeFlags(input.flags);
+  const prepared = preparedFor(input.flags, input.prepared);
+  const { flags, problems } = prepared;
   const distinctId = normalizeDistinctId(input.distinctId);
   const nowMillis = typeof input.now === 'number' ? input.now : input.now.getTime();
   const excluded = new Set(flags.filter((flag) => isFlagExcluded(flag, input)).map((flag) => flag.id));
-  const plan = planDependencies(flags, input.flagKeys ?? null);
+  const plan = planFor(prepared, input.flagKeys ?? null);
   const evaluable = plan.stages.flat().filter((flag) => !excluded.has(flag.id));
   // no prototype: flag keys such as `constructor` or `toString` are valid PostHog keys
   const results: Record<string, FlagResult> = Object.create(null);
@@ -91,7 +90,7 @@ export function evaluateFlags(input: EvaluationInput): EvaluationResult {
     }
   }
 
-  const ctx = buildRequestContext(input, lookupFlags(flags), distinctId, resolveTimeZone(input.timezone), nowMillis);
+  const ctx = buildRequestContext(input, prepared.lookup, distinctId, resolveTimeZone(input.timezone), nowMillis);
   for (const id of excluded) ctx.results.set(id, false);
   for (const flag of evaluable) {
     if (results[flag.key]) continue;

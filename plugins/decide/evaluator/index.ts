@@ -5,6 +5,7 @@
  */
 export { evaluateFlags } from './evaluate.ts';
 export { planEvaluation, type EvaluationPlan, type PlanInput } from './plan.ts';
+export { prepareFlags, type PreparedFlags } from './prepared.ts';
 export { calculateHash, hashFor, holdoutHash, normalizeDistinctId } from './hash.ts';
 export { isFullRollout, isInRollout, selectVariant } from './rollout.ts';
 export { matchProperty, type MatchContext } from './properties/match-property.ts';

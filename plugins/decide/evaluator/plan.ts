@@ -1,13 +1,12 @@
-import { planDependencies } from './dependencies.ts';
 import { isFlagExcluded } from './filtering.ts';
 import { normalizeDistinctId } from './hash.ts';
-import { flagNeedsHashKeyOverride, flagRequiresDatabase, propertyNeeds } from './requirements.ts';
+import { planFor, preparedFor } from './prepared.ts';
+import { flagNeedsHashKeyOverride, flagRequiresDatabase } from './requirements.ts';
 import type { EvaluationInput } from './types.ts';
-import { sanitizeFlags } from './validate.ts';
 
 export type PlanInput = Pick<
   EvaluationInput,
-  'flags' | 'flagKeys' | 'personPropertyOverrides' | 'distinctId' | 'anonDistinctId' | 'runtime' | 'evaluationContexts' | 'onlySurveyFlags'
+  'flags' | 'prepared' | 'flagKeys' | 'personPropertyOverrides' | 'distinctId' | 'anonDistinctId' | 'runtime' | 'evaluationContexts' | 'onlySurveyFlags'
 >;
 
 /**
@@ -36,12 +35,13 @@ export interface EvaluationPlan {
 }
 
 export function planEvaluation(input: PlanInput): EvaluationPlan {
-  const { flags } = sanitizeFlags(input.flags);
-  const evaluable = planDependencies(flags, input.flagKeys ?? null)
+  const prepared = preparedFor(input.flags, input.prepared);
+  const { flags } = prepared;
+  const evaluable = planFor(prepared, input.flagKeys ?? null)
     .stages.flat()
     .filter((flag) => !isFlagExcluded(flag, input));
   const databaseFlags = evaluable.filter((flag) => flagRequiresDatabase(flag, input.personPropertyOverrides));
-  const groupTypeIndexes = new Set(databaseFlags.flatMap((flag) => propertyNeeds(flag).groupTypeIndexes));
+  const groupTypeIndexes = new Set(databaseFlags.flatMap((flag) => prepared.needs(flag).groupTypeIndexes));
   const distinctId = normalizeDistinctId(input.distinctId);
   const anon = input.anonDistinctId ?? null;
   const lookupNeeded = evaluable.some(flagNeedsHashKeyOverride);
@@ -51,7 +51,7 @@ export function planEvaluation(input: PlanInput): EvaluationPlan {
     databaseFlagKeys: databaseFlags.map((flag) => flag.key),
     needsDatabase: databaseFlags.length > 0,
     groupTypeIndexes: [...groupTypeIndexes].sort((a, b) => a - b),
-    needsGroupTypeMapping: evaluable.some((flag) => propertyNeeds(flag).groupTypeIndexes.length > 0),
+    needsGroupTypeMapping: evaluable.some((flag) => prepared.needs(flag).groupTypeIndexes.length > 0),
     hashKeyOverrides: {
       lookup: lookupNeeded ? (anon === null ? [distinctId] : [distinctId, anon]) : null,
       write: lookupNeeded && anon !== null ? { hashKey: anon, distinctIds: [distinctId, anon], flagKeys: continuityKeys } : null,

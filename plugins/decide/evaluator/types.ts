@@ -4,6 +4,7 @@
  * that come from JSON are typed `unknown` and narrowed where they are used,
  * because stored definitions are operator-written and may be malformed.
  */
+import type { PreparedFlags } from './prepared.ts';
 
 /** Person or group properties: a JSON object. */
 export type Properties = Record<string, unknown>;
@@ -96,6 +97,8 @@ export type DatabaseState =
 
 export interface EvaluationInput {
   flags: FlagDefinition[];
+  /** `prepareFlags(flags)` of this same array, kept across requests; rebuilt when it is of another array. */
+  prepared?: PreparedFlags | null;
   /** Cohorts by id (record or list); SDK-format bare property groups are accepted too. */
   cohorts?: Record<string, CohortDefinition | unknown> | CohortDefinition[];
   /** Group type index → name, e.g. {"0": "company"}. */

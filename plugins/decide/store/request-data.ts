@@ -8,8 +8,7 @@ import type { Db } from 'mongodb'
 import type { DatabaseState, Properties } from '../evaluator/index.ts'
 import { getDistinctIdsOfPerson } from '../../alias-resolve/person-store.ts'
 import { PersonReader } from './person-reader.ts'
-import { GROUP_COLLECTIONS } from '../../group-update/documents.ts'
-import type { GroupDocument } from '../../group-update/documents.ts'
+import { GroupReader } from './group-reader.ts'
 import { DECIDE_COLLECTIONS } from './documents.ts'
 import type { CohortMemberDocument } from './documents.ts'
 
@@ -30,19 +29,17 @@ function storedGroupKey(raw: unknown): string | undefined {
   return undefined
 }
 
-async function groupProperties(db: Db, query: RequestDataQuery): Promise<Record<number, Properties>> {
-  const wanted = query.groupTypeIndexes.flatMap((index) => {
+/** The stored properties of each requested group the flags read, by group type index. */
+async function groupProperties(reader: GroupReader, query: RequestDataQuery): Promise<Record<number, Properties>> {
+  const found: Record<number, Properties> = {}
+  const reads = query.groupTypeIndexes.map(async (index) => {
     const name = query.groupTypeMapping[String(index)]
     const key = name === undefined ? undefined : storedGroupKey(query.groups?.[name])
-    return key === undefined ? [] : [{ group_type_index: index, group_key: key }]
+    if (key === undefined) return
+    const properties = await reader.properties(query.projectId, index, key)
+    if (properties !== undefined) found[index] = properties
   })
-  if (wanted.length === 0) return {}
-  const rows = await db
-    .collection<GroupDocument>(GROUP_COLLECTIONS.groups)
-    .find({ project_id: query.projectId, $or: wanted }, { projection: { _id: 0, group_type_index: 1, group_key: 1, group_properties: 1 } })
-    .toArray()
-  const found: Record<number, Properties> = {}
-  for (const row of rows) found[row.group_type_index] = row.group_properties ?? {}
+  await Promise.all(reads)
   return found
 }
 
@@ -56,17 +53,19 @@ async function staticCohortIds(db: Db, projectId: number, personId: string): Pro
   return [...new Set(rows.map((row) => row.cohort_id))]
 }
 
-const readers = new WeakMap<Db, PersonReader>()
+const readers = new WeakMap<Db, { persons: PersonReader; groups: GroupReader }>()
 
-function readerFor(db: Db): PersonReader {
-  let reader = readers.get(db)
-  if (!reader) readers.set(db, (reader = new PersonReader(db)))
-  return reader
+/** One set of coalescing readers per database, so that all requests share their batches. */
+function readersFor(db: Db): { persons: PersonReader; groups: GroupReader } {
+  let found = readers.get(db)
+  if (!found) readers.set(db, (found = { persons: new PersonReader(db), groups: new GroupReader(db) }))
+  return found
 }
 
 /** The `loaded` database state for the evaluator; throws when the database cannot be read. */
 export async function loadRequestData(db: Db, query: RequestDataQuery): Promise<DatabaseState> {
-  const [person, groups] = await Promise.all([readerFor(db).byDistinctId(query.projectId, query.distinctId), groupProperties(db, query)])
+  const { persons, groups: groupReader } = readersFor(db)
+  const [person, groups] = await Promise.all([persons.byDistinctId(query.projectId, query.distinctId), groupProperties(groupReader, query)])
   const cohorts = person && query.readStaticMembership ? await staticCohortIds(db, query.projectId, person.id) : []
   return {
     status: 'loaded',

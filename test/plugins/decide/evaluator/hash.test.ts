@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import { calculateHash, hashFor, holdoutHash, normalizeDistinctId } from '../../../../plugins/decide/evaluator/hash.ts';
 import { isInRollout, selectVariant } from '../../../../plugins/decide/evaluator/rollout.ts';
@@ -26,6 +27,16 @@ describe('evaluator hash (flags.md §2)', () => {
     it('divides the first 15 hex digits by 2^60 − 1 exactly', () => {
       // c8a05362b9f414f = 903540405459435855
       expect(hashFor('simple-flag', 'distinct_id_0')).to.equal(903540405459435855 / 1152921504606846975);
+    });
+
+    it('rounds the 60-bit prefix to a double exactly as BigInt arithmetic does, for 20,000 inputs', () => {
+      const reference = (text: string) => Number(createHash('sha1').update(text, 'utf8').digest().readBigUInt64BE(0) >> 4n) / Number(0xfffffffffffffffn);
+      const differing: string[] = [];
+      for (let i = 0; i < 20_000; i++) {
+        const id = i % 7 === 0 ? `ünï-${i}-\ud800` : `user-${i}`;
+        if (calculateHash(`flag-${i % 50}.`, id, i % 2 ? 'variant' : '') !== reference(`flag-${i % 50}.${id}${i % 2 ? 'variant' : ''}`)) differing.push(id);
+      }
+      expect(differing).to.deep.equal([]);
     });
   });
 
