@@ -19,6 +19,15 @@ import { partitionFilter } from './message.ts'
 /** Runs a batch; resolves with how many leading messages are done (processed and safe to acknowledge). */
 export type BatchHandler = (batch: readonly JsMsg[]) => Promise<number>
 
+export interface PartitionConsumerOptions {
+  readonly queue: QueueConnection
+  readonly partition: number
+  readonly handle: BatchHandler
+  /** False while the lease may have expired: then nothing is started (see leases.ts). */
+  readonly mayRun: () => boolean
+  readonly logger: Logger
+}
+
 const CONSUMER_NOT_FOUND = 10014
 
 export class PartitionConsumer {
@@ -27,12 +36,14 @@ export class PartitionConsumer {
   private readonly abort = new AbortController()
   private readonly done: Promise<void>
 
-  constructor(
-    private readonly queue: QueueConnection,
-    readonly partition: number,
-    private readonly handle: BatchHandler,
-    private readonly logger: Logger,
-  ) {
+  private readonly queue: QueueConnection
+  readonly partition: number
+  private readonly logger: Logger
+
+  constructor(private readonly options: PartitionConsumerOptions) {
+    this.queue = options.queue
+    this.partition = options.partition
+    this.logger = options.logger
     this.done = this.loop()
   }
 
@@ -53,6 +64,7 @@ export class PartitionConsumer {
     while (!this.stopped) {
       let healthy = false
       try {
+        if (!this.options.mayRun()) throw new Error('the partition lease is not confirmed')
         await this.replaceConsumer()
         if (this.stopped) break
         const consumer = await this.queue.js.consumers.get(this.queue.settings.stream, this.name)
@@ -105,9 +117,10 @@ export class PartitionConsumer {
   }
 
   private async runBatch(batch: readonly JsMsg[]): Promise<boolean> {
+    if (!this.options.mayRun()) return false
     let done = 0
     try {
-      done = await this.handle(batch)
+      done = await this.options.handle(batch)
     } catch (error) {
       this.logger.warn({ partition: this.partition, err: error }, 'queue batch failed')
     }

@@ -30,8 +30,8 @@ export const QueueSettingsSchema = Type.Object(
     batchSize: Type.Integer({ minimum: 1, maximum: 10_000, default: 200 }),
     /** A message not acknowledged this long after delivery is delivered again. */
     ackWaitMs: Type.Integer({ minimum: 1000, default: 60_000 }),
-    /** A worker that stops renewing its partition leases for this long loses them to the others. */
-    leaseTtlMs: Type.Integer({ minimum: 500, default: 10_000 }),
+    /** A worker that stops renewing its partition leases for this long loses them to the others, who wait as long again before consuming (a batch must finish within it). */
+    leaseTtlMs: Type.Integer({ minimum: 500, default: 15_000 }),
     /** Wait before a partition whose batch failed (a required sink down, say) is consumed again. */
     retryDelayMs: Type.Integer({ minimum: 1, default: 1000 }),
     token: Type.Optional(Type.String({ minLength: 1 })),

@@ -63,7 +63,7 @@ export class QueueWorker {
       holder: {
         gained: (partition) => {
           logger.info({ worker: this.id, partition }, 'queue worker consumes a partition')
-          this.consumers.set(partition, new PartitionConsumer(queue, partition, (batch) => this.handle(batch), logger))
+          this.consumers.set(partition, new PartitionConsumer({ queue, partition, logger, handle: (batch) => this.handle(batch), mayRun: () => this.leases!.mayRun(partition) }))
         },
         lost: async (partition) => {
           const consumer = this.consumers.get(partition)

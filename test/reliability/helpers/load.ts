@@ -19,6 +19,8 @@ export interface LoadOptions {
   persons?: number
   /** A request slower than this is abandoned (counted as not acknowledged). */
   timeoutMs?: number
+  /** Pause of each loop between requests, to hold the rate down. */
+  pauseMs?: number
 }
 
 export class CaptureLoad {
@@ -82,6 +84,7 @@ export class CaptureLoad {
       while (!stopped) {
         const sent = this.nextRequest()
         if (!(await this.send(url, sent))) this.pending.push(sent)
+        if (this.options.pauseMs) await new Promise((r) => setTimeout(r, this.options.pauseMs))
       }
     }
     await Promise.all(Array.from({ length: this.options.concurrency ?? 4 }, loop))
