@@ -5,15 +5,24 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { Db, Document } from 'mongodb'
+import { cpuSeconds } from './processes.ts'
 
 export interface InsertManyOptions {
   seconds: number
   concurrency: number
   batchSize: number
+  /** The database process, for its CPU use. */
+  databasePid?: number
 }
 
-/** Events stored per second. */
-export async function insertManyBaseline(db: Db, options: InsertManyOptions): Promise<number> {
+export interface InsertManyResult {
+  eventsPerSecond: number
+  /** CPU microseconds per stored event: the database's, and this process's (the driver's). */
+  databaseCpuUs: number
+  driverCpuUs: number
+}
+
+export async function insertManyBaseline(db: Db, options: InsertManyOptions): Promise<InsertManyResult> {
   const stored = await db.collection('events').find({}, { projection: { _id: 0 } }).limit(options.batchSize).toArray()
   if (stored.length < options.batchSize) throw new Error(`expected ${options.batchSize} stored events to copy, found ${stored.length}`)
   const target = db.collection('baseline_batch')
@@ -39,6 +48,14 @@ export async function insertManyBaseline(db: Db, options: InsertManyOptions): Pr
   }
   await runFor(Math.min(2, options.seconds) * 1000)
   const started = performance.now()
+  const databaseBefore = options.databasePid ? cpuSeconds(options.databasePid) : 0
+  const driverBefore = process.cpuUsage()
   const inserted = await runFor(options.seconds * 1000)
-  return inserted / ((performance.now() - started) / 1000)
+  const driver = process.cpuUsage(driverBefore)
+  const databaseSeconds = options.databasePid ? cpuSeconds(options.databasePid) - databaseBefore : 0
+  return {
+    eventsPerSecond: inserted / ((performance.now() - started) / 1000),
+    databaseCpuUs: (databaseSeconds * 1e6) / inserted,
+    driverCpuUs: (driver.user + driver.system) / inserted,
+  }
 }

@@ -4,7 +4,7 @@
  * resident memory measured alongside. Any non-2xx answer or connection error fails the run.
  */
 import autocannon from 'autocannon'
-import { sampleRss } from './processes.ts'
+import { cpuSeconds, sampleRss } from './processes.ts'
 
 export interface LoadSpec {
   url: string
@@ -12,8 +12,10 @@ export interface LoadSpec {
   bodies: readonly string[]
   connections: number
   seconds: number
-  /** The process serving the load, for its peak RSS. */
+  /** The process serving the load, for its peak RSS and CPU use. */
   pid: number
+  /** The database process, for its CPU use. */
+  databasePid?: number
 }
 
 export interface LoadResult {
@@ -23,6 +25,11 @@ export interface LoadResult {
   /** CPU used by this process (the load generator) as a share of one core, 0..1+. */
   generatorCpu: number
   peakRssMiB: number
+  /** Requests answered 2xx during the measurement. */
+  requests: number
+  /** CPU seconds the target process tree and the database used during the measurement. */
+  targetCpuSeconds: number
+  databaseCpuSeconds: number
 }
 
 async function fire(spec: LoadSpec, seconds: number, warmUp = false) {
@@ -53,6 +60,8 @@ export async function load(spec: LoadSpec): Promise<LoadResult> {
   // warm-up: JIT, connection pools, first-sight person writes; slow first requests are expected
   await fire(spec, Math.min(2, spec.seconds), true)
   const rss = sampleRss(spec.pid)
+  const targetBefore = cpuSeconds(spec.pid)
+  const databaseBefore = spec.databasePid ? cpuSeconds(spec.databasePid) : 0
   const cpuBefore = process.cpuUsage()
   const wallBefore = performance.now()
   const result = await fire(spec, spec.seconds)
@@ -64,5 +73,8 @@ export async function load(spec: LoadSpec): Promise<LoadResult> {
     p99: result.latency.p99,
     generatorCpu: (cpu.user + cpu.system) / 1000 / wallMs,
     peakRssMiB: rss.stop(),
+    requests: result['2xx'],
+    targetCpuSeconds: cpuSeconds(spec.pid) - targetBefore,
+    databaseCpuSeconds: spec.databasePid ? cpuSeconds(spec.databasePid) - databaseBefore : 0,
   }
 }

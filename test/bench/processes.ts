@@ -139,6 +139,23 @@ function rssKiB(pid: number): number {
   }
 }
 
+/** CPU seconds (user + system) used so far by a process and its descendants, from /proc. */
+export function cpuSeconds(pid: number): number {
+  const pids = [pid]
+  for (let i = 0; i < pids.length && i < 64; i++) pids.push(...childrenOf(pids[i]!))
+  let ticks = 0
+  for (const p of pids) {
+    try {
+      // fields after the parenthesised command name: state is the 3rd, utime the 14th, stime the 15th
+      const fields = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]!.split(' ')
+      ticks += Number(fields[11]) + Number(fields[12])
+    } catch {
+      // the process has gone
+    }
+  }
+  return ticks / 100
+}
+
 /** Samples the summed resident memory of a process and its descendants until stopped; peak in MiB. */
 export function sampleRss(pid: number, everyMs = 100): { stop(): number } {
   let peak = 0
