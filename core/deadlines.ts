@@ -1,16 +1,17 @@
 /**
  * Step timeouts without a timer per step. Each run registers its deadline in one set; a single
- * unref'd interval, alive only while something is registered, rejects the overdue runs. Steps are
+ * unref'd interval, alive only while something is registered, expires the overdue runs. Steps are
  * short and run for every event, so a timer plus a Promise.race per step cost more than most
  * steps themselves (seen in the capture benchmark's profiles).
  */
-interface Pending {
-  readonly deadline: number
-  readonly timeoutError: () => Error
-  readonly reject: (error: Error) => void
+
+/** Something with a deadline: `expire` is called once the deadline has passed, unless disarmed first. */
+export interface Deadline {
+  deadline: number
+  expire(): void
 }
 
-const pending = new Set<Pending>()
+const pending = new Set<Deadline>()
 let sweeper: NodeJS.Timeout | undefined
 let sweepEveryMs = Infinity
 
@@ -19,7 +20,7 @@ function sweep(): void {
   for (const run of pending) {
     if (run.deadline > now) continue
     pending.delete(run)
-    run.reject(run.timeoutError())
+    run.expire()
   }
   if (pending.size === 0) {
     clearInterval(sweeper)
@@ -29,27 +30,45 @@ function sweep(): void {
 }
 
 /**
- * `work`, or a rejection once `ms` have passed (checked every ms/4, at most every second): by
- * default a retryable error naming `what`, or the error `timeoutError` makes.
+ * Registers `run` to expire `ms` from now (checked every ms/4, at most every second, at least every
+ * 5 ms). Arming an armed run moves its deadline.
  */
-export function withDeadline<T>(work: Promise<T>, ms: number, what: string, timeoutError?: () => Error): Promise<T> {
+export function arm(run: Deadline, ms: number): void {
+  run.deadline = performance.now() + ms
+  pending.add(run)
+  const every = Math.max(5, Math.min(1000, Math.floor(ms / 4)))
+  if (every < sweepEveryMs) {
+    clearInterval(sweeper)
+    sweepEveryMs = every
+    sweeper = setInterval(sweep, every).unref()
+  }
+}
+
+/** The run finished in time. */
+export function disarm(run: Deadline): void {
+  pending.delete(run)
+}
+
+/** The error a step or read that ran out of time fails with: retryable, since a retry may be faster. */
+export function timeoutError(what: string, ms: number): Error {
+  return Object.assign(new Error(`${what} timed out after ${ms} ms`), { retryable: true })
+}
+
+/**
+ * `work`, or a rejection once `ms` have passed: by default a retryable error naming `what`, or the
+ * error `makeError` makes.
+ */
+export function withDeadline<T>(work: Promise<T>, ms: number, what: string, makeError?: () => Error): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const made = timeoutError ?? (() => Object.assign(new Error(`${what} timed out after ${ms} ms`), { retryable: true }))
-    const run: Pending = { deadline: performance.now() + ms, timeoutError: made, reject }
-    pending.add(run)
-    const every = Math.max(5, Math.min(1000, Math.floor(ms / 4)))
-    if (every < sweepEveryMs) {
-      clearInterval(sweeper)
-      sweepEveryMs = every
-      sweeper = setInterval(sweep, every).unref()
-    }
+    const run: Deadline = { deadline: 0, expire: () => reject(makeError ? makeError() : timeoutError(what, ms)) }
+    arm(run, ms)
     work.then(
       (value) => {
-        pending.delete(run)
+        disarm(run)
         resolve(value)
       },
       (error: unknown) => {
-        pending.delete(run)
+        disarm(run)
         reject(error)
       },
     )

@@ -33,6 +33,13 @@ export const STEPS = [
 
 export type StepName = (typeof STEPS)[number]['hook']
 
+const states = new WeakMap<IngestHooks, IsolationState>()
+
+/** The isolation state the hooks were created with (its step timeout and failure reporting). */
+export function isolationStateOf(hooks: IngestHooks): IsolationState | undefined {
+  return states.get(hooks)
+}
+
 /** Builds the frozen hooks object with the isolation wrapper installed on every hook. */
 export function createHooks(state: IsolationState): IngestHooks {
   const hooks: IngestHooks = {
@@ -56,5 +63,7 @@ export function createHooks(state: IsolationState): IngestHooks {
   isolate(asHook(hooks.ready), 'ready', 'boot', state)
   isolate(asHook(hooks.eventDropped), 'eventDropped', 'observe', state)
   isolate(asHook(hooks.stepFailed), 'stepFailed', 'observe', state)
-  return Object.freeze(hooks)
+  Object.freeze(hooks)
+  states.set(hooks, state)
+  return hooks
 }

@@ -9,7 +9,7 @@ import type { SinkBatch, StepInfo } from './plugin-api.ts'
 import { isDropped } from './plugin-api.ts'
 import { isRetryable } from './errors.ts'
 import { count } from './metrics.ts'
-import { withDeadline } from './deadlines.ts'
+import { timeoutError, withDeadline } from './deadlines.ts'
 
 /** skip: log and keep the event; fail: re-throw to the pipeline; isolate: record, never reject. */
 export type FailurePolicy = 'skip' | 'fail' | 'isolate' | 'observe' | 'boot'
@@ -64,7 +64,45 @@ interface RegisteredTap {
   fn: AnyFn
 }
 
-function asPromise(tap: RegisteredTap, args: unknown[]): Promise<unknown> {
+/** A plugin's tap on a step hook as the plugin made it, with what its failures need. */
+export interface StepTap {
+  readonly type: RegisteredTap['type']
+  readonly fn: AnyFn
+  readonly owner: TapOwner
+  readonly hookName: string
+  readonly policy: FailurePolicy
+  /** "<plugin> in <hook>", for timeout messages. */
+  readonly label: string
+}
+
+const stepTaps = new WeakMap<object, StepTap>()
+
+/** The plugin's own tap behind a wrapped step tap (an entry of `hook.taps`), if it is one. */
+export function stepTapOf(wrapped: object): StepTap | undefined {
+  return stepTaps.get(wrapped)
+}
+
+/**
+ * Applies the failure policy of a step tap that threw, rejected or timed out: counts and reports
+ * the failure, then answers the StepError to fail with (policy fail), or undefined when the event
+ * goes on unchanged (policy skip, logged).
+ */
+export function stepFailure(step: StepTap, cause: unknown, state: IsolationState): StepError | undefined {
+  const { owner, hookName } = step
+  const error = new StepError(owner.id, hookName, cause, isRetryable(cause))
+  count('hedgerow_plugin_errors_total', { plugin: owner.id, hook: hookName })
+  state.onStepFailed({ plugin: owner.id, hook: hookName, error, retryable: error.retryable })
+  if (step.policy !== 'skip') return error
+  owner.logger.warn({ err: cause, hook: hookName }, 'step failed; event kept unchanged')
+  return undefined
+}
+
+/** The timeout cause of a step tap that ran past `ms`. */
+export function stepTimeout(step: StepTap, ms: number): Error {
+  return timeoutError(step.label, ms)
+}
+
+function asPromise(tap: Pick<RegisteredTap, 'type' | 'fn'>, args: unknown[]): Promise<unknown> {
   if (tap.type !== 'async') return Promise.resolve().then(() => tap.fn(...args))
   return new Promise((resolve, reject) =>
     tap.fn(...args, (err: unknown, result: unknown) => (err ? reject(err) : resolve(result))),
@@ -96,23 +134,29 @@ export function isolate(hook: Hook<unknown, unknown>, hookName: string, policy: 
         return wrapped as typeof registered
       }
       wrapped.type = 'promise'
-      wrapped.fn = policy === 'isolate' ? sinkRunner(tap, owner, hookName, state) : stepRunner(tap, owner, hookName, policy, state)
+      if (policy === 'isolate') wrapped.fn = sinkRunner(tap, owner, hookName, state)
+      else {
+        const step: StepTap = { type: tap.type, fn: tap.fn, owner, hookName, policy, label: `${owner.id} in ${hookName}` }
+        stepTaps.set(wrapped, step)
+        wrapped.fn = stepRunner(step, state)
+      }
       return wrapped as typeof registered
     },
   })
 }
 
-function stepRunner(tap: RegisteredTap, owner: TapOwner, hookName: string, policy: FailurePolicy, state: IsolationState): AnyFn {
+/**
+ * The tap as tapable runs it when a step hook's `promise()` is called directly. The pipeline does
+ * not go through it: it drives the step taps itself (step-chain.ts), with the same rules.
+ */
+function stepRunner(step: StepTap, state: IsolationState): AnyFn {
   return async function runStep(...args: unknown[]) {
     if (isDropped(args[0])) return args[0]
     try {
-      return await withDeadline(asPromise(tap, args), state.stepTimeoutMs, `${owner.id} in ${hookName}`)
+      return await withDeadline(asPromise(step, args), state.stepTimeoutMs, step.label, () => stepTimeout(step, state.stepTimeoutMs))
     } catch (cause) {
-      const error = new StepError(owner.id, hookName, cause, isRetryable(cause))
-      count('hedgerow_plugin_errors_total', { plugin: owner.id, hook: hookName })
-      state.onStepFailed({ plugin: owner.id, hook: hookName, error, retryable: error.retryable })
-      if (policy !== 'skip') throw error
-      owner.logger.warn({ err: cause, hook: hookName }, 'step failed; event kept unchanged')
+      const error = stepFailure(step, cause, state)
+      if (error) throw error
       return undefined
     }
   }

@@ -5,10 +5,10 @@
  */
 import type { Db } from 'mongodb'
 import type { Logger } from 'pino'
-import type { EventContext, IngestEvent, IngestHooks, Project, SinkBatch, StepValue, WireEvent } from './plugin-api.ts'
-import { isDropped } from './plugin-api.ts'
-import { STEPS } from './hooks.ts'
+import type { EventContext, IngestEvent, IngestHooks, Project, SinkBatch, WireEvent } from './plugin-api.ts'
 import { StepError, outcomesOf } from './isolation.ts'
+import { StepChain } from './step-chain.ts'
+import { isDropped } from './plugin-api.ts'
 import { fromWire } from './event.ts'
 import { unavailable } from './errors.ts'
 import { KeyedLock } from './keyed-lock.ts'
@@ -34,12 +34,15 @@ type Slot = { kind: 'kept'; event: IngestEvent } | { kind: 'gone' }
 
 export class Pipeline {
   private readonly order = new KeyedLock()
+  private readonly chain: StepChain
 
   constructor(
     private readonly hooks: IngestHooks,
     private readonly db: Db,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.chain = new StepChain(hooks)
+  }
 
   async ingest(request: IngestRequest): Promise<IngestOutcome> {
     const warnings = new WarningBatch(request.project.id)
@@ -87,18 +90,15 @@ export class Pipeline {
       logger: this.logger,
       warn: (type, details) => warnings.add(type, details, raw),
     }
-    let value: StepValue = event
     try {
-      for (const { hook } of STEPS) {
-        value = ((await this.hooks[hook].promise(value, ctx)) ?? value) as StepValue
-        if (isDropped(value)) {
-          count('hedgerow_events_dropped_total', { step: hook, reason: value.reason })
-          warnings.add(value.reason, { step: hook, ...value.details }, raw)
-          this.hooks.eventDropped.call(value, ctx)
-          return { kind: 'gone' }
-        }
+      const { value, droppedBy } = await this.chain.run(event, ctx)
+      if (droppedBy !== undefined && isDropped(value)) {
+        count('hedgerow_events_dropped_total', { step: droppedBy, reason: value.reason })
+        warnings.add(value.reason, { step: droppedBy, ...value.details }, raw)
+        this.hooks.eventDropped.call(value, ctx)
+        return { kind: 'gone' }
       }
-      return { kind: 'kept', event: value }
+      return { kind: 'kept', event: value as IngestEvent }
     } catch (error) {
       if (!(error instanceof StepError) || error.retryable) throw error instanceof StepError ? unavailable(`${error.message}; retry the request`) : error
       // A non-retryable step error would fail on every retry: keep the event aside, acknowledge it.
