@@ -45,6 +45,11 @@ export interface CohortContext {
   /** Static cohort id → member?, known only when a person was loaded; empty otherwise. */
   staticMembership: Map<number, boolean>;
   match: MatchContext;
+  /**
+   * Memberships already computed for this person in this request: a cohort used by several flags
+   * is evaluated once. Used only for the person object it was made for.
+   */
+  known?: { person: Properties; members: Map<number, boolean> };
 }
 
 export function staticMembershipFor(cohorts: CohortIndex, memberOf: number[] | null): Map<number, boolean> {
@@ -135,13 +140,23 @@ export function cohortMembership(id: number, person: Properties, ctx: CohortCont
   return results.get(id) ?? false;
 }
 
+/** cohortMembership, remembered for the rest of the request (failures are not remembered: they throw again). */
+function knownMembership(id: number, person: Properties, ctx: CohortContext): boolean {
+  const known = ctx.known?.person === person ? ctx.known.members : undefined;
+  const found = known?.get(id);
+  if (found !== undefined) return found;
+  const member = cohortMembership(id, person, ctx);
+  known?.set(id, member);
+  return member;
+}
+
 /** All cohort filters of one condition set must hold (AND); `negation` on a flag's cohort filter is ignored. */
 export function cohortFiltersMatch(filters: PropertyFilter[], person: Properties, ctx: CohortContext): boolean {
   const results = new Map<number, boolean>(ctx.staticMembership);
   for (const filter of filters) {
     const id = cohortIdOf(filter);
     if (id === null) throw cohortFiltersUnparseable();
-    if (!results.has(id)) results.set(id, cohortMembership(id, person, ctx));
+    if (!results.has(id)) results.set(id, knownMembership(id, person, ctx));
   }
   return filters.every((filter) => membershipMatches(filter, results, null));
 }

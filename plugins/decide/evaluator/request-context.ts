@@ -49,7 +49,7 @@ export function buildRequestContext(
   if (loaded) {
     const index = indexCohorts(input.cohorts);
     const memberOf = database.person === null ? null : (database.staticCohortIds ?? []);
-    cohorts = { cohorts: index, staticMembership: staticMembershipFor(index, memberOf), match };
+    cohorts = { cohorts: index, staticMembership: staticMembershipFor(index, memberOf), match, known: { person, members: new Map() } };
   }
   return {
     lookup,

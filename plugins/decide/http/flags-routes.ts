@@ -15,7 +15,8 @@ import type { EvaluationResult } from '../evaluator/index.ts'
 import type { FlagsRequest, FlagsService } from '../service.ts'
 import { parseFlagsJson, readFlagsBody, tokenOf } from './flags-request.ts'
 import type { FlagsBodyFields } from './flags-request.ts'
-import { decideFields, flagsResponse, shapeFor } from './responses.ts'
+import { decideFields, shapeFor } from './responses.ts'
+import { flagsResponseJson } from './response-json.ts'
 import { remoteConfig } from './remote-config.ts'
 
 export const FLAGS_PATHS = ['/flags', '/flags/', '/decide', '/decide/'] as const
@@ -81,7 +82,8 @@ export function mountFlagsRoutes(router: Router, { projects, flags, limits }: Fl
     }
     const isDecide = ctx.path.startsWith('/decide')
     const config = !isDecide && query.config === 'true' ? await configFields(project, flags) : {}
-    ctx.body = { ...(isDecide ? decideFields() : {}), ...config, ...flagsResponse(shape, result, parts) }
+    ctx.type = 'application/json'
+    ctx.body = flagsResponseJson({ ...(isDecide ? decideFields() : {}), ...config }, shape, result, parts)
   }
   for (const path of FLAGS_PATHS) router.get(path, flagsEndpoint).post(path, flagsEndpoint)
 }

@@ -58,6 +58,11 @@ function v3Record(flag: FlagResult) {
   }
 }
 
+/** One flag's record in the per-flag shapes (`flags: {key: record}`). */
+export function flagRecord(shape: 'v2' | 'v3', flag: FlagResult): Record<string, unknown> {
+  return shape === 'v2' ? v2Record(flag) : v3Record(flag)
+}
+
 export interface FlagsBodyParts {
   requestId: string
   evaluatedAt: number
@@ -83,7 +88,7 @@ export function flagsResponse(shape: ResponseShape, result: EvaluationResult, pa
     return { ...common, featureFlags, featureFlagPayloads, ...parts }
   }
   const records = record<unknown>()
-  for (const flag of flags) records[flag.key] = shape === 'v2' ? v2Record(flag) : v3Record(flag)
+  for (const flag of flags) records[flag.key] = flagRecord(shape, flag)
   return { ...common, flags: records, ...parts }
 }
 

@@ -88,6 +88,14 @@ describe('decide /flags and /decide', function () {
       }
     })
 
+    it('answers JSON with its content type, whichever shape', async () => {
+      for (const path of ['/flags/?v=2', '/flags/?v=3', '/flags', '/decide/?v=4', '/decide/']) {
+        const response = await postFlags(t, path, { token: t.project.api_token, ...person })
+        expect(response.headers.get('content-type'), path).to.equal('application/json; charset=utf-8')
+        expect(await response.json(), path).to.be.an('object')
+      }
+    })
+
     it('evaluates a client-runtime flag for a browser and leaves it out for posthog-node', async () => {
       const browser = await flags(person, '/flags/?v=2', { 'User-Agent': 'Mozilla/5.0 (X11) Chrome/156' })
       expect(browser.body.flags).to.have.property('client-only')
