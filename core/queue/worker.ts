@@ -53,9 +53,11 @@ export class QueueWorker {
   async start(): Promise<void> {
     const { queue, logger } = this.deps
     const { settings } = queue
-    const kv = await queue.js.views.kv(`${settings.stream}_leases`, { ttl: settings.leaseTtlMs, history: 1, replicas: settings.replicas })
+    const leases = await queue.js.views.kv(`${settings.stream}_leases`, { history: 1, replicas: settings.replicas })
+    const members = await queue.js.views.kv(`${settings.stream}_members`, { ttl: settings.leaseTtlMs, history: 1, replicas: settings.replicas })
     this.leases = new PartitionLeases({
-      kv,
+      leases,
+      members,
       workerId: this.id,
       partitions: settings.partitions,
       ttlMs: settings.leaseTtlMs,
