@@ -222,6 +222,11 @@ export class PersonStore {
     return deletedCount === 1
   }
 
+  /** Whether this process already noted the id as used personless (then recordPersonless does nothing). */
+  personlessRecorded(projectId: number, distinctId: string): boolean {
+    return this.recordedPersonless.has(`${projectId}:${distinctId}`)
+  }
+
   /** Notes that a distinct_id was used personless, once per process and id (bounded memory). */
   async recordPersonless(projectId: number, distinctId: string, at: Date): Promise<void> {
     const key = `${projectId}:${distinctId}`

@@ -28,6 +28,17 @@ export function uuidv5(name: string, namespace: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
 }
 
+/** Person uuids of recent ids: a personless visitor sends many events, and each needs the SHA-1. */
+const recentUuids = new Map<string, string>()
+const RECENT_UUIDS = 10_000
+
 export function personUuid(projectId: number, distinctId: string): string {
-  return uuidv5(`${projectId}:${distinctId}`, PERSON_UUID_NAMESPACE)
+  const name = `${projectId}:${distinctId}`
+  let uuid = recentUuids.get(name)
+  if (uuid === undefined) {
+    uuid = uuidv5(name, PERSON_UUID_NAMESPACE)
+    if (recentUuids.size >= RECENT_UUIDS) recentUuids.clear()
+    recentUuids.set(name, uuid)
+  }
+  return uuid
 }

@@ -7,7 +7,7 @@ import type { PersonStore, ResolvedPerson } from './person-store.ts'
 import { PersonContentionError, backoff } from './person-store.ts'
 import { MAX_ATTEMPTS, merge, mergeRequestOf } from './merge.ts'
 import { FAKE_PERSON_CREATED_AT, personUuid } from './person-uuid.ts'
-import { emptyProperties, layered } from './properties.ts'
+import { emptyProperties, hasOwn, layered } from './properties.ts'
 
 export interface ResolveOptions {
   /** Personless events of a person older than `forceUpgradeAfterMs` carry its properties (mode force_upgrade). */
@@ -52,8 +52,7 @@ export async function findOrCreate(store: PersonStore, event: IngestEvent, proje
  * fake person whose uuid a later real person of this distinct_id will share.
  */
 async function resolvePersonless(store: PersonStore, event: IngestEvent, ctx: EventContext, options: ResolveOptions): Promise<IngestEvent> {
-  const properties = { ...event.properties }
-  for (const key of PERSON_OPERATIONS) delete properties[key]
+  const properties = withoutPersonOperations(event.properties)
   const projectId = ctx.project.id
   const existing = await store.findByDistinctId(projectId, event.distinctId, event.timestamp)
   if (existing) {
@@ -64,6 +63,14 @@ async function resolvePersonless(store: PersonStore, event: IngestEvent, ctx: Ev
       person: { id: existing.id, properties: upgrade ? existing.properties : emptyProperties(), createdAt: existing.created_at, mode: upgrade ? 'force_upgrade' : 'propertyless' },
     }
   }
-  await store.recordPersonless(projectId, event.distinctId, event.timestamp)
+  if (!store.personlessRecorded(projectId, event.distinctId)) await store.recordPersonless(projectId, event.distinctId, event.timestamp)
   return { ...event, properties, person: { id: personUuid(projectId, event.distinctId), properties: emptyProperties(), createdAt: FAKE_PERSON_CREATED_AT, mode: 'propertyless' } }
+}
+
+/** The properties without person operations; the same object when it has none (the usual case). */
+function withoutPersonOperations(properties: Record<string, unknown>): Record<string, unknown> {
+  if (!PERSON_OPERATIONS.some((key) => hasOwn(properties, key))) return properties
+  const copy = { ...properties }
+  for (const key of PERSON_OPERATIONS) delete copy[key]
+  return copy
 }

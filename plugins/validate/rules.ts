@@ -28,17 +28,29 @@ export function applyRules(event: IngestEvent, ctx: EventContext, options: Valid
   if (personless && PERSON_EVENTS.has(event.event)) return drop('invalid_event_when_process_person_profile_is_false', { event: event.event })
 
   if (!properties.$ip && ctx.ip) properties.$ip = ctx.ip
-  if (ctx.sentAt) properties.$sent_at = ctx.sentAt.toISOString()
+  if (ctx.sentAt) properties.$sent_at = isoString(ctx.sentAt)
   if (typeof properties.$session_id === 'string' && isUuid(properties.$session_id)) properties.$session_id = properties.$session_id.toLowerCase()
 
   return {
     ...event,
-    event: [...event.event].slice(0, options.maxEventNameLength).join(''),
+    event: cutName(event.event, options.maxEventNameLength),
     uuid: event.uuid || uuidv7(event.timestamp),
     properties,
     personless,
     historicalMigration: ctx.historicalMigration && isOldEnough(event.timestamp, ctx.receivedAt),
   }
+}
+
+/** The first `max` code points; a name of at most `max` UTF-16 units has no more code points than that. */
+function cutName(name: string, max: number): string {
+  return name.length <= max ? name : [...name].slice(0, max).join('')
+}
+
+/** The events of a request share one sent_at: format it once, not once per event. */
+let lastSentAt: { date: Date; time: number; iso: string } | undefined
+function isoString(date: Date): string {
+  if (lastSentAt?.date !== date || lastSentAt.time !== date.getTime()) lastSentAt = { date, time: date.getTime(), iso: date.toISOString() }
+  return lastSentAt.iso
 }
 
 /** `$process_person_profile`: false disables, true or absent enables, anything else is warned about. */
