@@ -97,7 +97,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const pipeline = new Pipeline(hooks, storage.db, logger)
   // In queue mode capture publishes to the stream; the hook chain runs on the workers.
   const intake = queue ? new QueuePublisher(queue) : pipeline
-  const app = createApp({ config, logger, hooks, storage, projects, pipeline: intake, adminKey: admin.key, accepting: () => accepting })
+  const app = createApp({ config, logger, hooks, storage, projects, pipeline: intake, adminKey: admin.key, accepting: () => accepting, queueConnected: queue?.connected })
   await hooks.ready.promise()
   const queueWorker = queue && config.queue.role !== 'capture' ? new QueueWorker({ queue, pipeline, projects, db: storage.db, logger }) : undefined
   await queueWorker?.start()

@@ -26,6 +26,8 @@ export interface AppDeps {
   readonly adminKey: string
   /** False once shutdown has begun: readiness fails so load balancers stop sending traffic. */
   readonly accepting: () => boolean
+  /** Queue mode: whether the NATS connection is up (capture cannot acknowledge without it). */
+  readonly queueConnected?: () => boolean
 }
 
 export function createApp(deps: AppDeps): Koa {
@@ -37,9 +39,10 @@ export function createApp(deps: AppDeps): Koa {
   })
   router.get('/_readiness', async (ctx) => {
     const database = await deps.storage.ping()
-    const ready = database && deps.accepting()
+    const queue = deps.queueConnected?.()
+    const ready = database && queue !== false && deps.accepting()
     ctx.status = ready ? 200 : 503
-    ctx.body = { status: ready ? 'ready' : 'not_ready', database: database ? 'ok' : 'unreachable' }
+    ctx.body = { status: ready ? 'ready' : 'not_ready', database: database ? 'ok' : 'unreachable', ...(queue === undefined ? {} : { queue: queue ? 'ok' : 'unreachable' }) }
   })
   router.get('/_metrics', (ctx) => {
     ctx.type = 'text/plain; version=0.0.4'

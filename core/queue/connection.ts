@@ -14,6 +14,8 @@ export interface QueueConnection {
   readonly js: JetStreamClient
   readonly jsm: JetStreamManager
   readonly settings: QueueSettings
+  /** False between a lost connection and the reconnect (readiness reports it). */
+  connected(): boolean
   close(): Promise<void>
 }
 
@@ -38,8 +40,11 @@ export async function openQueue(settings: QueueSettings, logger: Logger): Promis
     await nc.close()
     throw new Error(`queue mode: ${(error as Error).message}`)
   }
+  let connected = true
   void (async () => {
     for await (const status of nc.status()) {
+      if (status.type === 'disconnect') connected = false
+      if (status.type === 'reconnect') connected = true
       if (status.type === 'disconnect' || status.type === 'reconnect' || status.type === 'error') logger.warn({ status: status.type, data: String(status.data) }, 'queue connection status')
     }
   })()
@@ -48,6 +53,7 @@ export async function openQueue(settings: QueueSettings, logger: Logger): Promis
     js: nc.jetstream({ timeout: settings.publishTimeoutMs }),
     jsm,
     settings,
+    connected: () => connected && !nc.isClosed(),
     async close() {
       let timer: NodeJS.Timeout | undefined
       const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, settings.publishTimeoutMs)))

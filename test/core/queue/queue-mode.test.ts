@@ -169,6 +169,7 @@ describe('queue mode', function () {
   it('answers 503 with a JSON error while NATS is down, and 200 again once it is back', async () => {
     const c = cluster()
     const capture = await c.start('capture', { publishTimeoutMs: 500, reconnectTimeWaitMs: 50 })
+    expect(await (await fetch(`${capture.url}/_readiness`)).json()).to.deep.equal({ status: 'ready', database: 'ok', queue: 'ok' })
     await nats.stop()
     try {
       const started = Date.now()
@@ -176,10 +177,14 @@ describe('queue mode', function () {
       expect(down.status).to.equal(503)
       expect(down.body).to.include({ type: 'server_error', code: 'unavailable' })
       expect(Date.now() - started).to.be.below(5000)
+      const readiness = await fetch(`${capture.url}/_readiness`)
+      expect(readiness.status).to.equal(503)
+      expect(await readiness.json()).to.deep.equal({ status: 'not_ready', database: 'ok', queue: 'unreachable' })
     } finally {
       await nats.start()
     }
     const back = await eventually(() => post(capture, [{ event: 'e', distinct_id: 'd-1', uuid: uuidv7() }]), (r) => r.status === 200, '200 after the restart')
     expect(back.body).to.deep.equal({ status: 1 })
+    expect((await fetch(`${capture.url}/_readiness`)).status).to.equal(200)
   })
 })
