@@ -68,6 +68,17 @@ describe('config', () => {
     expect([config.server.port, config.server.host, config.storage.database, config.admin.apiKey]).to.deep.equal([9123, '::1', 'other', 'k'.repeat(20)])
   })
 
+  it('defaults to inline mode, and takes queue mode, its role and the NATS servers from the environment', () => {
+    const root = appWith({ 'config/default.json': { plugins: [] } })
+    const inline = loadConfig(root, {}).config
+    expect(inline.mode).to.equal('inline')
+    expect(inline.queue).to.include({ role: 'capture', stream: 'HEDGEROW_INGEST', partitions: 16, leaseTtlMs: 15_000 })
+    const queue = loadConfig(root, { MODE: 'queue', QUEUE_ROLE: 'worker', NATS_URL: 'nats://a:4222,nats://b:4222' }).config
+    expect([queue.mode, queue.queue.role, queue.queue.servers]).to.deep.equal(['queue', 'worker', ['nats://a:4222', 'nats://b:4222']])
+    expect(errorOf(() => loadConfig(root, { QUEUE_ROLE: 'boss' })).jsonPath).to.equal('/queue/role')
+    expect(errorOf(() => buildConfig({ queue: { partitions: 0 } })).jsonPath).to.equal('/queue/partitions')
+  })
+
   it('rejects a non-numeric PORT with its path', () => {
     const root = appWith({ 'config/default.json': { plugins: [] } })
     expect(errorOf(() => loadConfig(root, { PORT: 'eighty' })).jsonPath).to.equal('/server/port')
