@@ -51,7 +51,7 @@ describe('queue mode', function () {
     const stream = `QUEUE_${id}`
     const builtIns = { ...builtInPlugins, ...Object.fromEntries(extraPlugins.map((p) => [p.name, p])) }
     const plugins = [{ plugin: 'validate' }, { plugin: 'alias-resolve' }, { plugin: 'person-update' }, ...extraPlugins.map((p) => ({ plugin: p.name, required: true })), { plugin: 'sink-mongo', required: true }]
-    const start = async (role: 'capture' | 'worker', queue: Record<string, unknown> = {}) => {
+    const start = async (role: 'capture' | 'worker' | 'both', queue: Record<string, unknown> = {}) => {
       const t = await startTestService({ mode: 'queue', queue: { role, servers: nats.url, stream, subjectPrefix: `queue${id}.ingest`, partitions: 4, leaseTtlMs: 1000, retryDelayMs: 100, ...queue }, storage: { database }, plugins }, { builtIns })
       running.push(t)
       return t
@@ -105,6 +105,14 @@ describe('queue mode', function () {
     const stored = await events(worker).find({ project_id: capture.project.id, distinct_id: 'ordered' }).toArray()
     expect(stored).to.have.length(40)
     expect(new Set(stored.map((e) => e.person_id)).size).to.equal(1)
+  })
+
+  it('runs capture and a worker in one process with role both', async () => {
+    const c = cluster()
+    const node = await c.start('both')
+    expect((await post(node, [{ event: 'here', distinct_id: 'b-1', uuid: uuidv7() }, { event: 'there', distinct_id: 'b-2' }])).status).to.equal(200)
+    const stored = await eventually(() => events(node).find({ project_id: node.project.id }).toArray(), (rows) => rows.length === 2, 'both events stored')
+    expect(stored.map((e) => e.event).sort()).to.deep.equal(['here', 'there'])
   })
 
   it('splits the partitions between two workers, and the one left takes them all without losing an event', async () => {
