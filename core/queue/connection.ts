@@ -4,9 +4,10 @@
  * setup stops boot with one line instead of failing every request.
  */
 import os from 'node:os'
-import { connect, RetentionPolicy, StorageType } from 'nats'
+import { RetentionPolicy, StorageType } from 'nats'
 import type { JetStreamClient, JetStreamManager, NatsConnection } from 'nats'
 import type { Logger } from 'pino'
+import { connectNats } from '../nats.ts'
 import type { QueueSettings } from './settings.ts'
 
 export interface QueueConnection {
@@ -22,16 +23,8 @@ export interface QueueConnection {
 const STREAM_NOT_FOUND = 10059
 
 export async function openQueue(settings: QueueSettings, logger: Logger): Promise<QueueConnection> {
-  const nc = await connect({
-    servers: settings.servers,
-    name: `hedgerow ${settings.role} ${os.hostname()}:${process.pid}`,
-    timeout: settings.connectTimeoutMs,
-    maxReconnectAttempts: -1,
-    reconnectTimeWait: settings.reconnectTimeWaitMs,
-    token: settings.token,
-    user: settings.user,
-    pass: settings.pass,
-  })
+  const connection = await connectNats(settings, `hedgerow ${settings.role} ${os.hostname()}:${process.pid}`, logger)
+  const { nc } = connection
   let jsm: JetStreamManager
   try {
     jsm = await nc.jetstreamManager({ timeout: settings.connectTimeoutMs })
@@ -40,27 +33,13 @@ export async function openQueue(settings: QueueSettings, logger: Logger): Promis
     await nc.close()
     throw new Error(`queue mode: ${(error as Error).message}`)
   }
-  let connected = true
-  void (async () => {
-    for await (const status of nc.status()) {
-      if (status.type === 'disconnect') connected = false
-      if (status.type === 'reconnect') connected = true
-      if (status.type === 'disconnect' || status.type === 'reconnect' || status.type === 'error') logger.warn({ status: status.type, data: String(status.data) }, 'queue connection status')
-    }
-  })()
   return {
     nc,
     js: nc.jetstream({ timeout: settings.publishTimeoutMs }),
     jsm,
     settings,
-    connected: () => connected && !nc.isClosed(),
-    async close() {
-      let timer: NodeJS.Timeout | undefined
-      const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, settings.publishTimeoutMs)))
-      await Promise.race([nc.drain().catch((error: unknown) => logger.warn({ err: error }, 'queue drain failed')), deadline])
-      clearTimeout(timer)
-      if (!nc.isClosed()) await nc.close()
-    },
+    connected: connection.connected,
+    close: () => connection.close(settings.publishTimeoutMs),
   }
 }
 

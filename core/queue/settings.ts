@@ -4,14 +4,13 @@
  */
 import { Type } from 'typebox'
 import type { Static } from 'typebox'
-
-const Servers = Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })])
+import { natsConnectionFields } from '../nats.ts'
 
 export const QueueSettingsSchema = Type.Object(
   {
     /** What this node does: `capture` publishes, `worker` consumes and runs the hook chain, `both` does both. */
     role: Type.Union([Type.Literal('capture'), Type.Literal('worker'), Type.Literal('both')], { default: 'capture' }),
-    servers: { ...Servers, default: 'nats://127.0.0.1:4222' },
+    ...natsConnectionFields,
     /** The ingest stream (work-queue retention: a message leaves it once a worker acknowledged it). */
     stream: Type.String({ pattern: '^[A-Za-z0-9_-]+$', default: 'HEDGEROW_INGEST' }),
     /** Subjects are `<prefix>.<project id>.<partition>`. */
@@ -24,8 +23,6 @@ export const QueueSettingsSchema = Type.Object(
     duplicateWindowMs: Type.Integer({ minimum: 1000, default: 120_000 }),
     /** How long capture waits for JetStream to acknowledge a publish before answering 503. */
     publishTimeoutMs: Type.Integer({ minimum: 1, default: 5000 }),
-    connectTimeoutMs: Type.Integer({ minimum: 1, default: 5000 }),
-    reconnectTimeWaitMs: Type.Integer({ minimum: 1, default: 2000 }),
     /** Events a worker runs through the hook chain at once, per partition. */
     batchSize: Type.Integer({ minimum: 1, maximum: 10_000, default: 200 }),
     /** A message not acknowledged this long after delivery is delivered again. */
@@ -34,9 +31,6 @@ export const QueueSettingsSchema = Type.Object(
     leaseTtlMs: Type.Integer({ minimum: 500, default: 15_000 }),
     /** Wait before a partition whose batch failed (a required sink down, say) is consumed again. */
     retryDelayMs: Type.Integer({ minimum: 1, default: 1000 }),
-    token: Type.Optional(Type.String({ minLength: 1 })),
-    user: Type.Optional(Type.String({ minLength: 1 })),
-    pass: Type.Optional(Type.String({ minLength: 1 })),
   },
   { additionalProperties: false, default: {} },
 )

@@ -5,9 +5,9 @@
  * replicas) before the request answers 200. The message id is `<project>:<uuid>`: JetStream drops
  * a retried event inside the stream's duplicate window, so an SDK retry is stored once.
  */
-import { connect } from 'nats'
-import type { JetStreamClient, NatsConnection } from 'nats'
+import type { JetStreamClient } from 'nats'
 import { Type } from 'typebox'
+import { connectNats, natsConnectionFields } from '../../core/nats.ts'
 import { API_VERSION, definePlugin } from '../../core/plugin-api.ts'
 import type { SinkBatch } from '../../core/plugin-api.ts'
 import { toDocument } from '../sink-mongo/document.ts'
@@ -17,7 +17,7 @@ import type { SubjectTemplate } from './subject.ts'
 
 export const optionsSchema = Type.Object(
   {
-    servers: Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })], { default: 'nats://127.0.0.1:4222' }),
+    ...natsConnectionFields,
     /** Stream the events are published to (checked with every publish). */
     stream: Type.String({ pattern: '^[A-Za-z0-9_-]+$', default: 'HEDGEROW_EVENTS' }),
     /** Subject of an event; placeholders {project} (the id) and {event} (the name, percent-encoded where NATS needs it). */
@@ -28,14 +28,8 @@ export const optionsSchema = Type.Object(
     duplicateWindowMs: Type.Integer({ minimum: 1000, default: 120_000 }),
     /** How long to wait for one publish acknowledgement. */
     ackTimeoutMs: Type.Integer({ minimum: 1, default: 5000 }),
-    connectTimeoutMs: Type.Integer({ minimum: 1, default: 5000 }),
-    /** Wait between reconnection attempts after the connection is lost (it is retried forever). */
-    reconnectTimeWaitMs: Type.Integer({ minimum: 1, default: 2000 }),
     /** Messages awaiting acknowledgement at once, per batch. */
     maxPendingAcks: Type.Integer({ minimum: 1, default: 1024 }),
-    token: Type.Optional(Type.String({ minLength: 1 })),
-    user: Type.Optional(Type.String({ minLength: 1 })),
-    pass: Type.Optional(Type.String({ minLength: 1 })),
   },
   { additionalProperties: false },
 )
@@ -65,47 +59,28 @@ async function publishBatch(p: Publisher, batch: SinkBatch): Promise<void> {
   await Promise.all(Array.from({ length: Math.min(p.maxPendingAcks, events.length) }, lane))
 }
 
-async function watchStatus(nc: NatsConnection, log: (fields: object, message: string) => void): Promise<void> {
-  for await (const status of nc.status()) {
-    if (status.type === 'disconnect' || status.type === 'reconnect' || status.type === 'error') log({ status: status.type, data: String(status.data) }, 'sink-nats connection status')
-  }
-}
-
 export default definePlugin({
   name: 'sink-nats',
   apiVersion: API_VERSION,
   optionsSchema,
   async setup(api, options) {
     const subject = subjectTemplate(options.subject)
-    const nc = await connect({
-      servers: options.servers,
-      name: `hedgerow ${api.id}`,
-      timeout: options.connectTimeoutMs,
-      maxReconnectAttempts: -1,
-      reconnectTimeWait: options.reconnectTimeWaitMs,
-      token: options.token,
-      user: options.user,
-      pass: options.pass,
-    })
+    const connection = await connectNats(options, `hedgerow ${api.id}`, api.logger)
+    const { nc } = connection
     try {
       await ensureStream(await nc.jetstreamManager({ timeout: options.connectTimeoutMs }), options.stream, subject.filter, options)
     } catch (error) {
       await nc.close()
       throw error
     }
-    void watchStatus(nc, (fields, message) => api.logger.warn(fields, message))
     const publisher: Publisher = { js: nc.jetstream({ timeout: options.ackTimeoutMs }), stream: options.stream, subject, ackTimeoutMs: options.ackTimeoutMs, maxPendingAcks: options.maxPendingAcks }
     api.hooks.sink.tapPromise({ name: api.id }, function publishEvents(batch) {
       return publishBatch(publisher, batch)
     })
     api.logger.info({ server: nc.getServer(), stream: options.stream, subject: options.subject }, 'sink-nats publishing')
     // Publishes still in flight are awaited; a server that stays unreachable must not hold up shutdown.
-    return async function closeConnection() {
-      let timer: NodeJS.Timeout | undefined
-      const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, options.ackTimeoutMs)))
-      await Promise.race([nc.drain().catch((error: unknown) => api.logger.warn({ err: error }, 'sink-nats drain failed')), deadline])
-      clearTimeout(timer)
-      if (!nc.isClosed()) await nc.close()
+    return function closeConnection() {
+      return connection.close(options.ackTimeoutMs)
     }
   },
 })
