@@ -174,6 +174,19 @@ describe('queue mode', function () {
     await eventually(() => c.queued(), (count) => count === 0, 'an empty stream')
   })
 
+  it('keeps consuming after NATS restarts, without restarting the worker', async () => {
+    const c = cluster()
+    const capture = await c.start('capture', { reconnectTimeWaitMs: 50 })
+    const worker = await c.start('worker', { reconnectTimeWaitMs: 50 })
+    expect((await post(capture, [{ event: 'before', distinct_id: 'n-1', uuid: uuidv7() }])).status).to.equal(200)
+    await eventually(() => events(worker).countDocuments({ project_id: capture.project.id }), (count) => count === 1, 'the first event stored')
+    await nats.stop()
+    await sleep(300)
+    await nats.start()
+    await eventually(() => post(capture, [{ event: 'after', distinct_id: 'n-1', uuid: uuidv7() }]), (r) => r.status === 200, '200 after the restart')
+    await eventually(() => events(worker).countDocuments({ project_id: capture.project.id }), (count) => count === 2, 'the second event stored')
+  })
+
   it('answers 503 with a JSON error while NATS is down, and 200 again once it is back', async () => {
     const c = cluster()
     const capture = await c.start('capture', { publishTimeoutMs: 500, reconnectTimeWaitMs: 50 })
