@@ -1,6 +1,7 @@
 import { Aggregator, Query } from 'mingo'
 import { decode, encode, isPlainObject, type Doc } from '../bson/codec.ts'
 import { applyNumericHints, numericHints } from '../bson/numeric-types.ts'
+import { assemble, elementsOf } from '../bson/raw.ts'
 import { mongoError, toMongoError } from '../errors.ts'
 import type { Collection } from './collection.ts'
 import { compileFilter, MINGO_OPTIONS, type Matcher } from './matcher.ts'
@@ -19,7 +20,37 @@ export interface FindRequest {
 /** A matching document, as stored bytes (no projection) or as a projected document. */
 export type Output = Uint8Array
 
-export type Projector = (doc: Doc) => Doc
+/** Projects a decoded document; `raw`, when set, does the same on the stored bytes. */
+export type Projector = ((doc: Doc) => Doc) & { raw?: (bytes: Uint8Array) => Buffer }
+
+/**
+ * A projection that only includes or only excludes top-level fields (`{_id: 0}`, `{_id: 0,
+ * distinct_id: 1}`), applied to the stored bytes: the kept elements are copied as they are, in the
+ * document's order, which is what MongoDB returns. Anything else (paths, operators, literals, a
+ * mix of inclusion and exclusion) is left to mingo.
+ */
+function topLevelProjection(projection: Doc): ((bytes: Uint8Array) => Buffer) | undefined {
+  let keepId = true
+  const included = new Set<string>()
+  const excluded = new Set<string>()
+  for (const [field, value] of Object.entries(projection)) {
+    if (typeof value !== 'number' && typeof value !== 'boolean') return undefined
+    if (field === '' || field.startsWith('$') || field.includes('.')) return undefined
+    const on = value !== 0 && value !== false
+    if (field === '_id') keepId = on
+    else (on ? included : excluded).add(field)
+  }
+  if (included.size > 0 && excluded.size > 0) return undefined
+  const inclusion = included.size > 0
+  return (bytes) => {
+    const parts: Uint8Array[] = []
+    for (const element of elementsOf(bytes)) {
+      const keep = element.name === '_id' ? keepId : inclusion ? included.has(element.name) : !excluded.has(element.name)
+      if (keep) parts.push(bytes.subarray(element.start, element.end))
+    }
+    return assemble(parts)
+  }
+}
 
 export function makeProjector(projection: unknown): Projector | undefined {
   if (projection === undefined || projection === null) return undefined
@@ -40,11 +71,14 @@ export function makeProjector(projection: unknown): Projector | undefined {
     return ordered
   }
   project({})
-  return project
+  const projector: Projector = project
+  projector.raw = topLevelProjection(projection)
+  return projector
 }
 
 /** A projected document's bytes, int64 and integral doubles kept as the stored ones were. */
 export function projectRaw(project: Projector, raw: Uint8Array, doc?: Doc): Buffer {
+  if (project.raw) return project.raw(raw)
   const out = project(doc ?? decode(raw))
   applyNumericHints(out, numericHints(raw))
   return encode(out)

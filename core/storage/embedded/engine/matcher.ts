@@ -1,7 +1,7 @@
 import { Context, ProcessingMode, Query } from 'mingo'
 import * as queryOperators from 'mingo/operators/query'
 import { Query as BaseQuery } from 'mingo/query'
-import { isPlainObject, type Doc } from '../bson/codec.ts'
+import { isPlainObject, isRegExpValue, type Doc } from '../bson/codec.ts'
 import { mongoError, notSupported, toMongoError } from '../errors.ts'
 
 export interface Matcher {
@@ -52,24 +52,58 @@ function buildQuery(filter: Doc): { test(doc: Doc): boolean } {
   return new BaseQuery(filter, { ...MINGO_OPTIONS, context: QUERY_CONTEXT })
 }
 
+/** A value compared by plain equality: a scalar, or an embedded document without operators. */
+function isPlainValue(value: unknown, depth = 0): boolean {
+  if (depth > 20) return false
+  if (Array.isArray(value)) return value.every((item) => isPlainValue(item, depth + 1))
+  if (isPlainObject(value)) return Object.entries(value).every(([key, item]) => !key.startsWith('$') && isPlainValue(item, depth + 1))
+  return !isRegExpValue(value)
+}
+
+/**
+ * Field equalities and `$in` lists of plain values only (`{project_id: 1, distinct_id: {$in: [...]}}`,
+ * the shape of nearly every lookup and versioned write the service makes): such a filter is always
+ * valid, so building mingo's query can wait until a document must actually be tested, which an
+ * index that answers the filter exactly never asks for.
+ */
+function isPlainEquality(filter: Doc): boolean {
+  for (const key in filter) {
+    if (key === '' || key.startsWith('$')) return false
+    const condition = filter[key]
+    if (isPlainObject(condition) && Object.keys(condition).some((k) => k.startsWith('$'))) {
+      const ops = Object.keys(condition)
+      if (ops.length !== 1) return false
+      const operand = condition[ops[0]]
+      if (ops[0] === '$eq' ? !isPlainValue(operand) : ops[0] !== '$in' || !Array.isArray(operand) || !operand.every((v) => isPlainValue(v))) return false
+    } else if (!isPlainValue(condition)) return false
+  }
+  return true
+}
+
 /** A compiled query filter. mingo's parse errors become MongoDB's (unknown operator, ...). */
 export function compileFilter(filter: unknown, what = 'filter'): Matcher {
   if (filter === undefined || filter === null) filter = {}
   if (!isPlainObject(filter)) throw mongoError('TypeMismatch', `BSON field '${what}' is the wrong type, expected type 'object'`)
   const empty = Object.keys(filter).length === 0
   if (empty) return { filter, empty, test: () => true }
-  checkTypeOperators(filter)
-  let query: { test(doc: Doc): boolean }
-  try {
-    query = buildQuery(filter)
-  } catch (error) {
-    throw toMongoError(error)
+  const plain = isPlainEquality(filter)
+  if (!plain) checkTypeOperators(filter)
+  let query: { test(doc: Doc): boolean } | undefined
+  const build = (f: Doc) => {
+    try {
+      return buildQuery(f)
+    } catch (error) {
+      throw toMongoError(error)
+    }
   }
+  if (!plain) query = build(filter)
+  const compiled = filter
   return {
     filter,
     empty,
     test(doc: Doc): boolean {
       try {
+        query ??= build(compiled)
         return query.test(doc)
       } catch (error) {
         throw toMongoError(error)
