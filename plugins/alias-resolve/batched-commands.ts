@@ -36,7 +36,7 @@ export class PersonCommands {
   private readonly personlessReads: Coalescer<MappingKey, true>
   private readonly personlessWrites: Coalescer<MappingKey & { at: Date }, true>
   private readonly mappingInserts: Coalescer<DistinctIdDocument, boolean>
-  private readonly personInserts: Coalescer<PersonDocument, true>
+  private readonly personInserts: Coalescer<PersonDocument, PersonDocument>
   private readonly personReplacements: Coalescer<{ serial: number; readVersion: number; next: PersonDocument }, boolean>
   private readonly identifications: Coalescer<PersonKey, true>
   private serial = 0
@@ -95,11 +95,15 @@ export class PersonCommands {
         return new Map(docs.map((doc, index) => [`${doc.project_id}:${doc.distinct_id}:${doc.person_id}:${doc.version}`, !duplicates.has(index)]))
       },
     )
+    // Answers the document that was stored, so its creator need not read it back; nothing when the
+    // person already existed (made by a concurrent creator or reader).
     this.personInserts = new Coalescer(
       (doc) => `${doc.project_id}:${doc.id}`,
       async (docs) => {
-        await insertAll(persons, docs) // an existing person was made by a concurrent creator or reader
-        return new Map<string, true>()
+        const duplicates = await insertAll(persons, docs)
+        const stored = new Map<string, PersonDocument>()
+        docs.forEach((doc, index) => duplicates.has(index) || stored.set(`${doc.project_id}:${doc.id}`, doc))
+        return stored
       },
     )
     // Idempotent (false only ever becomes true), so callers need no per-update result: they re-read.
@@ -161,8 +165,11 @@ export class PersonCommands {
     await this.identifications.get({ projectId, id })
   }
 
-  /** Inserts the person unless one with its id exists. */
-  async insertPerson(doc: PersonDocument): Promise<void> {
-    await this.personInserts.get(doc)
+  /**
+   * Inserts the person unless one with its id exists: the stored document (this one, or that of a
+   * caller of the same turn who asked first), or undefined when it existed already.
+   */
+  insertPerson(doc: PersonDocument): Promise<PersonDocument | undefined> {
+    return this.personInserts.get(doc)
   }
 }

@@ -179,9 +179,9 @@ export class PersonStore {
    * already; `is_identified` is then caught up.
    */
   private async ensurePerson(projectId: number, personId: string, init: NewPerson): Promise<PersonDocument> {
-    // if it exists, a concurrent creator or reader made it
-    await this.commands.insertPerson({ project_id: projectId, id: personId, properties: init.properties, is_identified: init.isIdentified, created_at: init.createdAt, version: 0 })
-    const person = await this.findById(projectId, personId)
+    // if it exists, a concurrent creator or reader made it: read it back; if it was inserted now, it is as stored
+    const inserted = await this.commands.insertPerson({ project_id: projectId, id: personId, properties: init.properties, is_identified: init.isIdentified, created_at: init.createdAt, version: 0 })
+    const person = inserted ? { ...inserted } : await this.findById(projectId, personId)
     const result = person && init.isIdentified ? await this.markIdentified(person) : person
     if (!result) throw new PersonContentionError(`person ${personId} vanished while it was created`)
     return result

@@ -80,6 +80,34 @@ function isPlainEquality(filter: Doc): boolean {
   return true
 }
 
+type Scalar = string | number | boolean
+const isScalar = (value: unknown): value is Scalar => typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && !Number.isNaN(value))
+
+/**
+ * For a filter of top-level fields equal to strings, numbers or booleans (`{project_id: 1, id: 'x',
+ * version: 3}`, a versioned write): the answer read straight off the document when the document's
+ * values are scalars too, where MongoDB's equality is JavaScript's (an int and a double of one value
+ * are equal, as are 0 and -0). Anything else (an array, a missing field, a long) answers undefined,
+ * and mingo decides.
+ */
+function scalarEquality(filter: Doc): ((doc: Doc) => boolean | undefined) | undefined {
+  const fields: Array<[string, Scalar]> = []
+  for (const key in filter) {
+    const value = filter[key]
+    if (key.includes('.') || !isScalar(value)) return undefined
+    fields.push([key, value])
+  }
+  return (doc) => {
+    let unsure = false
+    for (const [key, wanted] of fields) {
+      const actual = Object.prototype.hasOwnProperty.call(doc, key) ? doc[key] : undefined
+      if (!isScalar(actual)) unsure = true
+      else if (actual !== wanted) return false
+    }
+    return unsure ? undefined : true
+  }
+}
+
 /** A compiled query filter. mingo's parse errors become MongoDB's (unknown operator, ...). */
 export function compileFilter(filter: unknown, what = 'filter'): Matcher {
   if (filter === undefined || filter === null) filter = {}
@@ -98,10 +126,13 @@ export function compileFilter(filter: unknown, what = 'filter'): Matcher {
   }
   if (!plain) query = build(filter)
   const compiled = filter
+  const quick = plain ? scalarEquality(filter) : undefined
   return {
     filter,
     empty,
     test(doc: Doc): boolean {
+      const answer = quick?.(doc)
+      if (answer !== undefined) return answer
       try {
         query ??= build(compiled)
         return query.test(doc)

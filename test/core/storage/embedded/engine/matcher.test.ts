@@ -11,6 +11,16 @@ describe('compileFilter', () => {
     expect(matcher.test({ project_id: 1, distinct_id: 'a', tags: 'x', owner: id, at: { k: 1, j: 2 } })).to.equal(false)
   })
 
+  it('answers scalar equalities directly and leaves arrays, missing fields and other types to mingo, with MongoDB\'s answers', () => {
+    const matcher = compileFilter({ project_id: 1, id: 'p', version: 3 })
+    expect(matcher.test({ project_id: 1, id: 'p', version: 3.0 })).to.equal(true)
+    expect(matcher.test({ project_id: 1, id: 'p', version: 4 })).to.equal(false)
+    expect(matcher.test({ project_id: 1, id: 'p', version: '3' })).to.equal(false)
+    expect(matcher.test({ project_id: 1, id: 'p', version: [2, 3] })).to.equal(true)
+    expect(matcher.test({ project_id: 1, id: 'p' })).to.equal(false)
+    expect(compileFilter({ flag: false }).test({ flag: 0 })).to.equal(false)
+  })
+
   it('still refuses an unknown operator when the filter is built, not when it is first used', () => {
     expect(() => compileFilter({ a: { $nope: 1 } })).to.throw()
   })
