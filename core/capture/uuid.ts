@@ -8,15 +8,18 @@ const MAX_V7_MS = 2 ** 48 - 1
 const POOL = Buffer.alloc(4096)
 let poolOffset = POOL.length
 
-function randomInto(target: Buffer, start: number): void {
-  const count = target.length - start
+/** The offset in POOL of `count` fresh random bytes. */
+function randomOffset(count: number): number {
   if (poolOffset + count > POOL.length) {
     randomFillSync(POOL)
     poolOffset = 0
   }
-  POOL.copy(target, start, poolOffset, poolOffset + count)
+  const at = poolOffset
   poolOffset += count
+  return at
 }
+
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'))
 
 /** The hyphenated 8-4-4-4-12 hex form, any version, either case. */
 export function isUuid(text: string): boolean {
@@ -29,11 +32,16 @@ export function isUuid(text: string): boolean {
  */
 export function uuidv7(at: Date = new Date()): string {
   const ms = Math.min(Math.max(Math.floor(at.getTime()) || 0, 0), MAX_V7_MS)
-  const bytes = Buffer.allocUnsafe(16)
-  bytes.writeUIntBE(ms, 0, 6)
-  randomInto(bytes, 6)
-  bytes[6] = 0x70 | (bytes[6]! & 0x0f)
-  bytes[8] = 0x80 | (bytes[8]! & 0x3f)
-  const hex = bytes.toString('hex')
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+  // built from a hex table: a Buffer, its hex string and five slices per event showed in profiles
+  const high = Math.floor(ms / 2 ** 32)
+  const low = ms >>> 0
+  const r = randomOffset(10)
+  const b = POOL
+  return (
+    HEX[(high >>> 8) & 0xff]! + HEX[high & 0xff]! + HEX[low >>> 24]! + HEX[(low >>> 16) & 0xff]! + '-' +
+    HEX[(low >>> 8) & 0xff]! + HEX[low & 0xff]! + '-' +
+    HEX[0x70 | (b[r]! & 0x0f)]! + HEX[b[r + 1]!]! + '-' +
+    HEX[0x80 | (b[r + 2]! & 0x3f)]! + HEX[b[r + 3]!]! + '-' +
+    HEX[b[r + 4]!]! + HEX[b[r + 5]!]! + HEX[b[r + 6]!]! + HEX[b[r + 7]!]! + HEX[b[r + 8]!]! + HEX[b[r + 9]!]!
+  )
 }
