@@ -13,6 +13,7 @@ import { API_VERSION, definePlugin } from '../../../core/plugin-api.ts'
 import type { PluginDefinition } from '../../../core/plugin-api.ts'
 import { encodeQueuedEvent } from '../../../core/queue/message.ts'
 import { uuidv7 } from '../../../core/capture/uuid.ts'
+import { PostHog } from 'posthog-node'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -105,6 +106,24 @@ describe('queue mode', function () {
     const stored = await events(worker).find({ project_id: capture.project.id, distinct_id: 'ordered' }).toArray()
     expect(stored).to.have.length(40)
     expect(new Set(stored.map((e) => e.person_id)).size).to.equal(1)
+  })
+
+  it('takes posthog-node traffic: captures, identify with $set and an alias end up stored with their person', async () => {
+    const c = cluster()
+    const capture = await c.start('capture')
+    const worker = await c.start('worker')
+    const sdk = new PostHog(capture.project.api_token, { host: capture.url, flushAt: 100, flushInterval: 0, fetchRetryCount: 0 })
+    sdk.capture({ distinctId: 'anon-1', event: 'viewed pricing' })
+    sdk.identify({ distinctId: 'user-1', properties: { plan: 'pro' } })
+    sdk.alias({ distinctId: 'user-1', alias: 'anon-1' })
+    sdk.capture({ distinctId: 'anon-1', event: 'signed up' })
+    await sdk.shutdown()
+    await eventually(() => events(worker).countDocuments({ project_id: capture.project.id }), (count) => count === 4, 'four stored events')
+    const db = worker.service.storage.db
+    const mappings = await db.collection('person_distinct_ids').find({ project_id: capture.project.id }).toArray()
+    expect(new Set(mappings.map((m) => m.person_id)).size, 'anon-1 and user-1 are one person').to.equal(1)
+    const person = await db.collection('persons').findOne({ project_id: capture.project.id, id: mappings[0]!.person_id })
+    expect(person?.properties).to.include({ plan: 'pro' })
   })
 
   it('runs capture and a worker in one process with role both', async () => {
