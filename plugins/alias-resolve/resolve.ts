@@ -8,6 +8,7 @@ import { PersonContentionError, backoff } from './person-store.ts'
 import { MAX_ATTEMPTS, merge, mergeRequestOf } from './merge.ts'
 import { FAKE_PERSON_CREATED_AT, personUuid } from './person-uuid.ts'
 import { emptyProperties, hasOwn, layered } from './properties.ts'
+import { copyRecord, withFields } from '../../core/event.ts'
 
 export interface ResolveOptions {
   /** Personless events of a person older than `forceUpgradeAfterMs` carry its properties (mode force_upgrade). */
@@ -22,10 +23,10 @@ export async function resolveEvent(store: PersonStore, event: IngestEvent, ctx: 
   if (event.personless) return resolvePersonless(store, event, ctx, options)
   const request = mergeRequestOf(event)
   const resolved = (request && (await merge(store, event, ctx, request))) || (await findOrCreate(store, event, ctx.project.id))
-  const properties = { ...event.properties }
-  delete properties.$process_person_profile // true is the default; PostHog drops the key from person-processed events
+  // true is the default; PostHog drops the key from person-processed events
+  const properties = hasOwn(event.properties, '$process_person_profile') ? without(event.properties, ['$process_person_profile']) : copyRecord(event.properties)
   const { person } = resolved
-  const result: IngestEvent = { ...event, properties, person: { id: person.id, properties: person.properties, createdAt: person.created_at, mode: 'full' } }
+  const result: IngestEvent = withFields(event, { properties, person: { id: person.id, properties: person.properties, createdAt: person.created_at, mode: 'full' } })
   store.resolved.set(result, resolved)
   return result
 }
@@ -57,20 +58,27 @@ async function resolvePersonless(store: PersonStore, event: IngestEvent, ctx: Ev
   const existing = await store.findByDistinctId(projectId, event.distinctId, event.timestamp)
   if (existing) {
     const upgrade = options.forceUpgrade && existing.created_at.getTime() < event.timestamp.getTime() - options.forceUpgradeAfterMs
-    return {
-      ...event,
+    return withFields(event, {
       properties,
       person: { id: existing.id, properties: upgrade ? existing.properties : emptyProperties(), createdAt: existing.created_at, mode: upgrade ? 'force_upgrade' : 'propertyless' },
-    }
+    })
   }
   if (!store.personlessRecorded(projectId, event.distinctId)) await store.recordPersonless(projectId, event.distinctId, event.timestamp)
-  return { ...event, properties, person: { id: personUuid(projectId, event.distinctId), properties: emptyProperties(), createdAt: FAKE_PERSON_CREATED_AT, mode: 'propertyless' } }
+  return withFields(event, { properties, person: { id: personUuid(projectId, event.distinctId), properties: emptyProperties(), createdAt: FAKE_PERSON_CREATED_AT, mode: 'propertyless' } })
 }
 
 /** The properties without person operations; the same object when it has none (the usual case). */
 function withoutPersonOperations(properties: Record<string, unknown>): Record<string, unknown> {
-  if (!PERSON_OPERATIONS.some((key) => hasOwn(properties, key))) return properties
-  const copy = { ...properties }
-  for (const key of PERSON_OPERATIONS) delete copy[key]
-  return copy
+  return PERSON_OPERATIONS.some((key) => hasOwn(properties, key)) ? without(properties, PERSON_OPERATIONS) : properties
+}
+
+/** A copy of `properties` without `keys` (built without them: deleting from a copy makes a slow object). */
+function without(properties: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  const kept: Record<string, unknown> = {}
+  for (const key of Object.keys(properties)) {
+    if (keys.includes(key)) continue
+    if (key === '__proto__') Object.defineProperty(kept, key, { value: properties[key], enumerable: true, writable: true, configurable: true })
+    else kept[key] = properties[key]
+  }
+  return kept
 }

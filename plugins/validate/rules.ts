@@ -5,6 +5,7 @@
 import type { Dropped, EventContext, IngestEvent } from '../../core/plugin-api.ts'
 import { drop } from '../../core/plugin-api.ts'
 import { isUuid, uuidv7 } from '../../core/capture/uuid.ts'
+import { copyRecord, withFields } from '../../core/event.ts'
 
 export interface ValidateOptions {
   readonly maxEventNameLength: number
@@ -23,7 +24,7 @@ export function applyRules(event: IngestEvent, ctx: EventContext, options: Valid
 
   if (SURVEY_EVENTS.has(event.event) && !event.properties.$survey_id) return drop('missing_survey_id', { event: event.event })
 
-  const properties = { ...event.properties }
+  const properties = copyRecord(event.properties)
   const personless = personProcessing(properties, ctx) === false
   if (personless && PERSON_EVENTS.has(event.event)) return drop('invalid_event_when_process_person_profile_is_false', { event: event.event })
 
@@ -31,14 +32,13 @@ export function applyRules(event: IngestEvent, ctx: EventContext, options: Valid
   if (ctx.sentAt) properties.$sent_at = isoString(ctx.sentAt)
   if (typeof properties.$session_id === 'string' && isUuid(properties.$session_id)) properties.$session_id = properties.$session_id.toLowerCase()
 
-  return {
-    ...event,
+  return withFields(event, {
     event: cutName(event.event, options.maxEventNameLength),
     uuid: event.uuid || uuidv7(event.timestamp),
     properties,
     personless,
     historicalMigration: ctx.historicalMigration && isOldEnough(event.timestamp, ctx.receivedAt),
-  }
+  })
 }
 
 /** The first `max` code points; a name of at most `max` UTF-16 units has no more code points than that. */
