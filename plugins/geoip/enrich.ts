@@ -7,6 +7,7 @@ import type { EventContext, IngestEvent } from '../../core/plugin-api.ts'
 import { GEOIP_KEYS, geoipProperties } from './record.ts'
 import type { GeoLocation } from './record.ts'
 import type { GeoipReader } from './lookup.ts'
+import { copyRecord } from '../../core/event.ts'
 
 type Json = Record<string, unknown>
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -35,12 +36,13 @@ export function enrichEvent(event: IngestEvent, ctx: EventContext, reader: Geoip
   const ip = clientIp(event, ctx)
   const location = ip === undefined ? undefined : reader.lookup(ip)
   if (!location) return undefined
-  const properties: Json = { ...event.properties, ...geoipProperties(location) }
+  const properties: Json = copyRecord(event.properties)
+  Object.assign(properties, geoipProperties(location)) // $geoip_* keys: ours, never __proto__
   // a personless event's $set is discarded anyway (capture.md §2.3); do not add one
   if (!event.personless) {
     const person = personGeoipUpdates(location)
-    properties.$set = { ...(isObject(properties.$set) ? properties.$set : {}), ...person.$set }
-    properties.$set_once = { ...(isObject(properties.$set_once) ? properties.$set_once : {}), ...person.$set_once }
+    properties.$set = Object.assign(isObject(properties.$set) ? copyRecord(properties.$set) : {}, person.$set)
+    properties.$set_once = Object.assign(isObject(properties.$set_once) ? copyRecord(properties.$set_once) : {}, person.$set_once)
   }
   return { ...event, properties }
 }

@@ -4,6 +4,7 @@
  */
 import type { Properties } from '../alias-resolve/properties.ts'
 import { copyProperties, hasOwn, isPlainObject } from '../alias-resolve/properties.ts'
+import { copyRecord } from '../../core/event.ts'
 
 const DEVICE_AND_PAGE_KEYS = [
   '$app_build', '$app_name', '$app_namespace', '$app_version',
@@ -31,7 +32,7 @@ export const NOT_NORMALISED_EVENTS = new Set(['$snapshot', '$performance_event']
  * `$os_name` is an alias of `$os`: it fills `$os` when absent and never becomes a person property.
  */
 export function normaliseForPerson(source: Properties): Properties {
-  const properties = { ...source }
+  const properties = copyRecord(source)
   const skipHostOs = properties.$is_server === true
   if (hasOwn(properties, '$os_name') && !hasOwn(properties, '$os')) properties.$os = properties.$os_name
   const $set = copyProperties(properties.$set)

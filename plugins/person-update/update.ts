@@ -12,6 +12,7 @@ import { NOT_NORMALISED_EVENTS, normaliseForPerson, operationsOf } from './norma
 import type { PersonOperations } from './normalise.ts'
 import { applyOperations } from './property-ops.ts'
 import type { OperationOptions } from './property-ops.ts'
+import { copyRecord } from '../../core/event.ts'
 
 export interface UpdateOptions {
   readonly skipFilteredWrites: boolean
@@ -27,7 +28,7 @@ export async function updateEvent(store: PersonStore, event: IngestEvent, ctx: E
   let properties = event.properties
   if (event.event === '$groupidentify') {
     // Group properties travel in $group_set; person operations on $groupidentify are ignored and stripped.
-    properties = { ...properties }
+    properties = copyRecord(properties)
     for (const key of PERSON_OPERATIONS) delete properties[key]
     return { ...event, properties }
   }
