@@ -78,9 +78,14 @@ export class StepChain {
   }
 }
 
-/** One event's walk through the taps. It is its own deadline entry while a tap is pending. */
+/**
+ * One event's walk through the taps. It is its own deadline entry from its first asynchronous tap
+ * to its end, its deadline moved forward at each tap (cheaper than entering and leaving the
+ * deadline set per tap; the sweeper cannot run while a tap answers synchronously).
+ */
 class EventRun implements Deadline {
   deadline = 0
+  private armed = false
   private step = 0
   private tap = 0
   /** The value after the previous step: what a step that ends in null or undefined leaves. */
@@ -123,23 +128,38 @@ class EventRun implements Deadline {
             this.accept(result)
             continue
           }
-          arm(this, this.state.stepTimeoutMs)
+          if (this.armed) this.deadline = performance.now() + this.state.stepTimeoutMs
+          else {
+            arm(this, this.state.stepTimeoutMs)
+            this.armed = true
+          }
           result.then(this.onResult, this.onError)
           return
         }
         this.value = (this.current ?? this.value) as StepValue
-        if (isDropped(this.value)) return this.resolve({ value: this.value, droppedBy: STEPS[this.step]!.hook })
-        if (++this.step === this.steps.length) return this.resolve({ value: this.value })
+        if (isDropped(this.value)) return this.finish({ value: this.value, droppedBy: STEPS[this.step]!.hook })
+        if (++this.step === this.steps.length) return this.finish({ value: this.value })
         this.tap = 0
         this.current = this.value
       }
     } catch (error) {
-      this.reject(error)
+      this.fail(error)
     }
+  }
+
+  private finish(outcome: ChainOutcome): void {
+    if (this.armed) disarm(this)
+    this.resolve(outcome)
+  }
+
+  private fail(error: unknown): void {
+    if (this.armed) disarm(this)
+    this.reject(error)
   }
 
   /** The tap ran past its deadline: its answer, whenever it comes, is ignored. */
   expire(): void {
+    this.armed = false // the sweeper took it out of the set
     const step = this.steps[this.step]![this.tap]!
     this.listen()
     if (this.failed(step, stepTimeout(step, this.state.stepTimeoutMs))) this.advance()
@@ -150,13 +170,11 @@ class EventRun implements Deadline {
     const generation = ++this.generation
     this.onResult = (result) => {
       if (generation !== this.generation) return
-      disarm(this)
       this.accept(result)
       this.advance()
     }
     this.onError = (cause) => {
       if (generation !== this.generation) return
-      disarm(this)
       if (this.failed(this.steps[this.step]![this.tap]!, cause)) this.advance()
     }
   }
@@ -171,7 +189,7 @@ class EventRun implements Deadline {
   private failed(step: StepTap, cause: unknown): boolean {
     const error = stepFailure(step, cause, this.state)
     if (error) {
-      this.reject(error)
+      this.fail(error)
       return false
     }
     this.tap++

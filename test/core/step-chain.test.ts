@@ -63,6 +63,17 @@ describe('StepChain', () => {
     expect(lateAnswered).to.equal(true)
   })
 
+  it('gives each tap its own deadline: taps that each answer in time never time out together', async () => {
+    const { hooks, as, failures } = hooksWithOwner(60)
+    const slow = (ms: number) => () => new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ms))
+    as('a', () => hooks.validate.tapPromise({ name: 'x' }, slow(35)))
+    as('b', () => hooks.aliasResolve.tapPromise({ name: 'x' }, slow(35)))
+    as('c', () => hooks.personUpdate.tapPromise({ name: 'x' }, slow(35)))
+    const { value } = await new StepChain(hooks).run(sampleEvent(), sampleContext())
+    expect(value).to.deep.equal(sampleEvent())
+    expect(failures).to.deep.equal([])
+  })
+
   it('rejects with the StepError of a fail step, retryable when the cause is (a timeout is)', async () => {
     const { hooks, as } = hooksWithOwner(30)
     as('persons', () => hooks.aliasResolve.tapPromise({ name: 'x' }, () => new Promise(() => undefined)))
