@@ -1,9 +1,8 @@
 import { expect } from 'chai'
-import { MongoClient } from 'mongodb'
-import type { CommandStartedEvent, Db } from 'mongodb'
+import type { CommandStartedEvent, Db, MongoClient } from 'mongodb'
 import { ProjectStore, secretKeyDigest } from '../../core/projects.ts'
 import { COLLECTIONS, ensureCoreIndexes } from '../../core/storage/collections.ts'
-import { testDbName, testMongoUrl } from '../helpers/mongo.ts'
+import { monitoredClient, testDbName } from '../helpers/mongo.ts'
 
 describe('ProjectStore secret keys', () => {
   let client: MongoClient
@@ -11,9 +10,7 @@ describe('ProjectStore secret keys', () => {
   const commands: CommandStartedEvent[] = []
 
   before(async () => {
-    client = new MongoClient(await testMongoUrl(), { monitorCommands: true })
-    client.on('commandStarted', (event) => commands.push(event))
-    await client.connect()
+    client = await monitoredClient((event) => commands.push(event))
   })
   beforeEach(async () => {
     db = client.db(testDbName('projects'))

@@ -9,6 +9,8 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { MongoClient } from 'mongodb'
+import type { CommandStartedEvent } from 'mongodb'
 import { startEmbeddedMongo, type EmbeddedMongo } from '../../core/storage/embedded/index.ts'
 
 let embedded: Promise<{ server: EmbeddedMongo; dataDir: string }> | undefined
@@ -30,6 +32,14 @@ export async function testMongoUrl(): Promise<string> {
 }
 
 /** A database name no other call (in this or another test process) returns. */
+/** A connected client of the test database that shows every command it sends to `onCommand`. */
+export async function monitoredClient(onCommand: (event: CommandStartedEvent) => void): Promise<MongoClient> {
+  const client = new MongoClient(await testMongoUrl(), { monitorCommands: true })
+  client.on('commandStarted', onCommand)
+  await client.connect()
+  return client
+}
+
 export function testDbName(prefix: string): string {
   counter += 1
   const safe = prefix.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 24)

@@ -1,11 +1,10 @@
 import { expect } from 'chai'
-import { MongoClient } from 'mongodb'
-import type { CommandStartedEvent, Db } from 'mongodb'
+import type { CommandStartedEvent, Db, MongoClient } from 'mongodb'
 import { Coalescer } from '../../../core/coalesce.ts'
 import { PersonStore, ensurePersonIndexes } from '../../../plugins/alias-resolve/person-store.ts'
 import { resolveEvent } from '../../../plugins/alias-resolve/resolve.ts'
 import { personUuid } from '../../../plugins/alias-resolve/person-uuid.ts'
-import { testDbName, testMongoUrl } from '../../helpers/mongo.ts'
+import { monitoredClient, testDbName } from '../../helpers/mongo.ts'
 import { contextFor, nextProjectId, personEvent } from './fixtures.ts'
 
 const OPTIONS = { forceUpgrade: true, forceUpgradeAfterMs: 60_000 }
@@ -62,9 +61,7 @@ describe('PersonStore batched lookups', () => {
   let db: Db
   const commands: CommandStartedEvent[] = []
   before(async () => {
-    client = new MongoClient(await testMongoUrl(), { monitorCommands: true })
-    client.on('commandStarted', (event) => commands.push(event))
-    await client.connect()
+    client = await monitoredClient((event) => commands.push(event))
     db = client.db(testDbName('coalesce'))
     await ensurePersonIndexes(db)
   })

@@ -3,7 +3,7 @@ import { MongoClient } from 'mongodb'
 import type { Collection, CommandStartedEvent, Db } from 'mongodb'
 import { GroupInsert } from '../../../plugins/sink-mongo/group-insert.ts'
 import type { EventDocument } from '../../../plugins/sink-mongo/document.ts'
-import { testDbName, testMongoUrl } from '../../helpers/mongo.ts'
+import { monitoredClient, testDbName, testMongoUrl } from '../../helpers/mongo.ts'
 
 const eventDoc = (uuid: string, extra: Record<string, unknown> = {}) => ({ project_id: 1, uuid, event: '$pageview', distinct_id: 'd', properties: {}, timestamp: new Date(), ...extra }) as unknown as EventDocument
 
@@ -13,9 +13,7 @@ describe('GroupInsert', () => {
   let collection: Collection<EventDocument>
   const inserts: CommandStartedEvent[] = []
   before(async () => {
-    client = new MongoClient(await testMongoUrl(), { monitorCommands: true })
-    client.on('commandStarted', (event) => event.commandName === 'insert' && inserts.push(event))
-    await client.connect()
+    client = await monitoredClient((event) => event.commandName === 'insert' && inserts.push(event))
     db = client.db(testDbName('group_insert'))
     collection = db.collection<EventDocument>('events')
     await collection.createIndex({ project_id: 1, uuid: 1 }, { unique: true })

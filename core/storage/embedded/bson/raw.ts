@@ -47,7 +47,8 @@ function cstringEnd(bytes: Uint8Array, offset: number, limit: number): number {
   return i
 }
 
-function valueLength(bytes: Uint8Array, type: number, at: number, limit: number): number {
+/** Bytes of the value of an element of `type` starting at `at`; strings of a regex stop at `limit`. */
+export function valueLength(bytes: Uint8Array, type: number, at: number, limit: number): number {
   switch (type) {
     case 0x01: case 0x09: case 0x11: case 0x12: return 8
     case 0x02: case 0x0d: case 0x0e: return 4 + documentLength(bytes, at)

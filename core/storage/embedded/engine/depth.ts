@@ -6,7 +6,7 @@
  * no level. Inserts are refused in insert.cpp's validateDepth, updates and upserts in
  * storage_validation.cpp, both with code 15 (Overflow) and these messages.
  */
-import { documentLength } from '../bson/raw.ts'
+import { documentLength, valueLength } from '../bson/raw.ts'
 import { MongoServerError } from '../errors.ts'
 
 export const MAX_USER_STORAGE_DEPTH = 180
@@ -16,29 +16,6 @@ const overflow = (message: string) => new MongoServerError(OVERFLOW, message, { 
 
 /** Each enclosing level costs at least 7 bytes (type, empty name, length, terminator): smaller documents cannot be too deep. */
 const MIN_BYTES_PER_LEVEL = 7
-
-function valueLength(bytes: Uint8Array, type: number, at: number): number {
-  switch (type) {
-    case 0x01: case 0x09: case 0x11: case 0x12: return 8
-    case 0x02: case 0x0d: case 0x0e: return 4 + documentLength(bytes, at)
-    case 0x03: case 0x04: case 0x0f: return documentLength(bytes, at)
-    case 0x05: return 5 + documentLength(bytes, at)
-    case 0x06: case 0x0a: case 0xff: case 0x7f: return 0
-    case 0x07: return 12
-    case 0x08: return 1
-    case 0x0b: {
-      let end = at
-      while (bytes[end] !== 0) end++
-      end++
-      while (bytes[end] !== 0) end++
-      return end + 1 - at
-    }
-    case 0x0c: return 4 + documentLength(bytes, at) + 12
-    case 0x10: return 4
-    case 0x13: return 16
-    default: throw new RangeError(`unknown BSON element type 0x${type.toString(16)}`)
-  }
-}
 
 /** True when some element of the raw BSON document sits deeper than `max` levels. Iterative: no stack to overflow. */
 export function exceedsStorageDepth(bytes: Uint8Array, max = MAX_USER_STORAGE_DEPTH): boolean {
@@ -67,7 +44,7 @@ export function exceedsStorageDepth(bytes: Uint8Array, max = MAX_USER_STORAGE_DE
         continue
       }
     }
-    at = valueStart + valueLength(bytes, type, valueStart)
+    at = valueStart + valueLength(bytes, type, valueStart, bytes.length)
   }
   return false
 }

@@ -1,9 +1,8 @@
 import { expect } from 'chai'
-import { MongoClient } from 'mongodb'
-import type { CommandStartedEvent } from 'mongodb'
+import type { CommandStartedEvent, MongoClient } from 'mongodb'
 import { GroupReader } from '../../../../plugins/decide/store/group-reader.ts'
 import { GROUP_COLLECTIONS } from '../../../../plugins/group-update/documents.ts'
-import { testDbName, testMongoUrl } from '../../../helpers/mongo.ts'
+import { monitoredClient, testDbName } from '../../../helpers/mongo.ts'
 
 const group = (projectId: number, typeIndex: number, key: string, properties: Record<string, unknown>) => ({
   project_id: projectId,
@@ -18,9 +17,7 @@ describe('decide GroupReader', () => {
   let client: MongoClient
   const finds: Array<Record<string, unknown>> = []
   before(async () => {
-    client = new MongoClient(await testMongoUrl(), { monitorCommands: true })
-    client.on('commandStarted', (event: CommandStartedEvent) => event.commandName === 'find' && finds.push(event.command.filter as Record<string, unknown>))
-    await client.connect()
+    client = await monitoredClient((event: CommandStartedEvent) => event.commandName === 'find' && finds.push(event.command.filter as Record<string, unknown>))
   })
   after(() => client.close())
 

@@ -1,17 +1,14 @@
 import { expect } from 'chai'
-import { MongoClient } from 'mongodb'
-import type { CommandStartedEvent } from 'mongodb'
+import type { CommandStartedEvent, MongoClient } from 'mongodb'
 import { PersonReader } from '../../../../plugins/decide/store/person-reader.ts'
 import { PERSON_COLLECTIONS } from '../../../../plugins/alias-resolve/person-store.ts'
-import { testDbName, testMongoUrl } from '../../../helpers/mongo.ts'
+import { monitoredClient, testDbName } from '../../../helpers/mongo.ts'
 
 describe('decide PersonReader', () => {
   let client: MongoClient
   const finds: string[] = []
   before(async () => {
-    client = new MongoClient(await testMongoUrl(), { monitorCommands: true })
-    client.on('commandStarted', (event: CommandStartedEvent) => event.commandName === 'find' && finds.push(String(event.command.find)))
-    await client.connect()
+    client = await monitoredClient((event: CommandStartedEvent) => event.commandName === 'find' && finds.push(String(event.command.find)))
   })
   after(() => client.close())
 
