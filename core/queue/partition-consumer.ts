@@ -107,12 +107,16 @@ export class PartitionConsumer {
       if (!healthy) messages.stop()
       running = undefined
     }
-    for await (const message of messages) {
-      if (!healthy || this.stopped) continue
-      buffer.push(message)
-      running ??= runBatches()
+    try {
+      for await (const message of messages) {
+        if (!healthy || this.stopped) continue
+        buffer.push(message)
+        running ??= runBatches()
+      }
+    } finally {
+      // also when the subscription failed: the consumer is replaced only once no batch of it runs
+      await running
     }
-    await running
     return healthy
   }
 
