@@ -50,6 +50,7 @@ export function toProject(doc: ProjectDocument): Project {
 
 export class ProjectStore {
   private readonly byToken = new Map<string, { project?: Project; until: number }>()
+  private readonly byIdCache = new Map<number, { project?: Project; until: number }>()
   private digestsReady?: Promise<void>
 
   constructor(private readonly db: Db) {}
@@ -84,15 +85,16 @@ export class ProjectStore {
   }
 
   /** The project whose public token this is; cached. */
-  async byApiToken(token: string): Promise<Project | undefined> {
-    const now = Date.now()
-    const hit = this.byToken.get(token)
-    if (hit && hit.until > now) return hit.project
-    const doc = await this.collection.findOne({ api_token: token }, { projection: { _id: 0 } })
-    const project = doc ? toProject(doc) : undefined
-    if (this.byToken.size > 10_000) this.byToken.clear()
-    this.byToken.set(token, { project, until: now + (project ? POSITIVE_TTL_MS : NEGATIVE_TTL_MS) })
-    return project
+  byApiToken(token: string): Promise<Project | undefined> {
+    return cachedLookup(this.byToken, token, async () => {
+      const doc = await this.collection.findOne({ api_token: token }, { projection: { _id: 0 } })
+      return doc ? toProject(doc) : undefined
+    })
+  }
+
+  /** `get`, cached like `byApiToken`: for the queue workers, which look a project up per batch. */
+  byId(id: number): Promise<Project | undefined> {
+    return cachedLookup(this.byIdCache, id, () => this.get(id))
   }
 
   /** The project whose secret key this is: looked up by digest, confirmed in constant time. */
@@ -121,4 +123,15 @@ export class ProjectStore {
     }
     await this.collection.createIndex(DIGEST_INDEX.key, { name: DIGEST_INDEX.name })
   }
+}
+
+/** A found project is kept for a minute, a miss only briefly so a project created elsewhere is seen soon. */
+async function cachedLookup<K>(cache: Map<K, { project?: Project; until: number }>, key: K, load: () => Promise<Project | undefined>): Promise<Project | undefined> {
+  const now = Date.now()
+  const hit = cache.get(key)
+  if (hit && hit.until > now) return hit.project
+  const project = await load()
+  if (cache.size > 10_000) cache.clear()
+  cache.set(key, { project, until: now + (project ? POSITIVE_TTL_MS : NEGATIVE_TTL_MS) })
+  return project
 }

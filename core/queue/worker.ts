@@ -35,12 +35,9 @@ interface Group {
   readonly unreadable?: string
 }
 
-const PROJECT_TTL_MS = 60_000
-
 export class QueueWorker {
   readonly id = `${os.hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`.replace(/[^A-Za-z0-9_-]/g, '_')
   private readonly consumers = new Map<number, PartitionConsumer>()
-  private readonly projectCache = new Map<number, { project?: Project; until: number }>()
   private leases?: PartitionLeases
 
   constructor(private readonly deps: WorkerDeps) {}
@@ -87,7 +84,7 @@ export class QueueWorker {
     const projects = new Map<number, Project | undefined>()
     for (const group of groups) {
       const id = group.events[0]?.projectId
-      if (id !== undefined && !projects.has(id)) projects.set(id, await this.project(id))
+      if (id !== undefined && !projects.has(id)) projects.set(id, await this.deps.projects.byId(id))
     }
     // Started in stream order without awaiting in between: the pipeline's per-distinct_id lock keeps that order.
     const runs = groups.map((group) => {
@@ -108,15 +105,6 @@ export class QueueWorker {
     }
     count('hedgerow_queue_events_processed_total', {}, done)
     return done
-  }
-
-  private async project(id: number): Promise<Project | undefined> {
-    const now = Date.now()
-    const hit = this.projectCache.get(id)
-    if (hit && hit.until > now) return hit.project
-    const project = await this.deps.projects.get(id)
-    this.projectCache.set(id, { project, until: now + PROJECT_TTL_MS })
-    return project
   }
 
   private async deadLetter(error: string, projectId: number | undefined, events: unknown): Promise<void> {
