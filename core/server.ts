@@ -11,6 +11,7 @@ import type { ProjectStore } from './projects.ts'
 import type { Storage } from './storage/mongo.ts'
 import { errorsAndAccessLog } from './http/errors.ts'
 import { cors } from './http/cors.ts'
+import { staticRoutes } from './http/static-routes.ts'
 import { mountCapture } from './routes/capture.ts'
 import type { Intake } from './routes/capture.ts'
 import { mountAdmin } from './admin/routes.ts'
@@ -55,7 +56,7 @@ export function createApp(deps: AppDeps): Koa {
   app.silent = true // errors are logged once, by errorsAndAccessLog
   app.use(errorsAndAccessLog(deps.logger))
   app.use(cors())
-  app.use(router.routes())
+  app.use(staticRoutes(router))
   app.use(router.allowedMethods())
   return app
 }
