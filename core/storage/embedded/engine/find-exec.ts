@@ -56,6 +56,17 @@ export function makeProjector(projection: unknown): Projector | undefined {
   if (projection === undefined || projection === null) return undefined
   if (!isPlainObject(projection)) throw mongoError('TypeMismatch', "Expected field projection to be of type object")
   if (Object.keys(projection).length === 0) return undefined
+  const raw = topLevelProjection(projection)
+  // A top-level inclusion or exclusion is valid by construction and applied to the bytes: its mingo
+  // query (a tenth of a point find's cost in the database) is only built if a document is projected.
+  let project = raw ? undefined : mingoProjector(projection)
+  const projector: Projector = (doc) => (project ??= mingoProjector(projection))(doc)
+  projector.raw = raw
+  return projector
+}
+
+/** Projects with mingo; built eagerly, so an invalid projection fails the command before any document. */
+function mingoProjector(projection: Doc): (doc: Doc) => Doc {
   const query = new Query({}, MINGO_OPTIONS)
   const project = (doc: Doc): Doc => {
     let out: Doc
@@ -71,9 +82,7 @@ export function makeProjector(projection: unknown): Projector | undefined {
     return ordered
   }
   project({})
-  const projector: Projector = project
-  projector.raw = topLevelProjection(projection)
-  return projector
+  return project
 }
 
 /** A projected document's bytes, int64 and integral doubles kept as the stored ones were. */

@@ -52,6 +52,8 @@ function rangeFor(prefix: string, p: FieldPredicate): [string, string] {
 interface Candidate {
   index: SecondaryIndex
   ranges: Array<[string, string]>
+  /** Set when every field of the index has an equality: the ranges are these whole keys. */
+  keys?: string[]
   score: number
   ordered: boolean
   descending: boolean
@@ -97,7 +99,8 @@ function considerIndex(index: SecondaryIndex, fields: Map<string, FieldPredicate
   const coversFilter = simple && used === fields.size && eqCount === used
   const unique = index.spec.unique && eqCount === index.fields.length
   const score = (unique ? 1000 : 0) + eqCount * 10 + (used > eqCount ? 5 : 0) + (ordered ? 3 : 0)
-  return { index, ranges, score, ordered, descending, exact: coversFilter && !hasNumericPart(index) }
+  const keys = !used || used < index.fields.length || eqCount < used ? undefined : prefixes
+  return { index, ranges, keys, score, ordered, descending, exact: coversFilter && !hasNumericPart(index) }
 }
 
 function hasNumericPart(index: SecondaryIndex): boolean {
@@ -155,6 +158,10 @@ export function plan(coll: Collection, filter: Doc, sort: SortSpec, hint?: unkno
   }
   if (!best) return collectionScan(coll, sort, false)
   const chosen = best
+  const keys = chosen.keys
+  if (keys && chosen.index.spec.unique && (keys.length <= 1 || !chosen.ordered)) {
+    return { ids: () => pointLookups(chosen.index, keys), ordered: chosen.ordered || sort.length === 0, exact: chosen.exact, stage: `IXSCAN ${chosen.index.name}` }
+  }
   const ranges = chosen.descending ? [...chosen.ranges].reverse() : chosen.ranges
   return {
     ids: () => dedupe((function* () {
@@ -163,5 +170,25 @@ export function plan(coll: Collection, filter: Doc, sort: SortSpec, hint?: unkno
     ordered: chosen.ordered || sort.length === 0,
     exact: chosen.exact,
     stage: `IXSCAN ${chosen.index.name}`,
+  }
+}
+
+/**
+ * Equality on every field of a unique index (the person and distinct_id lookups): each key is one
+ * exact lookup instead of a range walk. Each key's id is looked up when the walk reaches it, so a
+ * cursor reading in batches sees writes made between batches as the range walk did. Only used
+ * where the order of the candidates does not matter (one key, or a sort done afterwards).
+ */
+function* pointLookups(index: SecondaryIndex, keys: string[]): Generator<string> {
+  const found: string[] = []
+  const seen = index.multikey ? new Set<string>() : undefined
+  for (const key of keys.length > 1 ? new Set(keys) : keys) {
+    found.length = 0
+    index.entries.collectKey(key, found)
+    for (const id of found) {
+      if (seen?.has(id)) continue
+      seen?.add(id)
+      yield id
+    }
   }
 }

@@ -96,8 +96,25 @@ export class SortedEntries {
   /** Ids of the entries whose key equals `key`. */
   idsWithKey(key: string): string[] {
     const out: string[] = []
-    for (const entry of this.range(key, key, false)) out.push(entry.id)
+    this.collectKey(key, out)
     return out
+  }
+
+  /**
+   * Appends the ids of the entries whose key equals `key` to `out`: a point lookup (unique checks,
+   * equality finds) without the generator and entry objects of `range`.
+   */
+  collectKey(key: string, out: string[]): void {
+    let [ci, at] = this.seekAfter(key, '', true)
+    while (ci < this.chunks.length) {
+      const c = this.chunks[ci]
+      for (; at < c.keys.length; at++) {
+        if (c.keys[at] !== key) return
+        out.push(c.ids[at])
+      }
+      ci += 1
+      at = 0
+    }
   }
 
   /**

@@ -23,4 +23,9 @@ describe('find projections', () => {
     for (const projection of [{ 'nested.x': 1 }, { nested: { $literal: 1 } }, { _id: 0, n: 1, 'nested.x': 1 }]) expect(makeProjector(projection)!.raw).to.equal(undefined)
     expect(project({ 'nested.x': 1, _id: 0 })).to.deep.equal({ nested: { x: 1 } })
   })
+
+  it('still projects a decoded document with a top-level projection (its general form is built on first use)', () => {
+    expect(makeProjector({ _id: 0, distinct_id: 1 })!({ _id: 7, project_id: 1, distinct_id: 'a' })).to.deep.equal({ distinct_id: 'a' })
+    expect(() => makeProjector({ a: { $slice: 'x' } })).to.throw()
+  })
 })

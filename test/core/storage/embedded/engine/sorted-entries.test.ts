@@ -54,4 +54,15 @@ describe('SortedEntries', () => {
     expect(seen.filter((k) => expected.includes(k))).to.deep.equal(expected)
     expect(new Set(seen).size).to.equal(seen.length)
   })
+
+  it('collects the ids of one key in id order, across chunk boundaries', () => {
+    const list = new SortedEntries()
+    for (let i = 0; i < 1500; i++) list.insert(`k${i % 3}`, `i${String(i).padStart(4, '0')}`)
+    const out: string[] = []
+    list.collectKey('k1', out)
+    expect(out).to.have.length(500)
+    expect(out).to.deep.equal([...out].sort())
+    expect(out).to.deep.equal([...list.range('k1', 'k1', false)].map((e) => e.id))
+    expect(list.idsWithKey('k3')).to.deep.equal([])
+  })
 })
