@@ -34,6 +34,20 @@ describe('GroupInsert', () => {
     expect(await collection.countDocuments()).to.equal(64)
   })
 
+  it('sends the requests that arrive while an insert is in flight together, once it has ended', async () => {
+    const group = new GroupInsert(collection, { w: 1 })
+    // a large first insert stays in flight while the later requests arrive, each on its own turn
+    const first = group.insert(Array.from({ length: 3_000 }, (_, i) => eventDoc(`first-${i}`)))
+    const later: Promise<void>[] = []
+    for (let i = 0; i < 5; i++) {
+      await new Promise((resolve) => setImmediate(resolve))
+      later.push(group.insert([eventDoc(`later-${i}`)]))
+    }
+    await Promise.all([first, ...later])
+    expect(inserts.map((event) => (event.command.documents as unknown[]).length)).to.deep.equal([3_000, 5])
+    expect(await collection.countDocuments()).to.equal(3_005)
+  })
+
   it('treats an event stored before (an SDK retry) as stored, next to new events of other requests', async () => {
     const group = new GroupInsert(collection, { w: 1 })
     await group.insert([eventDoc('retried')])

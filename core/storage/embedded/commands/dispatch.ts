@@ -7,6 +7,7 @@ import { indexCommands } from './indexes.ts'
 import { namespaceCommands } from './namespaces.ts'
 import { readCommands } from './reads.ts'
 import { writeCommands } from './writes.ts'
+import { countCommand } from './counters.ts'
 
 const COMMANDS = new Map<string, CommandHandler>(Object.entries({
   ...handshakeCommands,
@@ -52,6 +53,7 @@ export async function runCommand(cmd: IncomingCommand, ctx: CommandContext): Pro
       if (feature) throw notSupported(feature)
       throw mongoError('CommandNotFound', `no such command: '${name}'`)
     }
+    countCommand(name) // known names only: the counters stay bounded
     const reply = await handler(cmd, ctx)
     return reply instanceof Uint8Array ? reply : encode(reply)
   } catch (error) {

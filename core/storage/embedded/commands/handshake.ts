@@ -4,6 +4,7 @@ import { mongoError } from '../errors.ts'
 import { MAX_BSON_SIZE } from '../engine/writes.ts'
 import { MAX_MESSAGE_SIZE } from '../wire/messages.ts'
 import type { CommandContext, CommandHandler } from './context.ts'
+import { commandTotals } from './counters.ts'
 
 /** The MongoDB version whose behaviour the server follows (wire version 21 = 7.0). */
 export const EMULATED_VERSION = '7.0.0'
@@ -84,6 +85,7 @@ export const handshakeCommands: Record<string, CommandHandler> = {
     localTime: new Date(),
     connections: { current: 1, available: 1000 },
     mem: { resident: Math.round(process.memoryUsage().rss / 1048576), bits: 64 },
+    metrics: { commands: Object.fromEntries([...commandTotals()].map(([name, total]) => [name, { total: Long.fromNumber(total) }])) },
     ok: 1,
   }),
   hostInfo: (_cmd, ctx) => ({ system: { hostname: ctx.info.host, currentTime: new Date() }, os: { type: process.platform }, ok: 1 }),
