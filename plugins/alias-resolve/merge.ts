@@ -83,7 +83,7 @@ async function createForBoth(store: PersonStore, event: IngestEvent, projectId: 
     projectId,
     personUuid(projectId, primary),
     [{ distinctId: primary, version: 0 }, { distinctId: secondary, version: secondaryVersion }],
-    { properties: layered({}, { $creator_event_uuid: event.uuid }), createdAt: event.timestamp, isIdentified: true },
+    { properties: store.initialProperties(event), createdAt: event.timestamp, isIdentified: true },
   )
   return person && !taken.length ? { person, created: true } : null
 }

@@ -6,6 +6,8 @@
  */
 import type { Collection, Db, IndexDescription } from 'mongodb'
 import type { Properties } from './properties.ts'
+import { layered } from './properties.ts'
+import type { IngestEvent } from '../../core/plugin-api.ts'
 import { PersonCommands } from './batched-commands.ts'
 
 export const PERSON_COLLECTIONS = {
@@ -114,7 +116,16 @@ export interface NewPerson {
   readonly isIdentified: boolean
 }
 
+/**
+ * What the person steps after alias-resolve will have written on a person this event creates,
+ * given the properties it is created with: the person is then inserted with them, in one write,
+ * instead of inserted and rewritten (PostHog creates it with its `$set_once` and `$set` too).
+ */
+export type CreationProperties = (event: IngestEvent, created: Properties) => Properties
+
 export class PersonStore {
+  /** Set by person-update; without it a person is created with `$creator_event_uuid` alone. */
+  creationProperties: CreationProperties | undefined
   readonly persons: Collection<PersonDocument>
   readonly distinctIds: Collection<DistinctIdDocument>
   readonly personless: Collection<PersonlessDistinctIdDocument>
@@ -129,6 +140,12 @@ export class PersonStore {
     this.distinctIds = db.collection<DistinctIdDocument>(PERSON_COLLECTIONS.distinctIds)
     this.personless = db.collection<PersonlessDistinctIdDocument>(PERSON_COLLECTIONS.personlessDistinctIds)
     this.commands = new PersonCommands(this.distinctIds, this.persons, this.personless)
+  }
+
+  /** The properties a person created by `event` is inserted with. */
+  initialProperties(event: IngestEvent): Properties {
+    const created = layered({}, { $creator_event_uuid: event.uuid })
+    return this.creationProperties ? this.creationProperties(event, created) : created
   }
 
   async findById(projectId: number, id: string): Promise<PersonDocument | null> {

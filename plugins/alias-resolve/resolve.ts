@@ -7,7 +7,7 @@ import type { PersonStore, ResolvedPerson } from './person-store.ts'
 import { PersonContentionError, backoff } from './person-store.ts'
 import { MAX_ATTEMPTS, merge, mergeRequestOf } from './merge.ts'
 import { FAKE_PERSON_CREATED_AT, personUuid } from './person-uuid.ts'
-import { emptyProperties, hasOwn, layered } from './properties.ts'
+import { emptyProperties, hasOwn } from './properties.ts'
 import { copyRecord, withFields } from '../../core/event.ts'
 
 export interface ResolveOptions {
@@ -37,7 +37,7 @@ export async function findOrCreate(store: PersonStore, event: IngestEvent, proje
     const found = await store.findByDistinctId(projectId, event.distinctId, event.timestamp)
     if (found) return { person: found, created: false }
     const { person, taken } = await store.createPerson(projectId, personUuid(projectId, event.distinctId), [{ distinctId: event.distinctId, version: 0 }], {
-      properties: layered({}, { $creator_event_uuid: event.uuid }),
+      properties: store.initialProperties(event),
       createdAt: event.timestamp,
       isIdentified: false,
     })

@@ -4,7 +4,7 @@
  */
 import { Type } from 'typebox'
 import { API_VERSION, definePlugin } from '../../core/plugin-api.ts'
-import { updateEvent } from './update.ts'
+import { creationProperties, updateEvent } from './update.ts'
 
 export const optionsSchema = Type.Object(
   {
@@ -23,6 +23,7 @@ export default definePlugin({
   requires: ['persons'],
   setup(api, options) {
     const store = api.use('persons')
+    store.creationProperties = (event, created) => creationProperties(event, created, options)
     api.hooks.personUpdate.tapPromise({ name: api.id }, async function updatePerson(event, ctx) {
       return updateEvent(store, event, ctx, options)
     })

@@ -23,6 +23,22 @@ export interface UpdateOptions {
 const NO_PERSON_UPDATE_EVENTS = new Set(['$exception', '$$heatmap'])
 const PERSON_OPERATIONS = ['$set', '$set_once', '$unset']
 
+/** The event properties person-update stores: with `$set` / `$set_once` filled in (normalise.ts). */
+function normalisedProperties(event: IngestEvent): Record<string, unknown> {
+  return NOT_NORMALISED_EVENTS.has(event.event) ? event.properties : normaliseForPerson(event.properties)
+}
+
+/**
+ * The properties `updateEvent` writes on a person that `event` has just created with `created`
+ * (alias-resolve inserts the person with them, so the step then finds nothing to write).
+ */
+export function creationProperties(event: IngestEvent, created: Record<string, unknown>, options: UpdateOptions): Record<string, unknown> {
+  if (event.event === '$groupidentify' || NO_PERSON_UPDATE_EVENTS.has(event.event)) return created
+  const ops = operationsOf(normalisedProperties(event))
+  const change = applyOperations(created, ops, { event: event.event, ...options, ignoreUnset: true })
+  return change.write ? change.properties : created
+}
+
 export async function updateEvent(store: PersonStore, event: IngestEvent, ctx: EventContext, options: UpdateOptions): Promise<IngestEvent | undefined> {
   if (event.personless || !event.person) return undefined
   let properties = event.properties
@@ -32,7 +48,7 @@ export async function updateEvent(store: PersonStore, event: IngestEvent, ctx: E
     for (const key of PERSON_OPERATIONS) delete properties[key]
     return { ...event, properties }
   }
-  if (!NOT_NORMALISED_EVENTS.has(event.event)) properties = normaliseForPerson(properties)
+  properties = normalisedProperties(event)
   const ops = operationsOf(properties)
   const handed = store.resolved.get(event)
   let person = handed?.person ?? (await store.findById(ctx.project.id, event.person.id))

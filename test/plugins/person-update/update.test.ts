@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { updateEvent } from '../../../plugins/person-update/update.ts'
+import { creationProperties, updateEvent } from '../../../plugins/person-update/update.ts'
 import { resolveEvent } from '../../../plugins/alias-resolve/resolve.ts'
 import { mergePersons } from '../../../plugins/alias-resolve/merge.ts'
 import type { IngestEvent } from '../../../core/plugin-api.ts'
@@ -107,5 +107,49 @@ describe('person-update step', () => {
     const ctx = contextFor(projectId)
     const resolved = await resolveEvent(store, personEvent({ distinctId: 'p', personless: true, properties: { $browser: 'x' } }), ctx, resolveOptions)
     expect(await updateEvent(store, resolved, ctx, options)).to.equal(undefined)
+  })
+
+  describe('with the creation hook person-update sets up', () => {
+    /** A store as the plugins set it up: alias-resolve inserts a new person with what person-update would write. */
+    const hookedStore = () => {
+      const store = t.store()
+      store.creationProperties = (event, created) => creationProperties(event, created, options)
+      return store
+    }
+    const commands: Array<{ event: Partial<IngestEvent> }> = [
+      { event: { distinctId: 'u', properties: { $set: { name: 'Ada' }, $set_once: { first: 'x', name: 'ignored' }, $browser: 'Firefox', $current_url: '/a' } } },
+      { event: { distinctId: 'u', properties: { $set: { a: 1 }, $unset: ['a'], $set_once: { n: null } } } },
+      { event: { distinctId: 'u', properties: { $current_url: '/only-filtered' } } },
+      { event: { distinctId: 'u', properties: {} } },
+      { event: { event: '$exception', distinctId: 'u', properties: { $set: { a: 1 } } } },
+      { event: { event: '$snapshot', distinctId: 'u', properties: { $set: { a: 1 }, $browser: 'not lifted' } } },
+      { event: { event: '$groupidentify', distinctId: '$company_acme', properties: { $group_type: 'company', $set: { a: 1 } } } },
+      { event: { event: '$identify', distinctId: 'u', properties: { $anon_distinct_id: 'anon', $set: { email: 'a@b.c' }, $set_once: { first_seen: 1 } } } },
+    ]
+
+    it('creates the person with the properties the step would have written next, in one write', async () => {
+      for (const { event } of commands) {
+        const twoWrites = nextProjectId()
+        const oneWrite = nextProjectId()
+        const before = await ingest(twoWrites, event)
+        const after = await ingest(oneWrite, event, hookedStore())
+        const [written, inserted] = [await stored(twoWrites, event.distinctId!), await stored(oneWrite, event.distinctId!)]
+        expect(plain(inserted.properties), JSON.stringify(event)).to.deep.equal(plain(written.properties))
+        expect(Object.keys(inserted.properties)).to.deep.equal(Object.keys(written.properties))
+        expect(inserted.is_identified).to.equal(written.is_identified)
+        expect(plain(after.person!.properties)).to.deep.equal(plain(before.person!.properties))
+        expect(plain(after.properties)).to.deep.equal(plain(before.properties))
+      }
+    })
+
+    it('leaves a new person at version 0, as PostHog creates it', async () => {
+      const projectId = nextProjectId()
+      await ingest(projectId, { distinctId: 'u', properties: { $set: { name: 'Ada' }, $browser: 'Firefox' } }, hookedStore())
+      const person = await stored(projectId, 'u')
+      expect(person.version).to.equal(0)
+      expect(plain(person.properties)).to.include({ name: 'Ada', $browser: 'Firefox', $initial_browser: 'Firefox', $creator_event_uuid: personEvent().uuid })
+      await ingest(projectId, { distinctId: 'u', properties: { $set: { name: 'Grace' } } }, hookedStore())
+      expect(await stored(projectId, 'u')).to.deep.include({ version: 1 })
+    })
   })
 })
