@@ -1,7 +1,6 @@
 import { DATABASE_ERROR, FlagEvaluationError, HASH_KEY_OVERRIDE_ERROR } from './errors.ts';
-import { isFlagExcluded } from './filtering.ts';
 import { evaluateFlag, type FlagMatch } from './flag.ts';
-import { planFor, preparedFor } from './prepared.ts';
+import { preparedFor, type PreparedFlags } from './prepared.ts';
 import { normalizeDistinctId } from './hash.ts';
 import { resolveTimeZone } from './properties/timezone.ts';
 import { reasonCode, reasonDescription } from './reasons.ts';
@@ -9,7 +8,38 @@ import { buildRequestContext } from './request-context.ts';
 import { flagRequiresDatabase } from './requirements.ts';
 import type { EvaluationInput, EvaluationResult, FlagDefinition, FlagResult } from './types.ts';
 
-function answered(flag: FlagDefinition, match: FlagMatch): FlagResult {
+/** A flag's answers already made with these definitions: a flag has few outcomes, and requests repeat them. */
+const OUTCOMES_PER_FLAG = 32;
+
+/**
+ * The flag's answer for `match`, shared by every request with the same outcome (frozen, so that a
+ * caller cannot change another request's answer): making 50 answers of three objects per request
+ * was a tenth of the evaluation, and the response writer remembers a shared answer's JSON text.
+ */
+function answered(prepared: PreparedFlags, flag: FlagDefinition, match: FlagMatch): FlagResult {
+  const known = prepared.outcomes(flag);
+  for (const { answer, kind } of known) {
+    if (
+      kind === match.reason &&
+      answer.enabled === match.matches &&
+      answer.variant === match.variant &&
+      answer.reason.condition_index === match.conditionIndex &&
+      answer.hasPayload === match.hasPayload &&
+      answer.metadata.payload === match.payload
+    ) {
+      return answer;
+    }
+  }
+  const answer = makeAnswer(flag, match);
+  if (known.length < OUTCOMES_PER_FLAG) {
+    Object.freeze(answer.reason);
+    Object.freeze(answer.metadata);
+    known.push({ answer: Object.freeze(answer), kind: match.reason });
+  }
+  return answer;
+}
+
+function makeAnswer(flag: FlagDefinition, match: FlagMatch): FlagResult {
   return {
     key: flag.key,
     enabled: match.matches,
@@ -59,12 +89,10 @@ function usesGroupAggregation(flag: FlagDefinition): boolean {
  */
 export function evaluateFlags(input: EvaluationInput): EvaluationResult {
   const prepared = preparedFor(input.flags, input.prepared);
-  const { flags, problems } = prepared;
+  const { problems } = prepared;
   const distinctId = normalizeDistinctId(input.distinctId);
   const nowMillis = typeof input.now === 'number' ? input.now : input.now.getTime();
-  const excluded = new Set(flags.filter((flag) => isFlagExcluded(flag, input)).map((flag) => flag.id));
-  const plan = planFor(prepared, input.flagKeys ?? null);
-  const evaluable = plan.stages.flat().filter((flag) => !excluded.has(flag.id));
+  const { plan, evaluable, excludedIds } = prepared.selection(input.flagKeys ?? null, input);
   // no prototype: flag keys such as `constructor` or `toString` are valid PostHog keys
   const results: Record<string, FlagResult> = Object.create(null);
   let errors = plan.hasCycle;
@@ -91,12 +119,12 @@ export function evaluateFlags(input: EvaluationInput): EvaluationResult {
   }
 
   const ctx = buildRequestContext(input, prepared.lookup, distinctId, resolveTimeZone(input.timezone), nowMillis);
-  for (const id of excluded) ctx.results.set(id, false);
+  for (const id of excludedIds) ctx.results.set(id, false);
   for (const flag of evaluable) {
     if (results[flag.key]) continue;
     try {
       const match = plan.brokenIds.has(flag.id) ? MISSING_DEPENDENCY : evaluateFlag(flag, ctx);
-      results[flag.key] = answered(flag, match);
+      results[flag.key] = answered(prepared, flag, match);
       ctx.results.set(flag.id, match.matches ? (match.variant ?? true) : false);
     } catch (error) {
       errors = true;

@@ -16,21 +16,28 @@ const INITIAL_SOURCES = [
   'igshid', 'ttclid', 'rdt_cid', 'epik', 'qclid', 'sccid', 'irclid', '_kx',
 ];
 
-function initialKey(source: string): string {
-  return source.startsWith('$') ? `$initial_${source.slice(1)}` : `$initial_${source}`;
+/** [source, `$initial_` name] pairs, built once. */
+const INITIAL_PAIRS: readonly (readonly [string, string])[] = INITIAL_SOURCES.map((source) => [
+  source,
+  source.startsWith('$') ? `$initial_${source.slice(1)}` : `$initial_${source}`,
+]);
+
+const hasOwn = (object: object, key: string) => Object.prototype.hasOwnProperty.call(object, key);
+
+/** Adds the missing `$initial_X` from `X` to an object this module made. */
+function fillInPlace(properties: Properties): Properties {
+  for (const [source, target] of INITIAL_PAIRS) {
+    if (hasOwn(properties, source) && !hasOwn(properties, target)) properties[target] = properties[source];
+  }
+  return properties;
 }
 
 /** Fills only missing `$initial_X` from `X`, so stored initial values survive. */
 export function fillInitialProperties(properties: Properties): Properties {
-  const filled = { ...properties };
-  for (const source of INITIAL_SOURCES) {
-    const target = initialKey(source);
-    if (Object.prototype.hasOwnProperty.call(properties, source) && !Object.prototype.hasOwnProperty.call(properties, target)) {
-      filled[target] = properties[source];
-    }
-  }
-  return filled;
+  return fillInPlace({ ...properties });
 }
+
+const CREATED_AT = `${PERSON_METADATA_PREFIX}created_at`;
 
 export interface StoredPerson {
   properties: Properties;
@@ -48,11 +55,16 @@ export function mergePersonProperties(
   overrides: Properties | null | undefined,
   distinctId: string,
 ): Properties {
-  let merged: Properties = {};
-  if (stored !== undefined) {
-    merged = { ...(stored?.properties ?? {}) };
-    if (stored?.created_at !== undefined) merged[`${PERSON_METADATA_PREFIX}created_at`] = stored.created_at;
-    merged.distinct_id = distinctId;
+  if (stored === undefined) return fillInPlace({ ...overrides });
+  const merged: Properties = { ...stored?.properties };
+  if (stored?.created_at !== undefined) merged[CREATED_AT] = stored.created_at;
+  merged.distinct_id = distinctId;
+  if (overrides) {
+    // as `{ ...merged, ...overrides }` without a second copy: defined, not set, so `__proto__` stays a key
+    for (const key of Object.keys(overrides)) {
+      if (key === '__proto__') Object.defineProperty(merged, key, { value: overrides[key], writable: true, enumerable: true, configurable: true });
+      else merged[key] = overrides[key];
+    }
   }
-  return fillInitialProperties({ ...merged, ...(overrides ?? {}) });
+  return fillInPlace(merged);
 }

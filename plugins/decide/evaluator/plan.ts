@@ -1,7 +1,6 @@
-import { isFlagExcluded } from './filtering.ts';
 import { normalizeDistinctId } from './hash.ts';
-import { planFor, preparedFor } from './prepared.ts';
-import { flagNeedsHashKeyOverride, flagRequiresDatabase } from './requirements.ts';
+import { preparedFor } from './prepared.ts';
+import { needsDatabase } from './requirements.ts';
 import type { EvaluationInput } from './types.ts';
 
 export type PlanInput = Pick<
@@ -36,25 +35,31 @@ export interface EvaluationPlan {
 
 export function planEvaluation(input: PlanInput): EvaluationPlan {
   const prepared = preparedFor(input.flags, input.prepared);
-  const { flags } = prepared;
-  const evaluable = planFor(prepared, input.flagKeys ?? null)
-    .stages.flat()
-    .filter((flag) => !isFlagExcluded(flag, input));
-  const databaseFlags = evaluable.filter((flag) => flagRequiresDatabase(flag, input.personPropertyOverrides));
-  const groupTypeIndexes = new Set(databaseFlags.flatMap((flag) => prepared.needs(flag).groupTypeIndexes));
+  const selection = prepared.selection(input.flagKeys ?? null, input);
+  const flagKeys: string[] = [];
+  const databaseFlagKeys: string[] = [];
+  const groupTypeIndexes: number[] = [];
+  let needsGroupTypeMapping = false;
+  for (const flag of selection.evaluable) {
+    flagKeys.push(flag.key);
+    const indexes = prepared.needs(flag).groupTypeIndexes;
+    if (indexes.length > 0) needsGroupTypeMapping = true;
+    if (!needsDatabase(prepared.databaseNeeds(flag), input.personPropertyOverrides)) continue;
+    databaseFlagKeys.push(flag.key);
+    for (const index of indexes) if (!groupTypeIndexes.includes(index)) groupTypeIndexes.push(index);
+  }
   const distinctId = normalizeDistinctId(input.distinctId);
   const anon = input.anonDistinctId ?? null;
-  const lookupNeeded = evaluable.some(flagNeedsHashKeyOverride);
-  const continuityKeys = flags.filter((f) => f.active && !f.deleted && f.ensure_experience_continuity).map((f) => f.key);
+  const lookupNeeded = selection.needsHashKeyOverride;
   return {
-    flagKeys: evaluable.map((flag) => flag.key),
-    databaseFlagKeys: databaseFlags.map((flag) => flag.key),
-    needsDatabase: databaseFlags.length > 0,
-    groupTypeIndexes: [...groupTypeIndexes].sort((a, b) => a - b),
-    needsGroupTypeMapping: evaluable.some((flag) => prepared.needs(flag).groupTypeIndexes.length > 0),
+    flagKeys,
+    databaseFlagKeys,
+    needsDatabase: databaseFlagKeys.length > 0,
+    groupTypeIndexes: groupTypeIndexes.sort((a, b) => a - b),
+    needsGroupTypeMapping,
     hashKeyOverrides: {
       lookup: lookupNeeded ? (anon === null ? [distinctId] : [distinctId, anon]) : null,
-      write: lookupNeeded && anon !== null ? { hashKey: anon, distinctIds: [distinctId, anon], flagKeys: continuityKeys } : null,
+      write: lookupNeeded && anon !== null ? { hashKey: anon, distinctIds: [distinctId, anon], flagKeys: [...prepared.continuityKeys] } : null,
     },
   };
 }

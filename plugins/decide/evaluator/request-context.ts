@@ -1,30 +1,68 @@
-import { indexCohorts, staticMembershipFor } from './cohorts.ts';
+import { indexCohorts, staticMembershipFor, type CohortIndex } from './cohorts.ts';
 import type { RequestContext } from './context.ts';
 import type { FlagLookup } from './dependencies.ts';
 import { mergePersonProperties } from './person-properties.ts';
 import { formatNumber } from './properties/values.ts';
 import type { EvaluationInput, Properties } from './types.ts';
 
-/** Resolves the request's groups through the group-type mapping (§5.1). */
-function groupResolver(input: EvaluationInput) {
-  const mapping = input.groupTypeMappingFailed ? null : (input.groupTypeMapping ?? null);
-  const typeName = (index: number): string | undefined => mapping?.[String(index)];
-  const stored = input.database.status === 'loaded' ? (input.database.groupProperties ?? {}) : {};
+interface GroupKey {
+  text: string;
+  usable: boolean;
+}
 
-  const groupKey = (index: number) => {
-    const name = typeName(index);
-    const raw = name === undefined ? undefined : input.groups?.[name];
+/**
+ * The request's groups resolved through the group-type mapping (§5.1), each group type once per
+ * request: flags of one group type share the key and the merged properties (read only).
+ */
+class GroupResolver {
+  private readonly mapping: Readonly<Record<string, string>> | null;
+  private readonly stored: Record<number, Properties>;
+  private readonly keys = new Map<number, GroupKey>();
+  private readonly properties = new Map<number, Properties>();
+
+  constructor(private readonly input: EvaluationInput) {
+    this.mapping = input.groupTypeMappingFailed ? null : (input.groupTypeMapping ?? null);
+    this.stored = input.database.status === 'loaded' ? (input.database.groupProperties ?? {}) : {};
+  }
+
+  private typeName(index: number): string | undefined {
+    return this.mapping?.[String(index)];
+  }
+
+  groupKey(index: number): GroupKey {
+    let key = this.keys.get(index);
+    if (key === undefined) this.keys.set(index, (key = this.resolveKey(index)));
+    return key;
+  }
+
+  private resolveKey(index: number): GroupKey {
+    const name = this.typeName(index);
+    const raw = name === undefined ? undefined : this.input.groups?.[name];
     if (typeof raw === 'string') return { text: raw, usable: raw !== '' };
     if (typeof raw === 'number') return { text: formatNumber(raw), usable: true };
     // Any other value hashes as "" (kept for parity with the older service), and is not usable.
     return { text: '', usable: false };
-  };
-  const groupProperties = (index: number): Properties => {
-    const name = typeName(index);
-    const overrides = name === undefined ? undefined : input.groupPropertyOverrides?.[name];
-    return { ...(stored[index] ?? {}), ...(overrides ?? {}) };
-  };
-  return { groupKey, groupProperties };
+  }
+
+  groupProperties(index: number): Properties {
+    let merged = this.properties.get(index);
+    if (merged === undefined) {
+      const name = this.typeName(index);
+      const overrides = name === undefined ? undefined : this.input.groupPropertyOverrides?.[name];
+      this.properties.set(index, (merged = { ...(this.stored[index] ?? {}), ...(overrides ?? {}) }));
+    }
+    return merged;
+  }
+}
+
+/** Cohort definitions indexed once per definitions object (the cache keeps one per version). */
+const cohortIndexes = new WeakMap<object, CohortIndex>();
+
+function cohortIndexOf(cohorts: EvaluationInput['cohorts']): CohortIndex {
+  if (cohorts === null || typeof cohorts !== 'object') return indexCohorts(cohorts);
+  let index = cohortIndexes.get(cohorts);
+  if (index === undefined) cohortIndexes.set(cohorts, (index = indexCohorts(cohorts)));
+  return index;
 }
 
 /** The request's device id, else a non-empty `$device_id` among the person property overrides (§4.4). */
@@ -47,17 +85,20 @@ export function buildRequestContext(
   const match = { timeZone, nowMillis };
   let cohorts: RequestContext['cohorts'] = null;
   if (loaded) {
-    const index = indexCohorts(input.cohorts);
+    const index = cohortIndexOf(input.cohorts);
     const memberOf = database.person === null ? null : (database.staticCohortIds ?? []);
     cohorts = { cohorts: index, staticMembership: staticMembershipFor(index, memberOf), match, known: { person, members: new Map() } };
   }
+  const groups = new GroupResolver(input);
   return {
     lookup,
     distinctId,
     deviceId: requestDeviceId(input),
     anonDistinctId: input.anonDistinctId ?? null,
     person,
-    ...groupResolver(input),
+    // bound, not arrow functions: tsx's transform names every closure it creates (a defineProperty each)
+    groupKey: groups.groupKey.bind(groups),
+    groupProperties: groups.groupProperties.bind(groups),
     hashKeyOverrides: input.hashKeyOverrides ?? null,
     cohorts,
     match,

@@ -13,31 +13,45 @@ import type { ConditionSet, FlagDefinition, Properties } from './types.ts';
 
 const rolledOutToSome = (condition: ConditionSet) => (condition.rollout_percentage ?? 100) > 0;
 
-function setNeedsStoredProperties(condition: ConditionSet, overrides: Properties): boolean {
-  return (
-    rolledOutToSome(condition) &&
-    (condition.properties ?? []).some(
-      (filter) => filter.type !== 'cohort' && !isFlagFilter(filter) && !Object.prototype.hasOwnProperty.call(overrides, filter.key),
-    )
-  );
+/**
+ * The server's test, split into what the definitions alone decide and the override keys that
+ * decide the rest: a flag reads the database when it is group-aggregated, has a rolled-out set
+ * with a cohort filter, or when any of `keys` is missing from the request's person overrides (the
+ * enrollment key, and the property keys of rolled-out sets, legacy super groups included; keys
+ * are compared as written, so a group filter is satisfied by a person override of the same name,
+ * as on the server).
+ */
+export interface DatabaseNeeds {
+  always: boolean;
+  keys: readonly string[];
 }
 
-/**
- * The server's test: group-aggregated flags, enrollment not answered by the
- * overrides, a rolled-out set with a property the overrides lack, or a
- * rolled-out set with a cohort filter. (Keys are compared as written, so a
- * group filter is satisfied by a person override of the same name, as on the
- * server.)
- */
-export function flagRequiresDatabase(flag: FlagDefinition, personOverrides: Properties | null | undefined): boolean {
-  const overrides = personOverrides ?? {};
+export function databaseNeeds(flag: FlagDefinition): DatabaseNeeds {
   const filters = flag.filters ?? {};
-  if (filters.aggregation_group_type_index !== null && filters.aggregation_group_type_index !== undefined) return true;
-  if (filters.feature_enrollment === true && !Object.prototype.hasOwnProperty.call(overrides, enrollmentKey(flag.key))) return true;
-  if ((filters.super_groups ?? []).some((set) => setNeedsStoredProperties(set, overrides))) return true;
-  const groups = filters.groups ?? [];
-  if (groups.some((set) => setNeedsStoredProperties(set, overrides))) return true;
-  return groups.some((set) => rolledOutToSome(set) && (set.properties ?? []).some((filter) => filter.type === 'cohort'));
+  const keys = new Set<string>();
+  if (filters.feature_enrollment === true) keys.add(enrollmentKey(flag.key));
+  let always = filters.aggregation_group_type_index !== null && filters.aggregation_group_type_index !== undefined;
+  const addSet = (set: ConditionSet, cohortsRead: boolean) => {
+    if (!rolledOutToSome(set)) return;
+    for (const filter of set.properties ?? []) {
+      if (filter.type === 'cohort') always ||= cohortsRead;
+      else if (!isFlagFilter(filter)) keys.add(filter.key);
+    }
+  };
+  for (const set of filters.super_groups ?? []) addSet(set, false);
+  for (const set of filters.groups ?? []) addSet(set, true);
+  return { always, keys: [...keys] };
+}
+
+export function needsDatabase(needs: DatabaseNeeds, personOverrides: Properties | null | undefined): boolean {
+  if (needs.always) return true;
+  for (const key of needs.keys) if (!personOverrides || !Object.prototype.hasOwnProperty.call(personOverrides, key)) return true;
+  return false;
+}
+
+/** Whether the flag reads the database for a request with these person overrides (§7.1, §11). */
+export function flagRequiresDatabase(flag: FlagDefinition, personOverrides: Properties | null | undefined): boolean {
+  return needsDatabase(databaseNeeds(flag), personOverrides);
 }
 
 export interface PropertyNeeds {

@@ -1,14 +1,38 @@
 import { parseVersionReq, versionReqMatches } from './semver-req.ts';
 import { canonicalizeVersionText, compareVersions, normalizeVersionText, parseVersion, stripLeadingZeros } from './semver-version.ts';
+import type { Version } from './semver-version.ts';
 import { toText } from './values.ts';
+
+/**
+ * Parsed versions and requirements by text. Filter values repeat on every request and app
+ * versions are few, while parsing one (canonicalising, BigInts, requirement comparators) cost
+ * more than the comparison; the parsed values are never modified. Cleared when full.
+ */
+const CACHE_LIMIT = 2000;
+const versions = new Map<string, Version | null>();
+const requirements = new Map<string, ReturnType<typeof parseVersionReq>>();
+
+function remember<T>(cache: Map<string, T>, key: string, value: T): void {
+  if (cache.size >= CACHE_LIMIT) cache.clear();
+  cache.set(key, value);
+}
+
+function versionOf(text: string): Version | null {
+  let version = versions.get(text);
+  if (version === undefined) {
+    version = parseVersion(text);
+    if (text.length <= 256) remember(versions, text, version);
+  }
+  return version;
+}
 
 export type SemverCompareOperator = 'semver_eq' | 'semver_neq' | 'semver_gt' | 'semver_gte' | 'semver_lt' | 'semver_lte';
 export type SemverRangeOperator = 'semver_tilde' | 'semver_caret' | 'semver_wildcard';
 
 /** An unparseable property value is a non-match; an unparseable filter value is an error (also a non-match). */
 export function compareSemver(operator: SemverCompareOperator, filterValue: unknown, propertyValue: unknown): boolean {
-  const x = parseVersion(toText(propertyValue));
-  const v = parseVersion(toText(filterValue));
+  const x = versionOf(toText(propertyValue));
+  const v = versionOf(toText(filterValue));
   if (x === null || v === null) return false;
   const order = compareVersions(x, v);
   switch (operator) {
@@ -37,8 +61,14 @@ function requirementText(operator: SemverRangeOperator, filterValue: unknown): s
 
 /** `~1.2.3` ≥1.2.3 <1.3.0; `^1.2.3` ≥1.2.3 <2.0.0 (narrower below 1.0); `1.2.*` ≥1.2.0 <1.3.0. */
 export function matchSemverRange(operator: SemverRangeOperator, filterValue: unknown, propertyValue: unknown): boolean {
-  const version = parseVersion(toText(propertyValue));
+  const version = versionOf(toText(propertyValue));
   if (version === null) return false;
-  const requirement = parseVersionReq(requirementText(operator, filterValue));
+  const filterText = toText(filterValue);
+  const key = `${operator} ${filterText}`;
+  let requirement = requirements.get(key);
+  if (requirement === undefined) {
+    requirement = parseVersionReq(requirementText(operator, filterText));
+    if (filterText.length <= 256) remember(requirements, key, requirement);
+  }
   return requirement !== null && versionReqMatches(requirement, version);
 }

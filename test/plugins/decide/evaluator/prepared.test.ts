@@ -53,4 +53,23 @@ describe('evaluator prepareFlags', () => {
     const result = evaluateFlags({ ...input(flags, 'user-1'), prepared: stale });
     expect(Object.keys(result.flags)).to.have.members(flags.map((f) => f.key));
   });
+
+  it('shares one frozen answer per outcome between requests, and never one of another outcome', () => {
+    const flags = definitions();
+    const prepared = prepareFlags(flags);
+    const seen = new Map<string, object>();
+    for (let i = 0; i < 200; i++) {
+      const result = evaluateFlags({ ...input(flags, `user-${i}`), prepared });
+      for (const answer of Object.values(result.flags)) {
+        if (answer.failed) continue;
+        expect(Object.isFrozen(answer) && Object.isFrozen(answer.reason) && Object.isFrozen(answer.metadata)).to.equal(true);
+        const outcome = JSON.stringify(answer);
+        const shared = seen.get(outcome);
+        if (shared) expect(answer).to.equal(shared);
+        else seen.set(outcome, answer);
+      }
+    }
+    // 'multi' alone answers a variant a, b or none: at least two outcomes, each one object
+    expect([...seen.keys()].filter((outcome) => outcome.includes('"key":"multi"')).length).to.be.greaterThan(1);
+  });
 });

@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { evaluateFlags } from '../../../../plugins/decide/evaluator/index.ts'
+import { evaluateFlags, prepareFlags } from '../../../../plugins/decide/evaluator/index.ts'
 import type { EvaluationResult, FlagDefinition } from '../../../../plugins/decide/evaluator/index.ts'
 import { flagsResponse } from '../../../../plugins/decide/http/responses.ts'
 import type { ResponseShape } from '../../../../plugins/decide/http/responses.ts'
@@ -19,8 +19,8 @@ function definitions(payload: unknown): FlagDefinition[] {
   ]
 }
 
-function result(flags: FlagDefinition[], distinctId: string, plan: string): EvaluationResult {
-  return evaluateFlags({ flags, distinctId, personPropertyOverrides: { plan }, database: { status: 'failed' }, now: 0 })
+function result(flags: FlagDefinition[], distinctId: string, plan: string, prepared = prepareFlags(flags)): EvaluationResult {
+  return evaluateFlags({ flags, prepared, distinctId, personPropertyOverrides: { plan }, database: { status: 'failed' }, now: 0 })
 }
 
 const SHAPES: ResponseShape[] = ['v2', 'v3', 'legacy', 'decide-v1', 'decide-v2']
@@ -28,9 +28,11 @@ const SHAPES: ResponseShape[] = ['v2', 'v3', 'legacy', 'decide-v1', 'decide-v2']
 describe('decide flagsResponseJson', () => {
   it('writes exactly what JSON.stringify writes for the response object, request after request', () => {
     const flags = definitions({ color: 'blue', n: [1, 2] })
+    // the requests share the answers of equal outcomes, as when served from cached definitions
+    const prepared = prepareFlags(flags)
     const fields = { config: { enable_collect_everything: true }, supportedCompression: ['gzip', 'lz64'] }
     for (let i = 0; i < 300; i++) {
-      const answer = result(flags, `user-${i}`, i % 2 ? 'pro' : 'free')
+      const answer = result(flags, `user-${i}`, i % 2 ? 'pro' : 'free', prepared)
       const parts = { requestId: `request-${i}`, evaluatedAt: 1700000000000 + i }
       for (const shape of SHAPES) {
         for (const extra of [{}, fields]) {
