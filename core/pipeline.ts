@@ -88,7 +88,7 @@ export class Pipeline {
       ip: request.ip,
       historicalMigration: request.historicalMigration,
       logger: this.logger,
-      warn: (type, details) => warnings.add(type, details, raw),
+      warn: warnFor(warnings, raw),
     }
     try {
       const { value, droppedBy } = await this.chain.run(event, ctx)
@@ -113,4 +113,9 @@ export class Pipeline {
     const failed = outcomesOf(batch).filter((outcome) => outcome.required && outcome.error)
     if (failed.length) throw unavailable(`storage is unavailable (${failed.map((f) => f.plugin).join(', ')}); retry the request`)
   }
+}
+
+/** ctx.warn of one event. Returned unnamed: tsx names (defineProperty) every closure bound to a name. */
+function warnFor(warnings: WarningBatch, raw: WireEvent): EventContext['warn'] {
+  return (type, details) => warnings.add(type, details, raw)
 }

@@ -119,16 +119,24 @@ function isLeap(year: number): boolean {
  * rest of an event's first form. Same checks and result as `build`, zone Z.
  */
 function canonical(text: string): Date | undefined {
-  const digits = (from: number, to: number) => {
-    let value = 0
-    for (let i = from; i < to; i++) value = value * 10 + text.charCodeAt(i) - 48
-    return value
-  }
-  const [year, month, day, hour, minute, second, ms] = [digits(0, 4), digits(5, 7), digits(8, 10), digits(11, 13), digits(14, 16), digits(17, 19), digits(20, 23)]
+  // no closure or array per call: tsx names every closure it creates (a defineProperty each)
+  const year = digits(text, 0, 4)
+  const month = digits(text, 5, 7)
+  const day = digits(text, 8, 10)
+  const hour = digits(text, 11, 13)
+  const minute = digits(text, 14, 16)
+  const second = digits(text, 17, 19)
+  const ms = digits(text, 20, 23)
   // Date.UTC reads years 0-99 as 1900-1999; build's setters do not
   if (year < 100) return build(year, month, day, { hour, minute, second, ms }, 0)
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59 || second > 60) return undefined
   return new Date(Date.UTC(year, month - 1, day, hour, minute, second, ms))
+}
+
+function digits(text: string, from: number, to: number): number {
+  let value = 0
+  for (let i = from; i < to; i++) value = value * 10 + text.charCodeAt(i) - 48
+  return value
 }
 
 function build(year: number, month: number, day: number, time: Clock | undefined, offset: number | undefined): Date | undefined {

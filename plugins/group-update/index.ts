@@ -37,11 +37,12 @@ export default definePlugin({
     await ensureGroupIndexes(api.db)
     const deps = { db: api.db, mappings: new GroupTypeMappings(api.db), limitWarnings: new WarnOnce(options.limitWarningIntervalSeconds * 1000) }
 
-    api.hooks.validate.tapPromise({ name: api.id, stage: AFTER_VALIDATE }, async function checkGroupKey(event) {
+    // the two checks are synchronous: sync taps cost the step chain no promise per event
+    api.hooks.validate.tap({ name: api.id, stage: AFTER_VALIDATE }, function checkGroupKey(event) {
       if (!isGroupKeyTooLong(event)) return undefined
       return drop('group_key_too_long', { group_type: event.properties.$group_type, length: groupKeyOf(event.properties.$group_key)?.length, max_length: MAX_GROUP_KEY_LENGTH })
     })
-    api.hooks.aliasResolve.tapPromise({ name: api.id, stage: BEFORE_PERSON_STEPS }, async function stripPersonUpdates(event) {
+    api.hooks.aliasResolve.tap({ name: api.id, stage: BEFORE_PERSON_STEPS }, function stripPersonUpdates(event) {
       return event.event === GROUP_IDENTIFY ? withoutPersonUpdates(event) : undefined
     })
     api.hooks.groupUpdate.tapPromise({ name: api.id }, async function updateGroups(event, ctx) {

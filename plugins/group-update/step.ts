@@ -21,26 +21,27 @@ export async function processGroups(event: IngestEvent, ctx: EventContext, deps:
     const properties = withoutGroupColumns(event.properties)
     return properties && { ...event, properties }
   }
-  const indexOf = async (groupType: string): Promise<number | undefined> => {
-    const index: TypeIndex = await deps.mappings.indexOf(ctx.project.id, groupType, event.timestamp)
-    if (index !== 'limit_reached') return index
-    if (deps.limitWarnings.shouldWarn(`${ctx.project.id}\u0000${groupType}`)) ctx.warn('group_type_limit_reached', { group_type: groupType, max_group_types: MAX_GROUP_TYPES })
-    return undefined
-  }
-
   if (event.event === GROUP_IDENTIFY) {
     const identify = parseGroupIdentify(event.properties)
     if (!identify.ok) ctx.warn(identify.warning, identify.details)
     else {
-      const groupTypeIndex = await indexOf(identify.type)
+      const groupTypeIndex = await indexOf(identify.type, event, ctx, deps)
       if (groupTypeIndex !== undefined) await upsertGroup(deps.db, { projectId: ctx.project.id, groupTypeIndex, groupKey: identify.key, set: identify.set, timestamp: event.timestamp })
     }
   }
 
   const columns: Array<[number, string]> = []
   for (const [groupType, groupKey] of groupsOf(event.properties)) {
-    const index = await indexOf(groupType)
+    const index = await indexOf(groupType, event, ctx, deps)
     if (index !== undefined) columns.push([index, groupKey])
   }
   return columns.length ? { ...event, properties: withGroupColumns(event.properties, columns) } : undefined
+}
+
+/** The group type's index, or undefined past the limit (warned once per interval). A function, not a closure per event. */
+async function indexOf(groupType: string, event: IngestEvent, ctx: EventContext, deps: GroupStepDeps): Promise<number | undefined> {
+  const index: TypeIndex = await deps.mappings.indexOf(ctx.project.id, groupType, event.timestamp)
+  if (index !== 'limit_reached') return index
+  if (deps.limitWarnings.shouldWarn(`${ctx.project.id}\u0000${groupType}`)) ctx.warn('group_type_limit_reached', { group_type: groupType, max_group_types: MAX_GROUP_TYPES })
+  return undefined
 }

@@ -44,8 +44,8 @@ export interface PropertyChange {
 }
 
 export function applyOperations(current: Properties, ops: PersonOperations, options: OperationOptions): PropertyChange {
+  // no named closure per call: tsx names every closure it creates (a defineProperty each)
   const writeAll = !options.skipFilteredWrites || PERSON_EVENTS.has(options.event)
-  const triggers = (key: string) => writeAll || !FILTERED_KEYS.has(key)
   const next = copyProperties(current)
   let changed = false
   let write = false
@@ -56,14 +56,14 @@ export function applyOperations(current: Properties, ops: PersonOperations, opti
     if (!absent) continue
     next[key] = value
     changed = true
-    if (triggers(key)) write = true
+    if (writeAll || !FILTERED_KEYS.has(key)) write = true
   }
 
   // $set is applied after $set_once, so a key in both ends with the $set value.
   const setChanges = Object.keys(ops.set).filter((key) => !hasOwn(current, key) || !isDeepStrictEqual(current[key], ops.set[key]))
   for (const key of setChanges) next[key] = ops.set[key]
   if (setChanges.length) changed = true
-  if (setChanges.some((key) => !hasOwn(current, key) || triggers(key))) write = true
+  if (setChanges.some((key) => !hasOwn(current, key) || writeAll || !FILTERED_KEYS.has(key))) write = true
 
   if (!options.ignoreUnset) {
     for (const key of ops.unset) {

@@ -19,7 +19,8 @@ export default definePlugin({
   apiVersion: API_VERSION,
   optionsSchema,
   setup(api, options) {
-    api.hooks.validate.tapPromise({ name: api.id }, async function validateEvent(event, ctx) {
+    // synchronous work: a sync tap costs the step chain no promise and no microtask per event
+    api.hooks.validate.tap({ name: api.id }, function validateEvent(event, ctx) {
       return applyRules(event, ctx, options)
     })
   },
