@@ -32,6 +32,8 @@ const CONSUMER_NOT_FOUND = 10014
 
 export class PartitionConsumer {
   private stopped = false
+  /** Most messages per batch now: up to `batchSize`, less while batches run slow (see adapt). */
+  private batchLimit: number
   private messages?: ConsumerMessages
   private readonly abort = new AbortController()
   private readonly done: Promise<void>
@@ -44,6 +46,8 @@ export class PartitionConsumer {
     this.queue = options.queue
     this.partition = options.partition
     this.logger = options.logger
+    // a new holder does not know how slow batches run here yet: it starts small and grows
+    this.batchLimit = Math.ceil(options.queue.settings.batchSize / 8)
     this.done = this.loop()
   }
 
@@ -69,8 +73,10 @@ export class PartitionConsumer {
         if (this.stopped) break
         const consumer = await this.queue.js.consumers.get(this.queue.settings.stream, this.name)
         this.messages = await consumer.consume({ max_messages: this.queue.settings.batchSize * 2, abort_on_missing_resource: true })
+        this.logger.debug({ partition: this.partition }, 'queue partition consumer started')
         if (this.stopped) this.messages.stop()
         healthy = await this.drain(this.messages)
+        this.logger.debug({ partition: this.partition, healthy }, 'queue partition consumer ended')
       } catch (error) {
         if (!this.stopped) this.logger.warn({ partition: this.partition, err: error }, 'queue partition consumer failed; resuming from the oldest unacknowledged event')
       }
@@ -101,7 +107,7 @@ export class PartitionConsumer {
     const runBatches = async () => {
       await new Promise((resolve) => setImmediate(resolve)) // let the rest of a delivery burst arrive
       while (buffer.length && healthy && !this.stopped) {
-        const batch = buffer.splice(0, this.queue.settings.batchSize)
+        const batch = buffer.splice(0, this.batchLimit)
         healthy = await this.runBatch(batch)
       }
       if (!healthy) messages.stop()
@@ -121,19 +127,41 @@ export class PartitionConsumer {
   }
 
   private async runBatch(batch: readonly JsMsg[]): Promise<boolean> {
-    if (!this.options.mayRun()) return false
+    if (!this.options.mayRun()) {
+      this.logger.debug({ partition: this.partition }, 'queue batch not started: the partition lease is not confirmed')
+      return false
+    }
     let done = 0
+    const started = Date.now()
     try {
       done = await this.options.handle(batch)
     } catch (error) {
       this.logger.warn({ partition: this.partition, err: error }, 'queue batch failed')
     }
+    this.adapt(batch.length, done, Date.now() - started)
     if (done > 0) {
       for (let i = 0; i < done - 1; i++) batch[i]!.ack()
       // the server handles one connection's messages in order: this confirmation covers the acks before it
       const confirmed = await batch[done - 1]!.ackAck().catch(() => false)
-      if (!confirmed) return false
+      if (!confirmed) {
+        this.logger.warn({ partition: this.partition, seq: batch[done - 1]!.seq }, 'queue acknowledgements not confirmed; the batch runs again')
+        return false
+      }
     }
     return done === batch.length
+  }
+
+  /**
+   * Keeps each batch well inside the lease TTL, which is what lets a partition change hands
+   * without two workers running it at once (leases.ts): halves the batch after one that took more
+   * than a quarter of the TTL, and doubles it (up to `batchSize`) after full ones under an eighth. A slow database or a starved
+   * CPU then costs throughput, not order.
+   */
+  private adapt(size: number, done: number, ms: number): void {
+    const { leaseTtlMs, batchSize } = this.queue.settings
+    this.logger.debug({ partition: this.partition, size, done, ms, limit: this.batchLimit }, 'queue batch ran')
+    if (ms > leaseTtlMs) this.logger.warn({ partition: this.partition, size, ms, leaseTtlMs }, 'queue batch outlasted the lease TTL: had the worker lost its lease meanwhile, events of one distinct_id could have been applied out of order')
+    if (ms > leaseTtlMs / 4) this.batchLimit = Math.max(1, Math.min(this.batchLimit, size) >> 1)
+    else if (ms < leaseTtlMs / 8 && size >= this.batchLimit) this.batchLimit = Math.min(batchSize, this.batchLimit * 2)
   }
 }

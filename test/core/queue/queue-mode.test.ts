@@ -181,6 +181,39 @@ describe('queue mode', function () {
     expect(await events(worker).countDocuments({ project_id: capture.project.id })).to.equal(2)
   })
 
+  it('sizes its batches to the lease TTL: grows them while they run quick, halves them while they run slow', async () => {
+    const batches: Array<{ size: number; slow: number }> = []
+    const slow = definePlugin({
+      name: 'slow-step',
+      apiVersion: API_VERSION,
+      setup(api) {
+        // events marked slow take 20 ms each; one distinct_id, so they run one after another
+        api.hooks.geoip.tapPromise({ name: api.id }, async (event) => {
+          if (event.properties.slow) await new Promise((resolve) => setTimeout(resolve, 20))
+          return event
+        })
+        api.hooks.sink.tapPromise({ name: api.id }, async (batch) => {
+          batches.push({ size: batch.events.length, slow: batch.events.filter((e) => e.properties.slow).length })
+        })
+      },
+    }) as PluginDefinition
+    const c = cluster([slow])
+    const capture = await c.start('capture')
+    const batch = Array.from({ length: 300 }, (_, i) => ({ event: 'paced', distinct_id: 'paced-1', uuid: uuidv7(), properties: { i, slow: i >= 150, $process_person_profile: false } }))
+    expect((await post(capture, batch)).status).to.equal(200)
+    await c.start('worker', { leaseTtlMs: 1600, batchSize: 64 })
+    await eventually(() => c.queued(), (count) => count === 0, 'an empty stream')
+    const sizes = batches.map((b) => b.size)
+    expect(sizes.reduce((a, b) => a + b, 0)).to.equal(300)
+    expect(sizes[0], 'a new holder starts at an eighth of batchSize').to.equal(8)
+    expect(Math.max(...sizes), `grown while quick (${sizes.join(', ')})`).to.equal(64)
+    // over 20 slow events take over 400 ms, a quarter of the TTL: the next batch is at most half as big
+    batches.slice(0, -1).forEach(({ size, slow }, i) => {
+      if (slow > 20) expect(sizes[i + 1], `batch after one of ${size} (${sizes.join(', ')})`).to.be.at.most(size / 2)
+    })
+    expect(batches.some((b) => b.slow > 20), `a slow batch happened (${JSON.stringify(batches)})`).to.equal(true)
+  })
+
   it('sets aside an event of a project that does not exist, and goes on', async () => {
     const c = cluster()
     const worker = await c.start('worker')
