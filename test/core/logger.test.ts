@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { createLogger, MIN_REDACTED_KEY_LENGTH, redactInLogs, redactKeys } from '../../core/logger.ts'
+import { createLogger, MIN_REDACTED_KEY_LENGTH, redactInLogs, redactKeys, turnBatched } from '../../core/logger.ts'
 
 /** A logger writing into an array, one parsed line per entry. */
 function capture() {
@@ -46,5 +46,31 @@ describe('logger key redaction', () => {
     const short = 'k'.repeat(MIN_REDACTED_KEY_LENGTH - 1)
     redactInLogs(short)
     expect(redactKeys(`{"msg":"${short}"}`)).to.equal(`{"msg":"${short}"}`)
+  })
+})
+
+describe('logger turnBatched', () => {
+  it('writes the lines of one event-loop turn in one write, in order, once the turn ends', async () => {
+    const writes: string[] = []
+    const logger = createLogger('info', turnBatched({ write: (text: string) => writes.push(text) }))
+    for (let i = 0; i < 3; i++) logger.info({ i }, 'request')
+    expect(writes).to.deep.equal([])
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(writes).to.have.length(1)
+    expect(writes[0]!.trim().split('\n').map((line) => (JSON.parse(line) as { i: number }).i)).to.deep.equal([0, 1, 2])
+    logger.info({ i: 3 }, 'request')
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(writes).to.have.length(2)
+  })
+
+  it('writes at once when a turn has logged more than it keeps, and on flush', () => {
+    const writes: string[] = []
+    const destination = turnBatched({ write: (text: string) => writes.push(text) })
+    const logger = createLogger('info', destination)
+    for (let i = 0; i < 1000; i++) logger.info({ i, padding: 'x'.repeat(100) }, 'request')
+    expect(writes.length).to.be.greaterThan(0)
+    destination.flush()
+    const lines = writes.join('').trim().split('\n')
+    expect(lines.map((line) => (JSON.parse(line) as { i: number }).i)).to.deep.equal([...Array(1000).keys()])
   })
 })
