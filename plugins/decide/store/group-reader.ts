@@ -7,6 +7,7 @@
  * after it was made: a group `$set` captured a moment ago decides the next flags call.
  */
 import type { Db } from 'mongodb'
+import { findAll } from './find-command.ts'
 import { Coalescer } from '../../../core/coalesce.ts'
 import { GROUP_COLLECTIONS } from '../../group-update/documents.ts'
 import type { GroupDocument } from '../../group-update/documents.ts'
@@ -35,10 +36,8 @@ export class GroupReader {
       const found = new Map<string, Properties>()
       const reads = [...byType.values()].map(async (list) => {
         const { projectId, typeIndex } = list[0]!
-        const rows = await db
-          .collection<GroupDocument>(GROUP_COLLECTIONS.groups)
-          .find({ project_id: projectId, group_type_index: typeIndex, group_key: { $in: list.map((k) => k.groupKey) } }, { projection: { _id: 0, group_key: 1, group_properties: 1 } })
-          .toArray()
+        const filter = { project_id: projectId, group_type_index: typeIndex, group_key: { $in: list.map((k) => k.groupKey) } }
+        const rows = await findAll<GroupDocument>(db, GROUP_COLLECTIONS.groups, filter, { _id: 0, group_key: 1, group_properties: 1 }, list.length)
         for (const row of rows) found.set(keyId({ projectId, typeIndex, groupKey: row.group_key }), row.group_properties ?? {})
       })
       await Promise.all(reads)

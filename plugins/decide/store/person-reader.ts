@@ -6,6 +6,7 @@
  * the call: a `$set` captured a moment ago still decides the next flags call.
  */
 import type { Db } from 'mongodb'
+import { findAll } from './find-command.ts'
 import { Coalescer, byProject } from '../../../core/coalesce.ts'
 import { PERSON_COLLECTIONS } from '../../alias-resolve/person-store.ts'
 import type { DistinctIdDocument, PersonDocument } from '../../alias-resolve/person-store.ts'
@@ -15,38 +16,37 @@ interface Key {
   value: string
 }
 
+/** What flags read of a person (the projection of the find). */
+export type FlagsPerson = Pick<PersonDocument, 'id' | 'properties' | 'created_at'>
+
 const keyId = (key: Key) => `${key.projectId}\u0000${key.value}`
 
 export class PersonReader {
   private readonly mappings: Coalescer<Key, string>
-  private readonly persons: Coalescer<Key, PersonDocument>
+  private readonly persons: Coalescer<Key, FlagsPerson>
 
   constructor(db: Db) {
     this.mappings = new Coalescer(keyId, async (keys) => {
       const found = new Map<string, string>()
       for (const [projectId, group] of byProject(keys)) {
-        const rows = await db
-          .collection<DistinctIdDocument>(PERSON_COLLECTIONS.distinctIds)
-          .find({ project_id: projectId, distinct_id: { $in: group.map((k) => k.value) } }, { projection: { _id: 0, distinct_id: 1, person_id: 1 } })
-          .toArray()
+        const filter = { project_id: projectId, distinct_id: { $in: group.map((k) => k.value) } }
+        const rows = await findAll<DistinctIdDocument>(db, PERSON_COLLECTIONS.distinctIds, filter, { _id: 0, distinct_id: 1, person_id: 1 }, group.length)
         for (const row of rows) found.set(keyId({ projectId, value: row.distinct_id }), row.person_id)
       }
       return found
     })
     this.persons = new Coalescer(keyId, async (keys) => {
-      const found = new Map<string, PersonDocument>()
+      const found = new Map<string, FlagsPerson>()
       for (const [projectId, group] of byProject(keys)) {
-        const rows = await db
-          .collection<PersonDocument>(PERSON_COLLECTIONS.persons)
-          .find({ project_id: projectId, id: { $in: group.map((k) => k.value) } }, { projection: { _id: 0 } })
-          .toArray()
+        const filter = { project_id: projectId, id: { $in: group.map((k) => k.value) } }
+        const rows = await findAll<FlagsPerson>(db, PERSON_COLLECTIONS.persons, filter, { _id: 0, id: 1, properties: 1, created_at: 1 }, group.length)
         for (const row of rows) found.set(keyId({ projectId, value: row.id }), row)
       }
       return found
     })
   }
 
-  async byDistinctId(projectId: number, distinctId: string): Promise<PersonDocument | null> {
+  async byDistinctId(projectId: number, distinctId: string): Promise<FlagsPerson | null> {
     const personId = await this.mappings.get({ projectId, value: distinctId })
     if (personId === undefined) return null
     return (await this.persons.get({ projectId, value: personId })) ?? null
