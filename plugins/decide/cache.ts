@@ -30,6 +30,11 @@ export class DefinitionsCache {
   ) {}
 
   /** The project's definitions: cached, or read now (concurrent first reads share one load). */
+  /** The cached definitions when there are some, without waiting (the flags request path). */
+  cached(projectId: number): ProjectDefinitions | undefined {
+    return this.entries.get(projectId)
+  }
+
   async get(projectId: number): Promise<ProjectDefinitions> {
     return this.entries.get(projectId) ?? this.inFlight.get(projectId) ?? this.reload(projectId)
   }

@@ -65,6 +65,8 @@ export interface FlagsServiceDeps {
 
 class DatabaseTimeout extends Error {}
 
+const NO_OVERRIDES = { values: null, failed: false }
+
 export class FlagsEvaluation implements FlagsService {
   constructor(private readonly deps: FlagsServiceDeps) {}
 
@@ -93,7 +95,7 @@ export class FlagsEvaluation implements FlagsService {
   }
 
   async evaluate(project: Project, request: FlagsRequest): Promise<EvaluationResult> {
-    const definitions = await this.deps.cache.get(project.id)
+    const definitions = this.deps.cache.cached(project.id) ?? (await this.deps.cache.get(project.id))
     const personPropertyOverrides = this.personOverrides(request)
     const filters = {
       flagKeys: request.flagKeys ?? null,
@@ -104,10 +106,8 @@ export class FlagsEvaluation implements FlagsService {
     const distinctId = normalizeDistinctId(request.distinctId)
     const anonDistinctId = request.anonDistinctId ?? null
     const plan = planEvaluation({ flags: definitions.flags, prepared: definitions.prepared, personPropertyOverrides, distinctId, anonDistinctId, ...filters })
-    const [database, overrides] = await Promise.all([
-      this.database(project, plan, definitions, distinctId, request.groups ?? null),
-      this.hashKeyOverrides(project, plan),
-    ])
+    const reads = this.database(project, plan, definitions, distinctId, request.groups ?? null)
+    const [database, overrides] = plan.hashKeyOverrides.lookup === null ? [await reads, NO_OVERRIDES] : await Promise.all([reads, this.hashKeyOverrides(project, plan)])
     return evaluateFlags({
       flags: definitions.flags,
       prepared: definitions.prepared,

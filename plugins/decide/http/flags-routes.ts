@@ -27,12 +27,28 @@ export interface FlagsRouteDeps {
   limits: DecodeLimits
 }
 
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
+
 const NO_FLAGS: EvaluationResult = { flags: {}, errorsWhileComputingFlags: false }
 
 /** The request's JSON object; a GET with neither body nor `data=` is read as an empty object. */
 async function requestObject(ctx: Context, query: Record<string, string | undefined>, limits: DecodeLimits): Promise<Record<string, unknown>> {
   const text = await readPayload(ctx, query, limits, true)
   return text === undefined ? {} : parseFlagsJson(text)
+}
+
+const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value)
+
+/** The headers detectEvaluationRuntime reads, each as one string (not a copy of every header). */
+function runtimeHeaders(ctx: Context): Record<string, string | undefined> {
+  const headers = ctx.headers
+  return {
+    'user-agent': first(headers['user-agent']),
+    origin: first(headers.origin),
+    referer: first(headers.referer),
+    'sec-fetch-mode': first(headers['sec-fetch-mode']),
+    'sec-fetch-site': first(headers['sec-fetch-site']),
+  }
 }
 
 function flagsRequest(fields: FlagsBodyFields, ctx: Context, query: Record<string, string | undefined>): FlagsRequest {
@@ -45,7 +61,7 @@ function flagsRequest(fields: FlagsBodyFields, ctx: Context, query: Record<strin
     anonDistinctId: anon === null || anon === undefined ? null : normalizeDistinctId(anon),
     deviceId: fields.device_id ?? null,
     flagKeys: fields.flag_keys ?? null,
-    runtime: detectEvaluationRuntime(singleValues(ctx.headers), fields.evaluation_runtime ?? null),
+    runtime: detectEvaluationRuntime(runtimeHeaders(ctx), fields.evaluation_runtime ?? null),
     evaluationContexts: fields.evaluation_contexts ?? null,
     onlySurveyFlags: query.only_evaluate_survey_feature_flags === 'true',
     ip: fields.geoip_disable === true ? undefined : ctx.ip || undefined,
@@ -82,8 +98,10 @@ export function mountFlagsRoutes(router: Router, { projects, flags, limits }: Fl
     }
     const isDecide = ctx.path.startsWith('/decide')
     const config = !isDecide && query.config === 'true' ? await configFields(project, flags) : {}
-    ctx.type = 'application/json'
-    ctx.body = flagsResponseJson({ ...(isDecide ? decideFields() : {}), ...config }, shape, result, parts)
+    // what `ctx.type = 'application/json'` sets, without its MIME lookup; a Buffer body is encoded
+    // once, where Koa measures a string body's UTF-8 length and node:http then encodes it again
+    ctx.set('Content-Type', JSON_CONTENT_TYPE)
+    ctx.body = Buffer.from(flagsResponseJson({ ...(isDecide ? decideFields() : {}), ...config }, shape, result, parts))
   }
   for (const path of FLAGS_PATHS) router.get(path, flagsEndpoint).post(path, flagsEndpoint)
 }
