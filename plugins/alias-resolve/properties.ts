@@ -7,8 +7,14 @@ export type Properties = Record<string, unknown>
 
 export const isPlainObject = (value: unknown): value is Properties => typeof value === 'object' && value !== null && !Array.isArray(value)
 
+/**
+ * A null-prototype object in V8's fast mode: `Object.create(null)` (and `{__proto__: null}`) start
+ * in dictionary mode, where every copy and `Object.keys` cost 3-4x more (person properties are
+ * copied several times per event and serialised into each stored event). The prototype is just as
+ * null either way.
+ */
 export function emptyProperties(): Properties {
-  return Object.create(null) as Properties
+  return Object.setPrototypeOf({}, null) as Properties
 }
 
 /** A null-prototype copy of the own enumerable keys of `source` (nothing for a non-object). */
