@@ -51,20 +51,20 @@ export function evaluateCondition(
   aggregation: number | null,
   ctx: RequestContext,
 ): ConditionOutcome {
-  const cohortFilters: PropertyFilter[] = [];
+  let cohortFilters: PropertyFilter[] | undefined;
   for (const filter of condition.properties ?? []) {
     if (isFlagFilter(filter)) {
       const target = dependencyTarget(filter, ctx.lookup);
       const value = target === 'missing' ? undefined : ctx.results.get(target);
       if (!flagValueMatches(filter, value)) return 'no_condition_match';
     } else if (filter.type === 'cohort') {
-      cohortFilters.push(filter);
+      (cohortFilters ??= []).push(filter);
     } else {
       const properties = propertiesFor(filter, aggregation, ctx);
       if (properties === null || !matchProperty(filter, properties, ctx.match)) return 'no_condition_match';
     }
   }
-  if (cohortFilters.length > 0) {
+  if (cohortFilters !== undefined) {
     if (ctx.cohorts === null || !cohortFiltersMatch(cohortFilters, ctx.person, ctx.cohorts)) return 'no_condition_match';
   }
   return checkRollout(flag, condition.rollout_percentage, aggregation, ctx);

@@ -3,7 +3,7 @@ import type { RequestContext } from './context.ts';
 import { FlagEvaluationError } from './errors.ts';
 import { holdoutHash, hashFor } from './hash.ts';
 import { hashedIdentifier, usesDeviceBucketing } from './identifiers.ts';
-import { outranks, type RankedReason, type ReasonKind } from './reasons.ts';
+import { outranks, type ReasonKind } from './reasons.ts';
 import { selectVariant } from './rollout.ts';
 import type { ConditionSet, FlagDefinition } from './types.ts';
 
@@ -17,18 +17,14 @@ export interface FlagMatch {
   payload: unknown;
 }
 
-function payloadFor(flag: FlagDefinition, variant: string | null): { hasPayload: boolean; payload: unknown } {
+/** The match, with the payload stored for its value when `withPayload` (a stored null counts, §10.1). */
+function result(flag: FlagDefinition, matches: boolean, variant: string | null, kind: ReasonKind, index: number | null, withPayload: boolean): FlagMatch {
   const payloads = flag.filters.payloads;
   const key = variant ?? 'true';
-  if (!payloads || typeof payloads !== 'object' || !Object.prototype.hasOwnProperty.call(payloads, key)) {
-    return { hasPayload: false, payload: null };
+  if (!withPayload || !payloads || typeof payloads !== 'object' || !Object.prototype.hasOwnProperty.call(payloads, key)) {
+    return { matches, variant, reason: kind, conditionIndex: index, hasPayload: false, payload: null };
   }
-  return { hasPayload: true, payload: payloads[key] ?? null };
-}
-
-function result(flag: FlagDefinition, matches: boolean, variant: string | null, reason: RankedReason, withPayload: boolean): FlagMatch {
-  const payload = withPayload ? payloadFor(flag, variant) : { hasPayload: false, payload: null };
-  return { matches, variant, reason: reason.kind, conditionIndex: reason.index, ...payload };
+  return { matches, variant, reason: kind, conditionIndex: index, hasPayload: true, payload: payloads[key] ?? null };
 }
 
 export const enrollmentKey = (flagKey: string) => `$feature_enrollment/${flagKey}`;
@@ -39,19 +35,18 @@ export const enrollmentKey = (flagKey: string) => `$feature_enrollment/${flagKey
  * payload of "true" is attached whether or not the person is enrolled.
  */
 function earlyAccess(flag: FlagDefinition, ctx: RequestContext): FlagMatch | null {
-  const superCondition: RankedReason = { kind: 'super_condition_value', index: 0 };
   if (flag.filters.feature_enrollment === true) {
     const key = enrollmentKey(flag.key);
     if (!Object.prototype.hasOwnProperty.call(ctx.person, key)) return null;
     const value = ctx.person[key];
-    return result(flag, value === true || value === 'true', null, superCondition, true);
+    return result(flag, value === true || value === 'true', null, 'super_condition_value', 0, true);
   }
   const legacy = flag.filters.super_groups?.[0];
   const filters = legacy?.properties ?? [];
   if (!legacy || filters.length === 0) return null;
   if (!filters.some((filter) => Object.prototype.hasOwnProperty.call(ctx.person, filter.key))) return null;
   const outcome = evaluateCondition(flag, legacy, null, ctx);
-  return result(flag, outcome === 'condition_match', null, superCondition, true);
+  return result(flag, outcome === 'condition_match', null, 'super_condition_value', 0, true);
 }
 
 /** Holdout (§6.2): hashed without the flag key and without stored overrides. */
@@ -61,7 +56,7 @@ function holdout(flag: FlagDefinition, ctx: RequestContext): FlagMatch | null {
   const percentage = Math.min(Math.max(config.exclusion_percentage, 0), 100);
   const identifier = hashedIdentifier(flag, flag.filters.aggregation_group_type_index ?? null, ctx, false);
   if (percentage < 100 && holdoutHash(identifier) > percentage / 100) return null;
-  return result(flag, true, `holdout-${config.id}`, { kind: 'holdout_condition_value', index: null }, true);
+  return result(flag, true, `holdout-${config.id}`, 'holdout_condition_value', null, true);
 }
 
 /** A valid override variant wins; otherwise the hashed variant of the set's aggregation (§3g). */
@@ -103,12 +98,9 @@ export function evaluateFlag(flag: FlagDefinition, ctx: RequestContext): FlagMat
       bestIndex = index;
     }
     if (outcome === 'condition_match') {
-      return result(flag, true, variantFor(flag, condition, aggregation, ctx), { kind: bestKind, index: bestIndex }, true);
+      return result(flag, true, variantFor(flag, condition, aggregation, ctx), bestKind, bestIndex, true);
     }
   }
-  let best: RankedReason = { kind: bestKind, index: bestIndex };
-  if (best.kind === 'no_condition_match' && skippedGroupCondition) {
-    best = { kind: 'no_condition_match_groups_not_evaluated', index: best.index };
-  }
-  return result(flag, false, null, best, false);
+  if (bestKind === 'no_condition_match' && skippedGroupCondition) bestKind = 'no_condition_match_groups_not_evaluated';
+  return result(flag, false, null, bestKind, bestIndex, false);
 }
