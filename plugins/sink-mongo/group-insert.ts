@@ -1,7 +1,8 @@
 /**
  * Group commit: the events of the capture requests that reach the sink while the previous insert
  * is still in flight (or, when none is, in the same turn of the event loop) go to the database in
- * one unordered insertMany, so concurrent requests share one command and one journal write. On
+ * one unordered insertMany, so concurrent requests share one command and one journal write. A
+ * group of 100 documents or more (a batch request) is sent on the next turn without waiting. On
  * this kind of machine a command costs the service 100-200 µs of CPU whatever its size (the
  * driver, and a socket write that runs the loopback TCP stack), so under load fewer, larger
  * commands is what pays; with no insert in flight a request waits for nothing but its own turn.
@@ -15,8 +16,14 @@ import type { EventDocument } from './document.ts'
 const DUPLICATE_KEY = 11000
 /** Documents per command; more events than this waiting are sent at once, in flight or not. */
 const MAX_DOCUMENTS = 5_000
-/** Inserts in flight at once: the next group collects while this many wait for the database. */
+/** Inserts in flight at once for small groups: the next group collects while this many wait for the database. */
 const MAX_IN_FLIGHT = 1
+/**
+ * A group this large goes on the next turn even with an insert in flight: the command's cost is
+ * already spread over its documents, and holding a batch request back would only leave the
+ * database idle while the service waits for it (a closed loop of clients stalls).
+ */
+const SEND_WITHOUT_WAITING = 100
 
 interface Waiting {
   readonly docs: EventDocument[]
@@ -45,14 +52,18 @@ export class GroupInsert {
     })
   }
 
-  /** Sends the queue on the next turn, unless an insert in flight will send it when it ends. */
+  /** Sends the queue on the next turn, unless it is small and an insert in flight will send it when it ends. */
   private schedule(): void {
-    if (this.scheduled || this.inFlight >= MAX_IN_FLIGHT || !this.queue.length) return
+    if (this.scheduled || !this.queue.length || !this.mayFlush()) return
     this.scheduled = true
     setImmediate(() => {
       this.scheduled = false
-      if (this.inFlight < MAX_IN_FLIGHT) this.flush()
+      if (this.mayFlush()) this.flush()
     })
+  }
+
+  private mayFlush(): boolean {
+    return this.inFlight < MAX_IN_FLIGHT || this.queued >= SEND_WITHOUT_WAITING
   }
 
   private flush(): void {

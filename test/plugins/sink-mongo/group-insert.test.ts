@@ -48,6 +48,18 @@ describe('GroupInsert', () => {
     expect(await collection.countDocuments()).to.equal(3_005)
   })
 
+  it('sends a group of a batch request\'s size without waiting for the insert in flight', async () => {
+    await Promise.all([collection.findOne({}), collection.findOne({}), collection.findOne({})]) // pooled connections ready
+    const group = new GroupInsert(collection, { w: 1 })
+    let startedWhenFirstEnded = 0
+    const first = group.insert(Array.from({ length: 3_000 }, (_, i) => eventDoc(`first-${i}`))).then(() => (startedWhenFirstEnded = inserts.length))
+    await new Promise((resolve) => setImmediate(resolve))
+    const batch = group.insert(Array.from({ length: 100 }, (_, i) => eventDoc(`batch-${i}`)))
+    await Promise.all([first, batch])
+    expect(startedWhenFirstEnded).to.equal(2)
+    expect(await collection.countDocuments()).to.equal(3_100)
+  })
+
   it('treats an event stored before (an SDK retry) as stored, next to new events of other requests', async () => {
     const group = new GroupInsert(collection, { w: 1 })
     await group.insert([eventDoc('retried')])
