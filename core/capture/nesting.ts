@@ -16,16 +16,29 @@ const CLOSE_BRACKET = 0x5d
 /** Whether `text` opens more than `max` objects or arrays inside each other (strings skipped). */
 export function nestsDeeperThan(text: string, max: number): boolean {
   let depth = 0
-  let inString = false
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
-    if (inString) {
-      if (c === BACKSLASH) i++
-      else if (c === QUOTE) inString = false
-    } else if (c === QUOTE) inString = true
+    if (c === QUOTE) i = closingQuote(text, i)
     else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
       if (++depth > max) return true
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--
   }
   return false
+}
+
+/**
+ * The index of the quote that closes the string opened at `open` (text.length if none): found
+ * with indexOf, which is several times faster than reading the string's characters one by one
+ * (most of a payload is string contents). A quote after an odd run of backslashes is escaped;
+ * each backslash is counted once, for the quote it precedes, so the scan stays linear.
+ */
+function closingQuote(text: string, open: number): number {
+  let at = open
+  for (;;) {
+    at = text.indexOf('"', at + 1)
+    if (at < 0) return text.length
+    let backslashes = 0
+    while (text.charCodeAt(at - 1 - backslashes) === BACKSLASH) backslashes++
+    if (backslashes % 2 === 0) return at
+  }
 }
