@@ -86,15 +86,17 @@ function run(ctx: Routed, steps: readonly Step[], index: number, next: Next): Pr
 export function staticRoutes(router: Router): Middleware {
   const routed = router.routes() as unknown as Middleware
   const table = staticTable(router)
-  return function routeRequest(ctx, next) {
-    const found = table.get(`${ctx.method} ${ctx.path}`)
+  // like router.routes(), the middleware carries its router (the admin-route walk reads it)
+  return Object.assign(function routeRequest(ctx: ParameterizedContext, next: Next) {
+    const context = ctx as Routed & { newRouterPath?: string }
+    // the router routes on newRouterPath when an earlier middleware set one
+    const found = context.newRouterPath ? undefined : table.get(`${ctx.method} ${ctx.path}`)
     if (found === undefined) return routed(ctx, next)
-    const context = ctx as Routed
     context.matched = context.matched ? [...context.matched, ...found.matched] : found.matched.slice()
     context.router = router
     context.routeMatched = true
     context._matchedRoute = found.route.path
     if (found.route.name) context._matchedRouteName = found.route.name
     return run(context, found.steps, 0, next)
-  }
+  }, { router })
 }
