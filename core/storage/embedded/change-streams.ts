@@ -15,9 +15,19 @@ interface ChangeEvent {
   event: Doc
   /** The document after the change, for fullDocument: 'updateLookup'. */
   after?: Doc
+  /** What the event holds, counted in its documents' BSON bytes. */
+  bytes: number
 }
 
+/**
+ * The history is MongoDB's oplog window: a stream that falls further behind cannot resume (code
+ * 286). It holds decoded documents (several times their BSON size), so it is bounded by bytes as
+ * well as by count: 10,000 large events once held gigabytes that no stream ever read.
+ */
 const HISTORY = 10_000
+const HISTORY_BYTES = 16 * 1024 * 1024
+/** Bytes counted for an event without a document (delete, drop, rename). */
+const EVENT_BYTES = 200
 const STAGES_AFTER_CHANGE_STREAM = new Set(['$match', '$project', '$addFields', '$set', '$unset', '$replaceRoot', '$replaceWith', '$redact'])
 
 const token = (seq: number) => ({ _data: seq.toString(16).padStart(16, '0') })
@@ -45,26 +55,36 @@ function topLevelDiff(before: Doc, after: Doc): Doc {
  */
 export class ChangeFeed implements CatalogListener, ChangeStreams {
   private events: ChangeEvent[] = []
+  private bytes = 0
   private seq = 0
   private readonly waiters = new Set<() => void>()
 
-  private emit(db: string, coll: string | undefined, event: Doc, after?: Doc): void {
+  private emit(db: string, coll: string | undefined, event: Doc, after?: Doc, bytes = EVENT_BYTES): void {
     this.seq += 1
     const now = new Date()
     const full = { _id: token(this.seq), ...event, clusterTime: new Timestamp({ t: Math.floor(now.getTime() / 1000), i: this.seq }), wallTime: now }
-    this.events.push({ seq: this.seq, db, coll, event: full, after })
-    if (this.events.length > HISTORY * 1.2) this.events = this.events.slice(-HISTORY)
-    for (const wake of [...this.waiters]) wake()
+    this.events.push({ seq: this.seq, db, coll, event: full, after, bytes })
+    this.bytes += bytes
+    // trimmed in steps, not per event, so that a write does not shift the whole array
+    if (this.events.length > HISTORY * 1.2 || this.bytes > HISTORY_BYTES * 1.2) this.trim()
+    if (this.waiters.size) for (const wake of [...this.waiters]) wake()
   }
 
-  inserted(coll: Collection, _raw: Uint8Array, doc: Doc): void {
-    this.emit(coll.db, coll.name, { operationType: 'insert', ns: { db: coll.db, coll: coll.name }, documentKey: { _id: doc._id }, fullDocument: doc }, doc)
+  /** Drops the oldest events until the history is within both bounds (the newest always stays). */
+  private trim(): void {
+    let drop = 0
+    while (drop < this.events.length - 1 && (this.events.length - drop > HISTORY || this.bytes > HISTORY_BYTES)) this.bytes -= this.events[drop++]!.bytes
+    this.events = this.events.slice(drop)
   }
 
-  replaced(coll: Collection, before: Doc, _raw: Buffer, after: Doc, kind: 'update' | 'replace'): void {
+  inserted(coll: Collection, raw: Uint8Array, doc: Doc): void {
+    this.emit(coll.db, coll.name, { operationType: 'insert', ns: { db: coll.db, coll: coll.name }, documentKey: { _id: doc._id }, fullDocument: doc }, doc, raw.length)
+  }
+
+  replaced(coll: Collection, before: Doc, raw: Buffer, after: Doc, kind: 'update' | 'replace'): void {
     const base = { ns: { db: coll.db, coll: coll.name }, documentKey: { _id: after._id } }
-    if (kind === 'replace') this.emit(coll.db, coll.name, { operationType: 'replace', ...base, fullDocument: after }, after)
-    else this.emit(coll.db, coll.name, { operationType: 'update', ...base, updateDescription: topLevelDiff(before, after) }, after)
+    if (kind === 'replace') this.emit(coll.db, coll.name, { operationType: 'replace', ...base, fullDocument: after }, after, raw.length)
+    else this.emit(coll.db, coll.name, { operationType: 'update', ...base, updateDescription: topLevelDiff(before, after) }, after, raw.length)
   }
 
   deleted(coll: Collection, doc: Doc): void {

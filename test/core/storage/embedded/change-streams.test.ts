@@ -1,0 +1,73 @@
+import { expect } from 'chai'
+import { mkdtempSync, rmSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { MongoClient } from 'mongodb'
+import type { ChangeStreamDocument, Document, ResumeToken } from 'mongodb'
+import { startEmbeddedMongo, type EmbeddedMongo } from '../../../../core/storage/embedded/index.ts'
+
+/** The embedded store's own change history (its oplog window); the shared behaviour is in conformance/. */
+describe('embedded MongoDB change history', function () {
+  this.timeout(30_000)
+  let dataDir: string
+  let server: EmbeddedMongo
+  let client: MongoClient
+
+  before(async () => {
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-changes-'))
+    server = await startEmbeddedMongo({ dataDir, replSetName: 'rs0', syncIntervalMs: 60_000 })
+    client = await MongoClient.connect(server.url)
+  })
+
+  after(async () => {
+    await client?.close()
+    await server?.close()
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  async function tokenOfNextInsert(coll: ReturnType<ReturnType<MongoClient['db']>['collection']>, doc: Document): Promise<ResumeToken> {
+    const stream = coll.watch([], { maxAwaitTimeMS: 50 })
+    try {
+      await stream.tryNext()
+      await coll.insertOne(doc)
+      return ((await stream.next()) as ChangeStreamDocument)._id
+    } finally {
+      await stream.close()
+    }
+  }
+
+  it('is bounded by bytes: after ~24 MB of large documents an old resume point is gone (286), a recent one resumes', async () => {
+    const coll = client.db('changes').collection('big')
+    const early = await tokenOfNextInsert(coll, { n: -1 })
+    const big = 'x'.repeat(1024 * 1024)
+    for (let n = 0; n < 24; n++) await coll.insertOne({ n, big })
+    const recent = await tokenOfNextInsert(coll, { n: 100 })
+    await coll.insertOne({ n: 101 })
+
+    const lost = coll.watch([], { resumeAfter: early, maxAwaitTimeMS: 50 })
+    const error = await lost.next().then(() => undefined, (e: { code?: number }) => e)
+    await lost.close()
+    expect(error?.code, 'resuming before the kept history').to.equal(286)
+
+    const resumed = coll.watch([], { resumeAfter: recent, maxAwaitTimeMS: 50 })
+    try {
+      const next = (await resumed.next()) as ChangeStreamDocument & { fullDocument: Document }
+      expect(next.fullDocument.n).to.equal(101)
+    } finally {
+      await resumed.close()
+    }
+  })
+
+  it('keeps small changes by count: a stream resumes after a thousand small inserts', async () => {
+    const coll = client.db('changes').collection('small')
+    const start = await tokenOfNextInsert(coll, { n: 0 })
+    await coll.insertMany(Array.from({ length: 1000 }, (_, i) => ({ n: i + 1 })))
+    const stream = coll.watch([], { resumeAfter: start, maxAwaitTimeMS: 50 })
+    try {
+      const first = (await stream.next()) as ChangeStreamDocument & { fullDocument: Document }
+      expect(first.fullDocument.n).to.equal(1)
+    } finally {
+      await stream.close()
+    }
+  })
+})
