@@ -65,7 +65,7 @@ function select(flags: readonly FlagDefinition[], plan: DependencyPlan, filters:
 
 function selectionKey(filters: RequestFilters): string {
   const contexts = filters.evaluationContexts;
-  return `${filters.runtime ?? null}|${filters.onlySurveyFlags === true}|${contexts && contexts.length > 0 ? JSON.stringify(contexts) : ''}`;
+  return `${filters.runtime ?? null}|${Boolean(filters.onlySurveyFlags)}|${contexts && contexts.length > 0 ? JSON.stringify(contexts) : ''}`;
 }
 
 export function prepareFlags(source: readonly FlagDefinition[]): PreparedFlags {

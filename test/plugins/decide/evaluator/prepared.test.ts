@@ -72,4 +72,35 @@ describe('evaluator prepareFlags', () => {
     // 'multi' alone answers a variant a, b or none: at least two outcomes, each one object
     expect([...seen.keys()].filter((outcome) => outcome.includes('"key":"multi"')).length).to.be.greaterThan(1);
   });
+
+  it('remembers the flags each set of request filters selects, and never answers one set with another\'s', () => {
+    const all = { groups: [{ properties: [], rollout_percentage: 100 }] };
+    const flags = [
+      flag('client-only', all, { evaluation_runtime: 'client' }),
+      flag('server-only', all, { evaluation_runtime: 'server' }),
+      flag('tagged', all, { evaluation_contexts: ['checkout'] }),
+      flag('survey-targeting-1', all),
+      simpleFlag('depends-on-client', { properties: [{ key: 'client-only', type: 'flag', operator: 'flag_evaluates_to', value: false }] }),
+    ];
+    const prepared = prepareFlags(flags);
+    const filterSets: Partial<EvaluationInput>[] = [
+      { runtime: 'client' },
+      { runtime: 'server' },
+      { runtime: null },
+      { runtime: 'all' },
+      {},
+      { evaluationContexts: ['checkout'] },
+      { evaluationContexts: ['other'] },
+      { evaluationContexts: [] },
+      { onlySurveyFlags: true },
+      { runtime: 'server', evaluationContexts: ['checkout'], onlySurveyFlags: false },
+    ];
+    for (let round = 0; round < 2; round++) {
+      for (const filters of filterSets) {
+        const request = input(flags, 'user-1', filters);
+        expect(evaluateFlags({ ...request, prepared }), JSON.stringify(filters)).to.deep.equal(evaluateFlags(request));
+        expect(planEvaluation({ ...request, prepared }), JSON.stringify(filters)).to.deep.equal(planEvaluation(request));
+      }
+    }
+  });
 });
