@@ -131,7 +131,9 @@ export class PersonStore {
   readonly personless: Collection<PersonlessDistinctIdDocument>
   /** Keyed by the event object alias-resolve returned; read by person-update, the next step. */
   readonly resolved = new WeakMap<object, ResolvedPerson>()
-  private readonly recordedPersonless = new Set<string>()
+  /** Per project, the ids noted as personless (no "project:id" string to build and hash per event). */
+  private readonly recordedPersonless = new Map<number, Set<string>>()
+  private recordedCount = 0
   /** Concurrent lookups and inserts (the events of a request, of concurrent requests) share one command. */
   private readonly commands: PersonCommands
 
@@ -241,16 +243,21 @@ export class PersonStore {
 
   /** Whether this process already noted the id as used personless (then recordPersonless does nothing). */
   personlessRecorded(projectId: number, distinctId: string): boolean {
-    return this.recordedPersonless.has(`${projectId}:${distinctId}`)
+    return this.recordedPersonless.get(projectId)?.has(distinctId) === true
   }
 
   /** Notes that a distinct_id was used personless, once per process and id (bounded memory). */
   async recordPersonless(projectId: number, distinctId: string, at: Date): Promise<void> {
-    const key = `${projectId}:${distinctId}`
-    if (this.recordedPersonless.has(key)) return
+    if (this.personlessRecorded(projectId, distinctId)) return
     await this.commands.recordPersonless(projectId, distinctId, at)
-    if (this.recordedPersonless.size >= PERSONLESS_CACHE_SIZE) this.recordedPersonless.clear()
-    this.recordedPersonless.add(key)
+    if (this.recordedCount >= PERSONLESS_CACHE_SIZE) {
+      this.recordedPersonless.clear()
+      this.recordedCount = 0
+    }
+    let ids = this.recordedPersonless.get(projectId)
+    if (!ids) this.recordedPersonless.set(projectId, (ids = new Set()))
+    if (!ids.has(distinctId)) this.recordedCount++
+    ids.add(distinctId)
   }
 
   /** Which of these ids have had personless events. */

@@ -28,17 +28,27 @@ export function uuidv5(name: string, namespace: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
 }
 
-/** Person uuids of recent ids: a personless visitor sends many events, and each needs the SHA-1. */
-const recentUuids = new Map<string, string>()
+/**
+ * Person uuids of recent ids, per project: a personless visitor sends many events, and each needs
+ * the SHA-1 (kept per project so a lookup needs no "project:id" string built and hashed per event).
+ */
+const recentUuids = new Map<number, Map<string, string>>()
+let recentCount = 0
 const RECENT_UUIDS = 10_000
 
 export function personUuid(projectId: number, distinctId: string): string {
-  const name = `${projectId}:${distinctId}`
-  let uuid = recentUuids.get(name)
+  let recent = recentUuids.get(projectId)
+  let uuid = recent?.get(distinctId)
   if (uuid === undefined) {
-    uuid = uuidv5(name, PERSON_UUID_NAMESPACE)
-    if (recentUuids.size >= RECENT_UUIDS) recentUuids.clear()
-    recentUuids.set(name, uuid)
+    uuid = uuidv5(`${projectId}:${distinctId}`, PERSON_UUID_NAMESPACE)
+    if (recentCount >= RECENT_UUIDS) {
+      recentUuids.clear()
+      recentCount = 0
+      recent = undefined
+    }
+    if (!recent) recentUuids.set(projectId, (recent = new Map()))
+    recent.set(distinctId, uuid)
+    recentCount++
   }
   return uuid
 }

@@ -98,4 +98,14 @@ describe('alias-resolve person store', () => {
     expect(await t.db.collection('personless_distinct_ids').countDocuments({ project_id: projectId })).to.equal(1)
     expect([...(await store.usedPersonless(projectId, ['anon', 'other']))]).to.deep.equal(['anon'])
   })
+
+  it('remembers a personless id per project: the same id in another project is still recorded there', async () => {
+    const [first, second] = [nextProjectId(), nextProjectId()]
+    const store = t.store()
+    await store.recordPersonless(first, 'shared', new Date())
+    expect(store.personlessRecorded(first, 'shared')).to.equal(true)
+    expect(store.personlessRecorded(second, 'shared')).to.equal(false)
+    await store.recordPersonless(second, 'shared', new Date())
+    expect(await t.db.collection('personless_distinct_ids').countDocuments({ distinct_id: 'shared', project_id: { $in: [first, second] } })).to.equal(2)
+  })
 })

@@ -18,6 +18,13 @@ describe('alias-resolve person uuids', () => {
     expect(personUuid(1, 'é')).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
   })
 
+  it('answers remembered uuids per project, the same as computing them, past the memory bound', () => {
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < 10_050; i++) expect(personUuid(1 + (i % 2), `id-${i}`)).to.equal(uuidv5(`${1 + (i % 2)}:id-${i}`, PERSON_UUID_NAMESPACE))
+    }
+    expect(personUuid(1, 'test')).to.not.equal(personUuid(2, 'test'))
+  })
+
   it('dates the fake person of personless events at 1970-01-01T00:00:05Z', () => {
     expect(FAKE_PERSON_CREATED_AT.toISOString()).to.equal('1970-01-01T00:00:05.000Z')
   })
