@@ -16,6 +16,8 @@ export interface LoadSpec {
   pid: number
   /** The database process, for its CPU use. */
   databasePid?: number
+  /** Load before the measurement (default 2 s): JIT, pools, first-sight writes. */
+  warmUpSeconds?: number
 }
 
 export interface LoadResult {
@@ -58,7 +60,7 @@ async function fire(spec: LoadSpec, seconds: number, warmUp = false) {
 
 export async function load(spec: LoadSpec): Promise<LoadResult> {
   // warm-up: JIT, connection pools, first-sight person writes; slow first requests are expected
-  await fire(spec, Math.min(2, spec.seconds), true)
+  await fire(spec, Math.min(spec.warmUpSeconds ?? 2, spec.seconds), true)
   const rss = sampleRss(spec.pid)
   const targetBefore = cpuSeconds(spec.pid)
   const databaseBefore = spec.databasePid ? cpuSeconds(spec.databasePid) : 0
