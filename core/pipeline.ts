@@ -51,7 +51,8 @@ export class Pipeline {
     try {
       await this.runSteps(request, slots, warnings, deadLetters)
       if (deadLetters.length) await this.db.collection(COLLECTIONS.deadLetters).insertMany(deadLetters)
-      const kept = slots.flatMap((slot) => (slot.kind === 'kept' ? [slot.event] : []))
+      const kept: IngestEvent[] = []
+      for (const slot of slots) if (slot.kind === 'kept') kept.push(slot.event)
       if (kept.length) await this.sink({ project: request.project, events: kept, receivedAt: request.receivedAt, historicalMigration: request.historicalMigration })
       count('hedgerow_events_stored_total', {}, kept.length)
       return { stored: kept.length, dropped: request.events.length - kept.length }
