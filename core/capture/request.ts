@@ -32,7 +32,18 @@ const BatchBody = Compile(
     { additionalProperties: true },
   ),
 )
-const SingleEvent = Compile(WireEventSchema)
+
+/*
+ * What the compiled checks above accept, for values of JSON.parse: typebox checks a Record's every
+ * key against its string pattern through `Object.entries` (an array per key, per event), and the
+ * answer is always true for a string key. The compiled checks stay for the error messages.
+ */
+const isWireEvent = (value: unknown): value is WireEvent => typeof value === 'object' && value !== null && !Array.isArray(value)
+function isWireEventArray(value: unknown): value is WireEvent[] {
+  if (!Array.isArray(value)) return false
+  for (let i = 0; i < value.length; i++) if (!isWireEvent(value[i])) return false
+  return true
+}
 
 /** Events the SDKs send that capture discards without a word. */
 const SILENTLY_DROPPED = new Set(['$performance_event'])
@@ -73,19 +84,20 @@ function parseJson(text: string): unknown {
 
 function shapeOf(json: unknown, path: string): Shape {
   if (Array.isArray(json)) {
-    if (!EventArray.Check(json)) throw shapeError(EventArray.Errors(json)[0])
+    if (!isWireEventArray(json)) throw shapeError(EventArray.Errors(json)[0])
     return { events: json, historicalMigration: false }
   }
   if (typeof json === 'object' && json !== null && 'batch' in json) {
-    if (!BatchBody.Check(json)) throw shapeError(BatchBody.Errors(json)[0], 'batch')
+    const body = json as { batch: unknown; sent_at?: unknown; historical_migration?: unknown }
+    if (!isWireEventArray(body.batch)) throw shapeError(BatchBody.Errors(json)[0], 'batch')
     return {
-      events: json.batch,
-      batchToken: batchTokenOf(json),
-      bodySentAt: json.sent_at,
-      historicalMigration: json.historical_migration === true,
+      events: body.batch,
+      batchToken: batchTokenOf(body),
+      bodySentAt: body.sent_at,
+      historicalMigration: body.historical_migration === true,
     }
   }
-  if (SingleEvent.Check(json)) {
+  if (isWireEvent(json)) {
     const event: WireEvent = json
     // An engage object is a person update without an event name; /engage turns it into $identify.
     if (ENGAGE_PATH.test(path) && (event.event === undefined || event.event === null)) event.event = '$identify'

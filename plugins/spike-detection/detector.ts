@@ -1,8 +1,14 @@
 /**
  * Per-key event rates over a sliding window, in constant memory per key: the "sliding window
  * counter" (the count of the current fixed window plus the previous window's count weighted by how
- * much of it still overlaps the sliding window). Keys are kept in least-recently-seen order and
- * the oldest is forgotten when the map is full; a key that is spiking is never the oldest.
+ * much of it still overlaps the sliding window). Keys (a project and a distinct_id) are kept in
+ * least-recently-seen order and the oldest is forgotten when the map is full; a key that is spiking
+ * is never the oldest.
+ *
+ * The order is a linked list through the keys' states, and the states are found in one map per
+ * project keyed by the distinct_id as parsed: moving a key to the recent end is four pointer writes,
+ * where a Map's delete-and-set (plus a "project\0id" string built and hashed per event) was 1.5-2.4 %
+ * of the service's CPU in the personless capture bench.
  */
 export interface SpikeDetectorOptions {
   readonly windowMs: number
@@ -22,26 +28,34 @@ export interface SpikeVerdict {
 }
 
 interface KeyState {
+  readonly projectId: number
+  readonly distinctId: string
   window: number
   current: number
   previous: number
   warnedAt: number
+  /** Neighbours in least-recently-seen order: `older` toward the oldest, `newer` toward the newest. */
+  older: KeyState | undefined
+  newer: KeyState | undefined
 }
 
 export class SpikeDetector {
-  private readonly keys = new Map<string, KeyState>()
+  private readonly projects = new Map<number, Map<string, KeyState>>()
+  private oldest: KeyState | undefined
+  private newest: KeyState | undefined
+  private count = 0
 
   constructor(private readonly options: SpikeDetectorOptions) {}
 
   get size(): number {
-    return this.keys.size
+    return this.count
   }
 
-  /** Counts one event of `key` at `now` (ms) and says whether it is over the rate. */
-  record(key: string, now: number): SpikeVerdict {
+  /** Counts one event of the key at `now` (ms) and says whether it is over the rate. */
+  record(projectId: number, distinctId: string, now: number): SpikeVerdict {
     const { windowMs, maxEventsPerWindow } = this.options
     const window = Math.floor(now / windowMs)
-    const state = this.touch(key, window)
+    const state = this.touch(projectId, distinctId, window)
     if (state.window !== window) {
       state.previous = state.window === window - 1 ? state.current : 0
       state.current = 0
@@ -57,11 +71,45 @@ export class SpikeDetector {
   }
 
   /** The key's state, moved to the most recently seen end; the least recent key goes when full. */
-  private touch(key: string, window: number): KeyState {
-    const state = this.keys.get(key) ?? { window, current: 0, previous: 0, warnedAt: -Infinity }
-    this.keys.delete(key)
-    while (this.keys.size >= this.options.maxKeys) this.keys.delete(this.keys.keys().next().value as string)
-    this.keys.set(key, state)
+  private touch(projectId: number, distinctId: string, window: number): KeyState {
+    let keys = this.projects.get(projectId)
+    const known = keys?.get(distinctId)
+    if (known) {
+      if (known !== this.newest) {
+        this.unlink(known)
+        this.append(known)
+      }
+      return known
+    }
+    while (this.count >= this.options.maxKeys && this.oldest) this.forget(this.oldest)
+    if (!keys) this.projects.set(projectId, (keys = new Map()))
+    const state: KeyState = { projectId, distinctId, window, current: 0, previous: 0, warnedAt: -Infinity, older: undefined, newer: undefined }
+    keys.set(distinctId, state)
+    this.count++
+    this.append(state)
     return state
+  }
+
+  private forget(state: KeyState): void {
+    this.unlink(state)
+    const keys = this.projects.get(state.projectId)!
+    keys.delete(state.distinctId)
+    if (!keys.size) this.projects.delete(state.projectId)
+    this.count--
+  }
+
+  private unlink(state: KeyState): void {
+    if (state.older) state.older.newer = state.newer
+    else this.oldest = state.newer
+    if (state.newer) state.newer.older = state.older
+    else this.newest = state.older
+    state.older = state.newer = undefined
+  }
+
+  private append(state: KeyState): void {
+    state.older = this.newest
+    if (this.newest) this.newest.newer = state
+    else this.oldest = state
+    this.newest = state
   }
 }
