@@ -1,0 +1,57 @@
+import { expect } from 'chai'
+import { MongoClient } from 'mongodb'
+import { pino } from 'pino'
+import { Pipeline } from '../../core/pipeline.ts'
+import type { IngestRequest } from '../../core/pipeline.ts'
+import type { Project } from '../../core/plugin-api.ts'
+import { hooksWithOwner, sampleContext } from '../helpers/hooks.ts'
+import { testDbName, testMongoUrl } from '../helpers/mongo.ts'
+
+const project = (id: number): Project => ({ ...sampleContext().project, id })
+const request = (projectId: number, ids: string[]): IngestRequest => ({
+  project: project(projectId),
+  events: ids.map((id) => ({ event: 'e', distinct_id: id, properties: { $process_person_profile: false } })),
+  receivedAt: new Date(),
+  historicalMigration: false,
+})
+
+describe('Pipeline', () => {
+  let client: MongoClient
+  before(async () => {
+    client = await new MongoClient(await testMongoUrl()).connect()
+  })
+  after(() => client.close())
+
+  /** A pipeline whose step waits `slowMs` on distinct_id "slow" of project 1, recording the order steps end in. */
+  function pipelineRecording(slowMs: number) {
+    const { hooks, as } = hooksWithOwner()
+    const ended: string[] = []
+    as('step', () =>
+      hooks.aliasResolve.tapPromise({ name: 'step' }, async (event, ctx) => {
+        if (ctx.project.id === 1 && event.distinctId === 'slow') await new Promise((resolve) => setTimeout(resolve, slowMs))
+        ended.push(`${ctx.project.id}/${event.distinctId}`)
+        return undefined
+      }),
+    )
+    as('sink', () => hooks.sink.tapPromise({ name: 'sink' }, async () => undefined), true)
+    return { pipeline: new Pipeline(hooks, client.db(testDbName('pipeline')), pino({ level: 'silent' })), ended }
+  }
+
+  it('runs the events of one project and distinct_id one after another across concurrent requests', async () => {
+    const { pipeline, ended } = pipelineRecording(40)
+    const first = pipeline.ingest(request(1, ['slow']))
+    const second = pipeline.ingest(request(1, ['slow', 'other']))
+    expect(await Promise.all([first, second])).to.deep.equal([{ stored: 1, dropped: 0 }, { stored: 2, dropped: 0 }])
+    // "other" does not wait; the second request's "slow" waits for the first request's
+    expect(ended).to.deep.equal(['1/other', '1/slow', '1/slow'])
+  })
+
+  it('does not make the same distinct_id of another project wait', async () => {
+    const { pipeline, ended } = pipelineRecording(40)
+    const slow = pipeline.ingest(request(1, ['slow']))
+    await pipeline.ingest(request(2, ['slow']))
+    expect(ended).to.deep.equal(['2/slow'])
+    await slow
+    expect(ended).to.deep.equal(['2/slow', '1/slow'])
+  })
+})
