@@ -6,8 +6,9 @@
  * single-document rules of the README.
  */
 import { MongoBulkWriteError } from 'mongodb'
-import type { AnyBulkWriteOperation, Collection, Document, Filter } from 'mongodb'
+import type { AnyBulkWriteOperation, Collection } from 'mongodb'
 import { Coalescer, byProject } from '../../core/coalesce.ts'
+import { findAll } from '../../core/storage/find-all.ts'
 import { isDuplicateKeyError as isDuplicateKey } from './person-store.ts'
 import type { DistinctIdDocument, PersonDocument, PersonlessDistinctIdDocument } from './person-store.ts'
 
@@ -26,25 +27,6 @@ async function insertAll<T extends DistinctIdDocument | PersonDocument>(collecti
     return new Set(writeErrors.map((e) => e.index))
   }
 }
-
-/**
- * The documents of a find, through one `find` command when its first batch holds them all: the
- * driver's cursor machinery (session, cursor state, batch buffers) cost a third of the client's CPU
- * per lookup (measured against the embedded store). A result that does not fit the first batch
- * is read again through a cursor, after closing the server's cursor.
- */
-export async function findAll<T extends Document>(collection: Collection<T>, filter: Filter<T>, projection: Document): Promise<T[]> {
-  // the collection's read concern and preference (from the connection string), as its cursor would use
-  const readConcern = collection.readConcern?.level ? { readConcern: { level: collection.readConcern.level } } : {}
-  const command = { find: collection.collectionName, filter, projection, batchSize: MAX_FIRST_BATCH, ...readConcern }
-  const reply = await collection.db.command(command, { readPreference: collection.readPreference })
-  const cursor = reply.cursor as { id?: unknown; firstBatch?: T[] } | undefined
-  if (cursor && Array.isArray(cursor.firstBatch) && Number(cursor.id ?? 0) === 0) return cursor.firstBatch
-  if (cursor && Number(cursor.id ?? 0) !== 0) await collection.db.command({ killCursors: collection.collectionName, cursors: [cursor.id] }, { readPreference: collection.readPreference }).catch(() => undefined)
-  return (await collection.find(filter, { projection }).toArray()) as T[]
-}
-/** Above the most keys a coalesced lookup asks for (core/coalesce.ts), so one batch answers them all. */
-const MAX_FIRST_BATCH = 1_000
 
 type MappingKey = { projectId: number; distinctId: string }
 type PersonKey = { projectId: number; id: string }

@@ -7,7 +7,7 @@
  * after it was made: a group `$set` captured a moment ago decides the next flags call.
  */
 import type { Db } from 'mongodb'
-import { findAll } from './find-command.ts'
+import { findAll } from '../../../core/storage/find-all.ts'
 import { Coalescer } from '../../../core/coalesce.ts'
 import { GROUP_COLLECTIONS } from '../../group-update/documents.ts'
 import type { GroupDocument } from '../../group-update/documents.ts'
@@ -25,6 +25,7 @@ export class GroupReader {
   private readonly groups: Coalescer<Key, Properties>
 
   constructor(db: Db) {
+    const collection = db.collection<GroupDocument>(GROUP_COLLECTIONS.groups)
     this.groups = new Coalescer(keyId, async (keys) => {
       const byType = new Map<string, Key[]>()
       for (const key of keys) {
@@ -37,7 +38,7 @@ export class GroupReader {
       const reads = [...byType.values()].map(async (list) => {
         const { projectId, typeIndex } = list[0]!
         const filter = { project_id: projectId, group_type_index: typeIndex, group_key: { $in: list.map((k) => k.groupKey) } }
-        const rows = await findAll<GroupDocument>(db, GROUP_COLLECTIONS.groups, filter, { _id: 0, group_key: 1, group_properties: 1 }, list.length)
+        const rows = await findAll<GroupDocument, Pick<GroupDocument, 'group_key' | 'group_properties'>>(collection, filter, { _id: 0, group_key: 1, group_properties: 1 }, list.length)
         for (const row of rows) found.set(keyId({ projectId, typeIndex, groupKey: row.group_key }), row.group_properties ?? {})
       })
       await Promise.all(reads)

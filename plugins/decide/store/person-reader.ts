@@ -6,7 +6,7 @@
  * the call: a `$set` captured a moment ago still decides the next flags call.
  */
 import type { Db } from 'mongodb'
-import { findAll } from './find-command.ts'
+import { findAll } from '../../../core/storage/find-all.ts'
 import { Coalescer, byProject } from '../../../core/coalesce.ts'
 import { PERSON_COLLECTIONS } from '../../alias-resolve/person-store.ts'
 import type { DistinctIdDocument, PersonDocument } from '../../alias-resolve/person-store.ts'
@@ -26,11 +26,13 @@ export class PersonReader {
   private readonly persons: Coalescer<Key, FlagsPerson>
 
   constructor(db: Db) {
+    const distinctIds = db.collection<DistinctIdDocument>(PERSON_COLLECTIONS.distinctIds)
+    const persons = db.collection<PersonDocument>(PERSON_COLLECTIONS.persons)
     this.mappings = new Coalescer(keyId, async (keys) => {
       const found = new Map<string, string>()
       for (const [projectId, group] of byProject(keys)) {
         const filter = { project_id: projectId, distinct_id: { $in: group.map((k) => k.value) } }
-        const rows = await findAll<DistinctIdDocument>(db, PERSON_COLLECTIONS.distinctIds, filter, { _id: 0, distinct_id: 1, person_id: 1 }, group.length)
+        const rows = await findAll<DistinctIdDocument, Pick<DistinctIdDocument, 'distinct_id' | 'person_id'>>(distinctIds, filter, { _id: 0, distinct_id: 1, person_id: 1 }, group.length)
         for (const row of rows) found.set(keyId({ projectId, value: row.distinct_id }), row.person_id)
       }
       return found
@@ -39,7 +41,7 @@ export class PersonReader {
       const found = new Map<string, FlagsPerson>()
       for (const [projectId, group] of byProject(keys)) {
         const filter = { project_id: projectId, id: { $in: group.map((k) => k.value) } }
-        const rows = await findAll<FlagsPerson>(db, PERSON_COLLECTIONS.persons, filter, { _id: 0, id: 1, properties: 1, created_at: 1 }, group.length)
+        const rows = await findAll<PersonDocument, FlagsPerson>(persons, filter, { _id: 0, id: 1, properties: 1, created_at: 1 }, group.length)
         for (const row of rows) found.set(keyId({ projectId, value: row.id }), row)
       }
       return found
