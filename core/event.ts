@@ -45,11 +45,13 @@ export function withFields<T extends object>(event: T, fields: Partial<T>): T {
 
 /**
  * `{ ...record }` for objects keyed by client data: the own enumerable keys in order, and a key
- * named `__proto__` stays an own property as with a spread (never the prototype setter).
+ * named `__proto__` stays an own property as with a spread (never the prototype setter). Keys in
+ * `omit` are left out: built without them, since deleting from a copy makes a slow object.
  */
-export function copyRecord(source: Readonly<Record<string, unknown>>): Record<string, unknown> {
+export function copyRecord(source: Readonly<Record<string, unknown>>, omit?: readonly string[]): Record<string, unknown> {
   const copy: Record<string, unknown> = {}
   for (const key of Object.keys(source)) {
+    if (omit?.includes(key)) continue
     if (key === '__proto__') Object.defineProperty(copy, key, { value: source[key], enumerable: true, writable: true, configurable: true })
     else copy[key] = source[key]
   }

@@ -9,6 +9,7 @@ import type { Properties } from './properties.ts'
 import { layered } from './properties.ts'
 import type { IngestEvent } from '../../core/plugin-api.ts'
 import { PersonCommands } from './batched-commands.ts'
+import { ProjectKeyed } from './project-keyed.ts'
 
 export const PERSON_COLLECTIONS = {
   persons: 'persons',
@@ -131,9 +132,8 @@ export class PersonStore {
   readonly personless: Collection<PersonlessDistinctIdDocument>
   /** Keyed by the event object alias-resolve returned; read by person-update, the next step. */
   readonly resolved = new WeakMap<object, ResolvedPerson>()
-  /** Per project, the ids noted as personless (no "project:id" string to build and hash per event). */
-  private readonly recordedPersonless = new Map<number, Set<string>>()
-  private recordedCount = 0
+  /** The ids this process noted as personless. */
+  private readonly recordedPersonless = new ProjectKeyed<true>(PERSONLESS_CACHE_SIZE)
   /** Concurrent lookups and inserts (the events of a request, of concurrent requests) share one command. */
   private readonly commands: PersonCommands
 
@@ -243,21 +243,14 @@ export class PersonStore {
 
   /** Whether this process already noted the id as used personless (then recordPersonless does nothing). */
   personlessRecorded(projectId: number, distinctId: string): boolean {
-    return this.recordedPersonless.get(projectId)?.has(distinctId) === true
+    return this.recordedPersonless.get(projectId, distinctId) === true
   }
 
   /** Notes that a distinct_id was used personless, once per process and id (bounded memory). */
   async recordPersonless(projectId: number, distinctId: string, at: Date): Promise<void> {
     if (this.personlessRecorded(projectId, distinctId)) return
     await this.commands.recordPersonless(projectId, distinctId, at)
-    if (this.recordedCount >= PERSONLESS_CACHE_SIZE) {
-      this.recordedPersonless.clear()
-      this.recordedCount = 0
-    }
-    let ids = this.recordedPersonless.get(projectId)
-    if (!ids) this.recordedPersonless.set(projectId, (ids = new Set()))
-    if (!ids.has(distinctId)) this.recordedCount++
-    ids.add(distinctId)
+    this.recordedPersonless.set(projectId, distinctId, true)
   }
 
   /** Which of these ids have had personless events. */

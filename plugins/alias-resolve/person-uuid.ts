@@ -4,6 +4,7 @@
  * so personless events need no re-pointing when that id later gets a real person.
  */
 import { createHash } from 'node:crypto'
+import { ProjectKeyed } from './project-keyed.ts'
 
 /** PostHog's namespace for person uuids; keeping it keeps uuids equal to PostHog's. */
 export const PERSON_UUID_NAMESPACE = '932979b4-65c3-4424-8467-0b66ec27bc22'
@@ -28,27 +29,14 @@ export function uuidv5(name: string, namespace: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
 }
 
-/**
- * Person uuids of recent ids, per project: a personless visitor sends many events, and each needs
- * the SHA-1 (kept per project so a lookup needs no "project:id" string built and hashed per event).
- */
-const recentUuids = new Map<number, Map<string, string>>()
-let recentCount = 0
-const RECENT_UUIDS = 10_000
+/** Person uuids of recent ids: a personless visitor sends many events, and each needs the SHA-1. */
+const recentUuids = new ProjectKeyed<string>(10_000)
 
 export function personUuid(projectId: number, distinctId: string): string {
-  let recent = recentUuids.get(projectId)
-  let uuid = recent?.get(distinctId)
+  let uuid = recentUuids.get(projectId, distinctId)
   if (uuid === undefined) {
     uuid = uuidv5(`${projectId}:${distinctId}`, PERSON_UUID_NAMESPACE)
-    if (recentCount >= RECENT_UUIDS) {
-      recentUuids.clear()
-      recentCount = 0
-      recent = undefined
-    }
-    if (!recent) recentUuids.set(projectId, (recent = new Map()))
-    recent.set(distinctId, uuid)
-    recentCount++
+    recentUuids.set(projectId, distinctId, uuid)
   }
   return uuid
 }

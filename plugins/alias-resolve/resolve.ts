@@ -18,13 +18,14 @@ export interface ResolveOptions {
 
 /** Person property operations that a personless event must not carry (capture.md §2.3). */
 const PERSON_OPERATIONS = ['$set', '$set_once', '$unset']
+/** true is the default; PostHog drops the key from person-processed events */
+const PROCESS_PERSON_PROFILE = ['$process_person_profile']
 
 export async function resolveEvent(store: PersonStore, event: IngestEvent, ctx: EventContext, options: ResolveOptions): Promise<IngestEvent> {
   if (event.personless) return resolvePersonless(store, event, ctx, options)
   const request = mergeRequestOf(event)
   const resolved = (request && (await merge(store, event, ctx, request))) || (await findOrCreate(store, event, ctx.project.id))
-  // true is the default; PostHog drops the key from person-processed events
-  const properties = hasOwn(event.properties, '$process_person_profile') ? without(event.properties, ['$process_person_profile']) : copyRecord(event.properties)
+  const properties = copyRecord(event.properties, PROCESS_PERSON_PROFILE)
   const { person } = resolved
   const result: IngestEvent = withFields(event, { properties, person: { id: person.id, properties: person.properties, createdAt: person.created_at, mode: 'full' } })
   store.resolved.set(result, resolved)
@@ -69,16 +70,5 @@ async function resolvePersonless(store: PersonStore, event: IngestEvent, ctx: Ev
 
 /** The properties without person operations; the same object when it has none (the usual case). */
 function withoutPersonOperations(properties: Record<string, unknown>): Record<string, unknown> {
-  return PERSON_OPERATIONS.some((key) => hasOwn(properties, key)) ? without(properties, PERSON_OPERATIONS) : properties
-}
-
-/** A copy of `properties` without `keys` (built without them: deleting from a copy makes a slow object). */
-function without(properties: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
-  const kept: Record<string, unknown> = {}
-  for (const key of Object.keys(properties)) {
-    if (keys.includes(key)) continue
-    if (key === '__proto__') Object.defineProperty(kept, key, { value: properties[key], enumerable: true, writable: true, configurable: true })
-    else kept[key] = properties[key]
-  }
-  return kept
+  return PERSON_OPERATIONS.some((key) => hasOwn(properties, key)) ? copyRecord(properties, PERSON_OPERATIONS) : properties
 }

@@ -44,9 +44,7 @@ export async function updateEvent(store: PersonStore, event: IngestEvent, ctx: E
   let properties = event.properties
   if (event.event === '$groupidentify') {
     // Group properties travel in $group_set; person operations on $groupidentify are ignored and stripped.
-    properties = copyRecord(properties)
-    for (const key of PERSON_OPERATIONS) delete properties[key]
-    return { ...event, properties }
+    return { ...event, properties: copyRecord(properties, PERSON_OPERATIONS) }
   }
   properties = normalisedProperties(event)
   const ops = operationsOf(properties)
