@@ -2,6 +2,7 @@ import { parseFallbackDate } from './date-fallback.ts';
 import { parseRelativeDate } from './relative-date.ts';
 import { wallClockToInstant } from './timezone.ts';
 import { parseRustF64 } from './values.ts';
+import { TextMemo } from './memo.ts';
 
 /**
  * Date operators compare instants (BigInt ns). Both sides read naive strings
@@ -48,7 +49,7 @@ function parseRfc3339(text: string): bigint | null {
 // and zone arithmetic through Intl is slow, so parsed instants are memoised by zone and text
 // (and now, for relative dates).
 const CACHE_LIMIT = 2000;
-const parsed = new Map<string, bigint | null>();
+const parsed = new TextMemo<bigint | null>(CACHE_LIMIT);
 
 /** The filter-value parser (§8 date rules), also used for string property values. */
 export function parseDateInZone(text: string, timeZone: string, nowMillis: number): bigint | null {
@@ -57,10 +58,9 @@ export function parseDateInZone(text: string, timeZone: string, nowMillis: numbe
   const relative = /^-?\d+[hdwmy]$/.test(text);
   const cacheKey = `${timeZone}\u0000${relative ? nowMillis : ''}\u0000${text}`;
   const cached = parsed.get(cacheKey);
-  if (cached !== undefined || parsed.has(cacheKey)) return cached ?? null;
-  if (parsed.size >= CACHE_LIMIT) parsed.clear();
+  if (cached !== undefined) return cached;
   const instant = parseUncached(text, timeZone, nowMillis);
-  parsed.set(cacheKey, instant);
+  parsed.remember(cacheKey, instant);
   return instant;
 }
 

@@ -1,5 +1,6 @@
 import vm from 'node:vm';
 import { RE2JS } from 're2js';
+import { TextMemo } from './memo.ts';
 
 /**
  * Operator-written patterns run against user-controlled values, so matching
@@ -21,7 +22,7 @@ type Compiled =
   | { kind: 'fancy'; re: RegExp }
   | { kind: 'invalid' };
 
-const cache = new Map<string, Compiled>();
+const cache = new TextMemo<Compiled>(CACHE_LIMIT);
 
 /** Features the `regex` crate rejects and fancy_regex adds. */
 const FANCY_FEATURE = /\(\?<?[=!]|\(\?>|\\[1-9]|\\k<|\\G|[*+?}]\+/;
@@ -58,8 +59,7 @@ function compiled(pattern: string): Compiled {
   let entry = cache.get(pattern);
   if (!entry) {
     entry = compile(pattern);
-    if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
-    cache.set(pattern, entry);
+    cache.remember(pattern, entry);
   }
   return entry;
 }

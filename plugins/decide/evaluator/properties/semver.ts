@@ -1,27 +1,21 @@
 import { parseVersionReq, versionReqMatches } from './semver-req.ts';
 import { canonicalizeVersionText, compareVersions, normalizeVersionText, parseVersion, stripLeadingZeros } from './semver-version.ts';
 import type { Version } from './semver-version.ts';
+import { TextMemo } from './memo.ts';
 import { toText } from './values.ts';
 
-/**
- * Parsed versions and requirements by text. Filter values repeat on every request and app
- * versions are few, while parsing one (canonicalising, BigInts, requirement comparators) cost
- * more than the comparison; the parsed values are never modified. Cleared when full.
- */
+/** Parsed versions and requirements by text (app versions are few; filter values repeat on every request). */
 const CACHE_LIMIT = 2000;
-const versions = new Map<string, Version | null>();
-const requirements = new Map<string, ReturnType<typeof parseVersionReq>>();
-
-function remember<T>(cache: Map<string, T>, key: string, value: T): void {
-  if (cache.size >= CACHE_LIMIT) cache.clear();
-  cache.set(key, value);
-}
+/** Longer texts are parsed each time rather than remembered. */
+const MAX_REMEMBERED_LENGTH = 256;
+const versions = new TextMemo<Version | null>(CACHE_LIMIT);
+const requirements = new TextMemo<ReturnType<typeof parseVersionReq>>(CACHE_LIMIT);
 
 function versionOf(text: string): Version | null {
   let version = versions.get(text);
   if (version === undefined) {
     version = parseVersion(text);
-    if (text.length <= 256) remember(versions, text, version);
+    if (text.length <= MAX_REMEMBERED_LENGTH) versions.remember(text, version);
   }
   return version;
 }
@@ -68,7 +62,7 @@ export function matchSemverRange(operator: SemverRangeOperator, filterValue: unk
   let requirement = requirements.get(key);
   if (requirement === undefined) {
     requirement = parseVersionReq(requirementText(operator, filterText));
-    if (filterText.length <= 256) remember(requirements, key, requirement);
+    if (filterText.length <= MAX_REMEMBERED_LENGTH) requirements.remember(key, requirement);
   }
   return requirement !== null && versionReqMatches(requirement, version);
 }
