@@ -36,6 +36,16 @@ describe('embedded MongoDB change history', function () {
     }
   }
 
+  /** The full document of the first change after `token`. */
+  async function firstDocumentAfter(coll: ReturnType<ReturnType<MongoClient['db']>['collection']>, token: ResumeToken): Promise<Document> {
+    const stream = coll.watch([], { resumeAfter: token, maxAwaitTimeMS: 50 })
+    try {
+      return ((await stream.next()) as ChangeStreamDocument & { fullDocument: Document }).fullDocument
+    } finally {
+      await stream.close()
+    }
+  }
+
   it('is bounded by bytes: after ~24 MB of large documents an old resume point is gone (286), a recent one resumes', async () => {
     const coll = client.db('changes').collection('big')
     const early = await tokenOfNextInsert(coll, { n: -1 })
@@ -49,25 +59,13 @@ describe('embedded MongoDB change history', function () {
     await lost.close()
     expect(error?.code, 'resuming before the kept history').to.equal(286)
 
-    const resumed = coll.watch([], { resumeAfter: recent, maxAwaitTimeMS: 50 })
-    try {
-      const next = (await resumed.next()) as ChangeStreamDocument & { fullDocument: Document }
-      expect(next.fullDocument.n).to.equal(101)
-    } finally {
-      await resumed.close()
-    }
+    expect((await firstDocumentAfter(coll, recent)).n).to.equal(101)
   })
 
   it('keeps small changes by count: a stream resumes after a thousand small inserts', async () => {
     const coll = client.db('changes').collection('small')
     const start = await tokenOfNextInsert(coll, { n: 0 })
     await coll.insertMany(Array.from({ length: 1000 }, (_, i) => ({ n: i + 1 })))
-    const stream = coll.watch([], { resumeAfter: start, maxAwaitTimeMS: 50 })
-    try {
-      const first = (await stream.next()) as ChangeStreamDocument & { fullDocument: Document }
-      expect(first.fullDocument.n).to.equal(1)
-    } finally {
-      await stream.close()
-    }
+    expect((await firstDocumentAfter(coll, start)).n).to.equal(1)
   })
 })
