@@ -10,6 +10,7 @@ import { fanOut, SILENT } from './persistence/journal.ts'
 import { Store, type DurabilityOptions } from './persistence/store.ts'
 import { TtlMonitor } from './ttl.ts'
 import { Connection } from './wire/connection.ts'
+import { WriteTurns } from './write-turns.ts'
 import type { IncomingCommand } from './wire/messages.ts'
 
 export interface ServerOptions {
@@ -50,6 +51,7 @@ export class EmbeddedServer {
   /** Replies of recent retryable writes: a retry after a lost reply must not apply twice. */
   private readonly retries = new Map<string, Uint8Array>()
   private closed: Promise<void> | undefined
+  private readonly writeTurns = new WriteTurns()
 
   private constructor(
     private readonly server: Server,
@@ -129,14 +131,20 @@ export class EmbeddedServer {
     }
     const isWrite = WRITE_COMMANDS.has(name)
     if (isWrite && this.store.failed) return encode(mongoError('InternalError', this.store.failed.message).toReply())
-    const retry = isWrite ? retryKey(cmd) : undefined
-    const replayed = retry === undefined ? undefined : this.retries.get(retry)
-    if (replayed) return replayed
-    const reply = await runCommand(cmd, this.context(connectionId))
-    if (!isWrite) return reply
-    if (retry !== undefined) {
-      this.retries.set(retry, reply)
-      if (this.retries.size > RETRY_MEMORY) this.retries.delete(this.retries.keys().next().value as string)
+    if (!isWrite) return runCommand(cmd, this.context(connectionId))
+    await this.writeTurns.next()
+    let reply: Uint8Array
+    try {
+      const retry = retryKey(cmd)
+      const replayed = retry === undefined ? undefined : this.retries.get(retry)
+      if (replayed) return replayed
+      reply = await runCommand(cmd, this.context(connectionId))
+      if (retry !== undefined) {
+        this.retries.set(retry, reply)
+        if (this.retries.size > RETRY_MEMORY) this.retries.delete(this.retries.keys().next().value as string)
+      }
+    } finally {
+      this.writeTurns.done()
     }
     try {
       await this.store.commit(wantsSync(cmd))
