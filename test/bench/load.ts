@@ -18,6 +18,8 @@ export interface LoadSpec {
   databasePid?: number
   /** Load before the measurement (default 2 s): JIT, pools, first-sight writes. */
   warmUpSeconds?: number
+  /** The database's command counters by name, read around the measurement. */
+  databaseCommands?: () => Promise<ReadonlyMap<string, number>>
 }
 
 export interface LoadResult {
@@ -32,6 +34,8 @@ export interface LoadResult {
   /** CPU seconds the target process tree and the database used during the measurement. */
   targetCpuSeconds: number
   databaseCpuSeconds: number
+  /** Database commands per request during the measurement, by name (when databaseCommands was given). */
+  commandsPerRequest: Map<string, number>
 }
 
 async function fire(spec: LoadSpec, seconds: number, warmUp = false) {
@@ -61,6 +65,7 @@ async function fire(spec: LoadSpec, seconds: number, warmUp = false) {
 export async function load(spec: LoadSpec): Promise<LoadResult> {
   // warm-up: JIT, connection pools, first-sight person writes; slow first requests are expected
   await fire(spec, Math.min(spec.warmUpSeconds ?? 2, spec.seconds), true)
+  const commandsBefore = await spec.databaseCommands?.()
   const rss = sampleRss(spec.pid)
   const targetBefore = cpuSeconds(spec.pid)
   const databaseBefore = spec.databasePid ? cpuSeconds(spec.databasePid) : 0
@@ -69,6 +74,9 @@ export async function load(spec: LoadSpec): Promise<LoadResult> {
   const result = await fire(spec, spec.seconds)
   const cpu = process.cpuUsage(cpuBefore)
   const wallMs = performance.now() - wallBefore
+  const commandsAfter = await spec.databaseCommands?.()
+  const commandsPerRequest = new Map<string, number>()
+  for (const [name, total] of commandsAfter ?? []) commandsPerRequest.set(name, (total - (commandsBefore?.get(name) ?? 0)) / result['2xx'])
   return {
     rps: result['2xx'] / result.duration,
     p50: result.latency.p50,
@@ -78,5 +86,6 @@ export async function load(spec: LoadSpec): Promise<LoadResult> {
     requests: result['2xx'],
     targetCpuSeconds: cpuSeconds(spec.pid) - targetBefore,
     databaseCpuSeconds: spec.databasePid ? cpuSeconds(spec.databasePid) - databaseBefore : 0,
+    commandsPerRequest,
   }
 }
