@@ -38,6 +38,14 @@ describe('evaluator hash (flags.md §2)', () => {
       }
       expect(differing).to.deep.equal([]);
     });
+
+    it('hashes texts past one SHA-1 block (uuids with the variant salt, 200-character ids) as node:crypto does', () => {
+      const reference = (text: string) => Number(BigInt(`0x${createHash('sha1').update(text, 'utf8').digest('hex').slice(0, 15)}`)) / Number(0xfffffffffffffffn);
+      const ids = ['0190a1b2-c3d4-7e5f-8a9b-0123456789ab', 'x'.repeat(200), '😀'.repeat(200), `ü${'y'.repeat(199)}`];
+      for (const id of ids) {
+        expect(hashFor('a-rather-long-feature-flag-key', id, 'variant')).to.equal(reference(`a-rather-long-feature-flag-key.${id}variant`));
+      }
+    });
   });
 
   describe('consistency tables published by the PostHog SDKs', () => {
