@@ -5,24 +5,19 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { Db, Document } from 'mongodb'
-import { cpuSeconds } from './processes.ts'
+import { measureSlice } from './load.ts'
+import type { CommandCounter, Target } from './load.ts'
 
 export interface InsertManyOptions {
-  seconds: number
   concurrency: number
   batchSize: number
   /** The database process, for its CPU use. */
   databasePid?: number
+  databaseCommands?: CommandCounter
 }
 
-export interface InsertManyResult {
-  eventsPerSecond: number
-  /** CPU microseconds per stored event: the database's, and this process's (the driver's). */
-  databaseCpuUs: number
-  driverCpuUs: number
-}
-
-export async function insertManyBaseline(db: Db, options: InsertManyOptions): Promise<InsertManyResult> {
+/** The baseline as a bench target: its units are stored events, its target CPU this process's (the driver's). */
+export async function insertManyTarget(db: Db, options: InsertManyOptions): Promise<Target> {
   const stored = await db.collection('events').find({}, { projection: { _id: 0 } }).limit(options.batchSize).toArray()
   if (stored.length < options.batchSize) throw new Error(`expected ${options.batchSize} stored events to copy, found ${stored.length}`)
   const target = db.collection('baseline_batch')
@@ -33,8 +28,8 @@ export async function insertManyBaseline(db: Db, options: InsertManyOptions): Pr
   ])
   const writeConcern = { w: 'majority' as const, j: true }
   const batch = (): Document[] => stored.map((doc) => ({ ...doc, uuid: randomUUID(), created_at: new Date() }))
-  const runFor = async (ms: number): Promise<number> => {
-    const until = performance.now() + ms
+  const runFor = async (seconds: number): Promise<{ units: number }> => {
+    const until = performance.now() + seconds * 1000
     let inserted = 0
     await Promise.all(
       Array.from({ length: options.concurrency }, async () => {
@@ -44,18 +39,10 @@ export async function insertManyBaseline(db: Db, options: InsertManyOptions): Pr
         }
       }),
     )
-    return inserted
+    return { units: inserted }
   }
-  await runFor(Math.min(2, options.seconds) * 1000)
-  const started = performance.now()
-  const databaseBefore = options.databasePid ? cpuSeconds(options.databasePid) : 0
-  const driverBefore = process.cpuUsage()
-  const inserted = await runFor(options.seconds * 1000)
-  const driver = process.cpuUsage(driverBefore)
-  const databaseSeconds = options.databasePid ? cpuSeconds(options.databasePid) - databaseBefore : 0
   return {
-    eventsPerSecond: inserted / ((performance.now() - started) / 1000),
-    databaseCpuUs: (databaseSeconds * 1e6) / inserted,
-    driverCpuUs: (driver.user + driver.system) / inserted,
+    warmUp: async () => void (await runFor(2)),
+    slice: (seconds) => measureSlice({ databasePid: options.databasePid, databaseCommands: options.databaseCommands }, () => runFor(seconds)),
   }
 }

@@ -1,91 +1,184 @@
 /**
- * One load run with autocannon (in this process): POST bodies taken in turn from a list, for a
- * fixed time after a short warm-up, with the load generator's own CPU use and the target's peak
- * resident memory measured alongside. Any non-2xx answer or connection error fails the run.
+ * Measurements that share the machine fairly: every figure compares targets (the service, a
+ * baseline) measured in alternating slices of the same run, so that a neighbour's load or a change
+ * of clock speed during the run falls on both sides of the ratio instead of on one. A target is
+ * warmed up once, then each slice adds its requests, CPU seconds, database commands and request
+ * latencies to the target's totals. HTTP targets are driven by autocannon in this process; any
+ * non-2xx answer or connection error fails the run.
  */
 import autocannon from 'autocannon'
 import { cpuSeconds, sampleRss } from './processes.ts'
 
-export interface LoadSpec {
-  url: string
-  path: string
-  bodies: readonly string[]
-  connections: number
+/** What one slice of a target yields; slices add up. */
+export interface Sample {
+  /** Requests answered 2xx (or, for a driver baseline, events stored). */
+  units: number
   seconds: number
-  /** The process serving the load, for its peak RSS and CPU use. */
-  pid: number
-  /** The database process, for its CPU use. */
-  databasePid?: number
-  /** Load before the measurement (default 2 s): JIT, pools, first-sight writes. */
-  warmUpSeconds?: number
-  /** The database's command counters by name, read around the measurement. */
-  databaseCommands?: () => Promise<ReadonlyMap<string, number>>
+  /** CPU seconds of the process tree serving the load (the driver baseline: this process). */
+  targetCpuSeconds: number
+  databaseCpuSeconds: number
+  /** CPU seconds of this process (the load generator) during the slice. */
+  generatorCpuSeconds: number
+  latenciesMs: number[]
+  /** Database commands run during the slice, by name. */
+  commands: Map<string, number>
+}
+
+export interface Target {
+  warmUp(): Promise<void>
+  slice(seconds: number): Promise<Sample>
+  /** The process whose tree's peak resident memory is reported. */
+  readonly rssPid?: number
 }
 
 export interface LoadResult {
+  /** Units (requests, or events for a driver baseline) per second over all slices. */
   rps: number
   p50: number
   p99: number
   /** CPU used by this process (the load generator) as a share of one core, 0..1+. */
   generatorCpu: number
   peakRssMiB: number
-  /** Requests answered 2xx during the measurement. */
+  /** Units over all slices. */
   requests: number
-  /** CPU seconds the target process tree and the database used during the measurement. */
   targetCpuSeconds: number
   databaseCpuSeconds: number
-  /** Database commands per request during the measurement, by name (when databaseCommands was given). */
+  /** Database commands per unit, by name. */
   commandsPerRequest: Map<string, number>
 }
 
-async function fire(spec: LoadSpec, seconds: number, warmUp = false) {
-  let next = 0
-  const result = await autocannon({
-    url: spec.url,
-    connections: spec.connections,
-    duration: seconds,
-    timeout: 30,
-    requests: [
-      {
-        method: 'POST',
-        path: spec.path,
-        headers: { 'content-type': 'application/json' },
-        setupRequest(request) {
-          request.body = spec.bodies[next++ % spec.bodies.length]
-          return request
-        },
-      },
-    ],
-  })
-  if (!result['2xx'] && !warmUp) throw new Error(`${spec.url}${spec.path}: no request completed within ${seconds} s (the machine may be overloaded; raise BENCH_SECONDS)`)
-  if (result.non2xx || result.errors) throw new Error(`${spec.url}${spec.path}: ${result.non2xx} non-2xx answers, ${result.errors} errors (${result.timeouts} timeouts)`)
-  return result
+/** Commands run so far by name (serverStatus counters), for the database commands of a slice. */
+export type CommandCounter = () => Promise<ReadonlyMap<string, number>>
+
+/**
+ * A pause after each slice: the load generator drops the requests in flight when a slice ends,
+ * and the target finishes them before the next slice (of another target) starts.
+ */
+const SETTLE_MS = 300
+const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS))
+
+/** Measures the targets in `slices` rounds of seconds/slices each, in turn, after warming each up. */
+export async function interleave(targets: readonly Target[], seconds: number, slices = 4): Promise<LoadResult[]> {
+  for (const target of targets) {
+    await target.warmUp()
+    await settle()
+  }
+  const rss = targets.map((t) => (t.rssPid === undefined ? undefined : sampleRss(t.rssPid)))
+  const samples: Sample[][] = targets.map(() => [])
+  for (let round = 0; round < slices; round++) {
+    for (const [i, target] of targets.entries()) {
+      samples[i]!.push(await target.slice(seconds / slices))
+      await settle()
+    }
+  }
+  return samples.map((parts, i) => total(parts, rss[i]?.stop() ?? 0))
 }
 
-export async function load(spec: LoadSpec): Promise<LoadResult> {
-  // warm-up: JIT, connection pools, first-sight person writes; slow first requests are expected
-  await fire(spec, Math.min(spec.warmUpSeconds ?? 2, spec.seconds), true)
-  const commandsBefore = await spec.databaseCommands?.()
-  const rss = sampleRss(spec.pid)
-  const targetBefore = cpuSeconds(spec.pid)
-  const databaseBefore = spec.databasePid ? cpuSeconds(spec.databasePid) : 0
+function total(parts: readonly Sample[], peakRssMiB: number): LoadResult {
+  const sum = (pick: (s: Sample) => number) => parts.reduce((n, s) => n + pick(s), 0)
+  const units = sum((s) => s.units)
+  const wall = sum((s) => s.seconds)
+  const latencies = parts.flatMap((s) => s.latenciesMs).sort((a, b) => a - b)
+  const percentile = (p: number) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]! : 0)
+  const commands = new Map<string, number>()
+  for (const part of parts) for (const [name, n] of part.commands) commands.set(name, (commands.get(name) ?? 0) + n)
+  for (const [name, n] of commands) commands.set(name, n / units)
+  return {
+    rps: units / wall,
+    p50: Math.round(percentile(0.5)),
+    p99: Math.round(percentile(0.99)),
+    generatorCpu: sum((s) => s.generatorCpuSeconds) / wall,
+    peakRssMiB,
+    requests: units,
+    targetCpuSeconds: sum((s) => s.targetCpuSeconds),
+    databaseCpuSeconds: sum((s) => s.databaseCpuSeconds),
+    commandsPerRequest: commands,
+  }
+}
+
+/** Runs `work` and measures the slice around it: wall time, CPU of the three sides, database commands. */
+export async function measureSlice(
+  sides: { targetPid?: number; databasePid?: number; databaseCommands?: CommandCounter },
+  work: () => Promise<{ units: number; latenciesMs?: number[] }>,
+): Promise<Sample> {
+  const commandsBefore = await sides.databaseCommands?.()
+  const targetBefore = sides.targetPid === undefined ? 0 : cpuSeconds(sides.targetPid)
+  const databaseBefore = sides.databasePid === undefined ? 0 : cpuSeconds(sides.databasePid)
   const cpuBefore = process.cpuUsage()
   const wallBefore = performance.now()
-  const result = await fire(spec, spec.seconds)
+  const { units, latenciesMs = [] } = await work()
+  const seconds = (performance.now() - wallBefore) / 1000
   const cpu = process.cpuUsage(cpuBefore)
-  const wallMs = performance.now() - wallBefore
-  const commandsAfter = await spec.databaseCommands?.()
-  const commandsPerRequest = new Map<string, number>()
-  for (const [name, total] of commandsAfter ?? []) commandsPerRequest.set(name, (total - (commandsBefore?.get(name) ?? 0)) / result['2xx'])
+  const generatorCpuSeconds = (cpu.user + cpu.system) / 1e6
+  const commandsAfter = await sides.databaseCommands?.()
+  const commands = new Map<string, number>()
+  for (const [name, n] of commandsAfter ?? []) commands.set(name, n - (commandsBefore?.get(name) ?? 0))
   return {
-    rps: result['2xx'] / result.duration,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    generatorCpu: (cpu.user + cpu.system) / 1000 / wallMs,
-    peakRssMiB: rss.stop(),
-    requests: result['2xx'],
-    targetCpuSeconds: cpuSeconds(spec.pid) - targetBefore,
-    databaseCpuSeconds: spec.databasePid ? cpuSeconds(spec.databasePid) - databaseBefore : 0,
-    commandsPerRequest,
+    units,
+    seconds,
+    targetCpuSeconds: sides.targetPid === undefined ? generatorCpuSeconds : cpuSeconds(sides.targetPid) - targetBefore,
+    databaseCpuSeconds: sides.databasePid === undefined ? 0 : cpuSeconds(sides.databasePid) - databaseBefore,
+    generatorCpuSeconds,
+    latenciesMs,
+    commands,
+  }
+}
+
+export interface HttpLoad {
+  url: string
+  path: string
+  bodies: readonly string[]
+  connections: number
+  /** The process serving the load, for its CPU use and peak RSS. */
+  pid: number
+  databasePid?: number
+  databaseCommands?: CommandCounter
+  /** Load before the first slice (default 2 s): JIT, pools, first-sight writes. */
+  warmUpSeconds?: number
+}
+
+/** POST bodies taken in turn from a list, `connections` at a time, with autocannon. */
+export function httpTarget(spec: HttpLoad): Target {
+  let next = 0
+  const fire = (seconds: number, latenciesMs?: number[]) =>
+    new Promise<number>((resolve, reject) => {
+      const instance = autocannon(
+        {
+          url: spec.url,
+          connections: spec.connections,
+          duration: seconds,
+          timeout: 30,
+          requests: [
+            {
+              method: 'POST',
+              path: spec.path,
+              headers: { 'content-type': 'application/json' },
+              setupRequest(request) {
+                request.body = spec.bodies[next++ % spec.bodies.length]
+                return request
+              },
+            },
+          ],
+        },
+        (error, result) => {
+          if (error) return reject(error)
+          if (result.non2xx || result.errors) return reject(new Error(`${spec.url}${spec.path}: ${result.non2xx} non-2xx answers, ${result.errors} errors (${result.timeouts} timeouts)`))
+          if (latenciesMs && !result['2xx']) return reject(new Error(`${spec.url}${spec.path}: no request completed within ${seconds} s (the machine may be overloaded; raise BENCH_SECONDS)`))
+          resolve(result['2xx'])
+        },
+      )
+      if (latenciesMs) instance.on('response', (_client, statusCode, _bytes, responseTime) => statusCode < 300 && latenciesMs.push(responseTime))
+    })
+  return {
+    rssPid: spec.pid,
+    warmUp: async () => {
+      // slow first requests (JIT, pools, first-sight person writes) are expected here
+      await fire(spec.warmUpSeconds ?? 2)
+    },
+    slice: (seconds) =>
+      measureSlice({ targetPid: spec.pid, databasePid: spec.databasePid, databaseCommands: spec.databaseCommands }, async () => {
+        const latenciesMs: number[] = []
+        return { units: await fire(seconds, latenciesMs), latenciesMs }
+      }),
   }
 }

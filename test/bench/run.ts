@@ -2,20 +2,21 @@
  * `npm run bench`: starts the embedded database, the service (`core/main.ts` with the default
  * config) and the bare node:http baselines on loopback, drives them with autocannon, and prints
  * `bench <name> <value> <unit> ratio <r> vs <baseline>` per figure, then a table. Every ratio
- * compares two measurements of this run, on the same database, with the same payloads.
+ * compares two measurements of this run, on the same database, with the same payloads, taken in
+ * alternating slices (load.ts) so that the machine's drift falls on both sides.
  *
- * Environment: BENCH_SECONDS (per measurement, default 8), BENCH_LOG_LEVEL (the service's, default
- * info as shipped), BENCH_CPU_PROF=<dir> (write the service's --cpu-prof profiles there),
- * BENCH_ONLY=<comma-separated figure names>.
+ * Environment: BENCH_SECONDS (per measurement, default 8), BENCH_SLICES (slices per measurement,
+ * default 4), BENCH_LOG_LEVEL (the service's, default info as shipped), BENCH_CPU_PROF=<dir> (write
+ * the service's --cpu-prof profiles there), BENCH_ONLY=<comma-separated figure names>.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { MongoClient } from 'mongodb'
 import type { Db } from 'mongodb'
-import { load } from './load.ts'
-import type { LoadResult } from './load.ts'
-import { insertManyBaseline } from './insert-many.ts'
+import { httpTarget, interleave } from './load.ts'
+import type { LoadResult, Target } from './load.ts'
+import { insertManyTarget } from './insert-many.ts'
 import { evaluatorFigure } from './evaluator.ts'
 import { storeFlagsPersons } from './flags.ts'
 import { BATCH_SIZE, batchBodies, benchUsers, flagDefinitions, flagsBodies, singleBodies, USER_COUNT } from './payloads.ts'
@@ -23,6 +24,8 @@ import { startBaselines, startMongo, startService } from './processes.ts'
 import type { Child, ServiceSettings } from './processes.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
+/** Each target's measurement comes in this many slices, alternating with the other targets' of its figure. */
+const SLICES = Number(process.env.BENCH_SLICES ?? 4)
 const ONLY = process.env.BENCH_ONLY?.split(',')
 const ADMIN_KEY = 'bench-admin-key-0123456789'
 const wanted = (name: string) => !ONLY || ONLY.includes(name)
@@ -93,43 +96,59 @@ async function main(): Promise<void> {
     await client.connect()
     const db = client.db('bench')
     const databasePid = mongo.process.pid!
-    const run = (url: string, p: string, bodies: readonly string[], connections: number, target = pid, warmUpSeconds = 2): Promise<LoadResult> =>
-      load({ url, path: p, bodies, connections, seconds: SECONDS, pid: target, databasePid, warmUpSeconds, databaseCommands: () => commandTotals(db) })
+    const commands = () => commandTotals(db)
+    const http = (url: string, p: string, bodies: readonly string[], connections: number, target = pid, warmUpSeconds = 2): Target =>
+      httpTarget({ url, path: p, bodies, connections, pid: target, databasePid, warmUpSeconds, databaseCommands: commands })
+    const measure = (targets: Target[]) => interleave(targets, SECONDS, SLICES)
 
-    let rawInsertMany = 0
     if (wanted('capture_batch_personless') || wanted('capture_batch_persons')) {
       const personless = batchBodies(token, 200, false)
       // one batch stored before the load, so the baseline has the service's documents to copy
       const seed = await fetch(`${service.url}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: personless[0] })
       if (seed.status !== 200) throw new Error(`POST /batch/ answered ${seed.status}: ${await seed.text()}`)
-      const service1 = await run(service.url, '/batch/', personless, 8)
-      const baseline = await insertManyBaseline(db, { seconds: SECONDS, concurrency: 8, batchSize: BATCH_SIZE, databasePid })
-      rawInsertMany = baseline.eventsPerSecond
-      const eps = service1.rps * BATCH_SIZE
-      const costs = `${cpuPerUnit(service1, BATCH_SIZE)}; baseline: database ${baseline.databaseCpuUs.toFixed(0)} µs, driver ${baseline.driverCpuUs.toFixed(0)} µs per event`
-      report({ name: 'capture_batch_personless', value: eps, unit: 'events/s', ratio: eps / rawInsertMany, baseline: `mongodb_insertMany(${round(rawInsertMany)} events/s)`, target: '≥ 0.8', met: eps / rawInsertMany >= 0.8, peakRssMiB: service1.peakRssMiB, note: costs })
-    }
-    if (wanted('capture_batch_persons')) {
-      const persons = await run(service.url, '/batch/', batchBodies(token, 200, true), 8)
-      const eps = persons.rps * BATCH_SIZE
-      report({ name: 'capture_batch_persons', value: eps, unit: 'events/s', ratio: eps / rawInsertMany, baseline: `mongodb_insertMany(${round(rawInsertMany)} events/s)`, target: '≥ 0.4', met: eps / rawInsertMany >= 0.4, peakRssMiB: persons.peakRssMiB, note: `${USER_COUNT} users, 1/3 $identify with $set; ${cpuPerUnit(persons, BATCH_SIZE)}` })
+      const baselineTarget = await insertManyTarget(db, { concurrency: 8, batchSize: BATCH_SIZE, databasePid, databaseCommands: commands })
+      const [service1, baseline] = await measure([http(service.url, '/batch/', personless, 8), baselineTarget])
+      const rawInsertMany = baseline!.rps
+      const baselineName = `mongodb_insertMany(${round(rawInsertMany)} events/s)`
+      if (wanted('capture_batch_personless')) {
+        const eps = service1!.rps * BATCH_SIZE
+        const costs = `${cpuPerUnit(service1!, BATCH_SIZE)}; baseline: database ${((baseline!.databaseCpuSeconds * 1e6) / baseline!.requests).toFixed(0)} µs, driver ${((baseline!.targetCpuSeconds * 1e6) / baseline!.requests).toFixed(0)} µs per event`
+        report({ name: 'capture_batch_personless', value: eps, unit: 'events/s', ratio: eps / rawInsertMany, baseline: baselineName, target: '≥ 0.8', met: eps / rawInsertMany >= 0.8, peakRssMiB: service1!.peakRssMiB, note: costs })
+      }
+      if (wanted('capture_batch_persons')) {
+        // after figure 1, whose events are personless: its $identify events merge figure 1's anonymous ids,
+        // so the two alternating would measure a mix; the baseline alternates again, beside this figure
+        const [persons, again] = await measure([http(service.url, '/batch/', batchBodies(token, 200, true), 8), baselineTarget])
+        const eps = persons!.rps * BATCH_SIZE
+        const ratio = eps / again!.rps
+        report({ name: 'capture_batch_persons', value: eps, unit: 'events/s', ratio, baseline: `mongodb_insertMany(${round(again!.rps)} events/s)`, target: '≥ 0.4', met: ratio >= 0.4, peakRssMiB: persons!.peakRssMiB, note: `${USER_COUNT} users, 1/3 $identify with $set; ${cpuPerUnit(persons!, BATCH_SIZE)}` })
+      }
     }
     if (wanted('capture_single')) {
       const bodies = singleBodies(token, 1000)
-      const ours = await run(service.url, '/i/v0/e/', bodies, 32)
-      const bare = await run(baselines.url, '/i/v0/e/', bodies, 32, baselines.process.pid!)
-      const costs = `${cpuPerUnit(ours, 1)}; baseline: ${cpuPerUnit(bare, 1)}`
-      report({ name: 'capture_single', value: ours.rps, unit: 'req/s', ratio: ours.rps / bare.rps, baseline: `node_http_insertOne(${round(bare.rps)} req/s)`, target: '≥ 0.7', met: ours.rps / bare.rps >= 0.7, peakRssMiB: ours.peakRssMiB, note: costs })
+      const [ours, bare] = await measure([http(service.url, '/i/v0/e/', bodies, 32), http(baselines.url, '/i/v0/e/', bodies, 32, baselines.process.pid!)])
+      const costs = `${cpuPerUnit(ours!, 1)}; baseline: ${cpuPerUnit(bare!, 1)}`
+      report({ name: 'capture_single', value: ours!.rps, unit: 'req/s', ratio: ours!.rps / bare!.rps, baseline: `node_http_insertOne(${round(bare!.rps)} req/s)`, target: '≥ 0.7', met: ours!.rps / bare!.rps >= 0.7, peakRssMiB: ours!.peakRssMiB, note: costs })
     }
     const users = benchUsers(USER_COUNT)
-    let flags1: LoadResult | undefined
     if (wanted('flags_latency') || wanted('workers_scaling')) {
       await storeFlagsPersons(service.url, token, users.slice(0, 2000))
       const bodies = flagsBodies(token, users.slice(0, 2000))
-      flags1 = await run(service.url, '/flags/?v=2', bodies, 32)
-      const echo = await run(baselines.url, '/echo', bodies, 32, baselines.process.pid!)
-      const ratio = flags1.rps / echo.rps
-      report({ name: 'flags_latency', value: flags1.rps, unit: 'req/s', ratio, baseline: `node_http_json_echo(${round(echo.rps)} req/s)`, target: 'p99 ≤ 10 ms, ratio ≥ 0.3', met: flags1.p99 <= 10 && ratio >= 0.3, peakRssMiB: flags1.peakRssMiB, note: `p50 ${flags1.p50} ms, p99 ${flags1.p99} ms; ${cpuPerUnit(flags1, 1, 'request')}` })
+      const targets = [http(service.url, '/flags/?v=2', bodies, 32), http(baselines.url, '/echo', bodies, 32, baselines.process.pid!)]
+      if (wanted('workers_scaling')) {
+        // both services run side by side on the same database, so that their slices can alternate
+        const two = await startService({ ...settings, dataDir: `${settings.dataDir}-2`, workers: 2 })
+        children.push(two)
+        // twice the warm-up: each of the two fresh workers gets about the warm-up requests the single one got
+        targets.push(http(two.url, '/flags/?v=2', bodies, 32, two.process.pid!, 4))
+      }
+      const [flags1, echo, flags2] = await measure(targets)
+      const ratio = flags1!.rps / echo!.rps
+      report({ name: 'flags_latency', value: flags1!.rps, unit: 'req/s', ratio, baseline: `node_http_json_echo(${round(echo!.rps)} req/s)`, target: 'p99 ≤ 10 ms, ratio ≥ 0.3', met: flags1!.p99 <= 10 && ratio >= 0.3, peakRssMiB: flags1!.peakRssMiB, note: `p50 ${flags1!.p50} ms, p99 ${flags1!.p99} ms; ${cpuPerUnit(flags1!, 1, 'request')}` })
+      if (flags2) {
+        const scaling = flags2.rps / flags1!.rps
+        report({ name: 'workers_scaling', value: flags2.rps, unit: 'req/s', ratio: scaling, baseline: `1_worker(${round(flags1!.rps)} req/s)`, target: '≥ 1.3', met: scaling >= 1.3, peakRssMiB: flags2.peakRssMiB, note: `load generator CPU ${(flags2.generatorCpu * 100).toFixed(0)}% of a core with 2 workers, ${(flags1!.generatorCpu * 100).toFixed(0)}% with 1; p99 ${flags2.p99} ms; ${cpuPerUnit(flags2, 1, 'request')}` })
+      }
     }
     if (wanted('evaluator_vs_posthog_node')) {
       const figure = await evaluatorFigure(service.url, token, String(project.secret_api_token), users)
@@ -137,15 +156,6 @@ async function main(): Promise<void> {
       const ratio = figure.oursPerSecond / figure.posthogNodePerSecond
       report({ name: 'evaluator_vs_posthog_node', value: figure.oursPerSecond, unit: 'users/s', ratio, baseline: `posthog-node(${round(figure.posthogNodePerSecond)} users/s)`, target: '≥ 2, no mismatch', met: ratio >= 2 && figure.mismatches.length === 0, note: `${figure.flagsPerUser} flags per user, ${figure.mismatches.length} mismatches in ${users.length * figure.flagsPerUser} pairs` })
       if (figure.mismatches.length) process.exitCode = 1
-    }
-    if (wanted('workers_scaling') && flags1) {
-      await service.stop()
-      const two = await startService({ ...settings, workers: 2 })
-      children.push(two)
-      // twice the warm-up: each of the two fresh workers gets about the warm-up requests the single one got
-      const flags2 = await run(two.url, '/flags/?v=2', flagsBodies(token, users.slice(0, 2000)), 32, two.process.pid!, 4)
-      const ratio = flags2.rps / flags1.rps
-      report({ name: 'workers_scaling', value: flags2.rps, unit: 'req/s', ratio, baseline: `1_worker(${round(flags1.rps)} req/s)`, target: '≥ 1.3', met: ratio >= 1.3, peakRssMiB: flags2.peakRssMiB, note: `load generator CPU ${(flags2.generatorCpu * 100).toFixed(0)}% of a core with 2 workers, ${(flags1.generatorCpu * 100).toFixed(0)}% with 1; p99 ${flags2.p99} ms; ${cpuPerUnit(flags2, 1, 'request')}` })
     }
     await client.close()
   } finally {
