@@ -42,7 +42,7 @@ export async function insertManyTarget(db: Db, options: InsertManyOptions): Prom
     return { units: inserted }
   }
   return {
-    warmUp: async () => void (await runFor(2)),
+    warmUp: async (seconds = 2) => void (await runFor(seconds)),
     slice: (seconds) => measureSlice({ databasePid: options.databasePid, databaseCommands: options.databaseCommands }, () => runFor(seconds)),
   }
 }

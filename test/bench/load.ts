@@ -25,7 +25,8 @@ export interface Sample {
 }
 
 export interface Target {
-  warmUp(): Promise<void>
+  /** Load that is not measured: the target's own warm-up length by default. */
+  warmUp(seconds?: number): Promise<void>
   slice(seconds: number): Promise<Sample>
   /** The process whose tree's peak resident memory is reported. */
   readonly rssPid?: number
@@ -56,6 +57,12 @@ export type CommandCounter = () => Promise<ReadonlyMap<string, number>>
  */
 const SETTLE_MS = 300
 const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS))
+/**
+ * Unmeasured load before every later slice: a service that sat idle while the other targets ran
+ * answers its first requests slower (fresh connections, caches taken by the others), which would
+ * otherwise count against the heavier target once per slice.
+ */
+const RESUME_SECONDS = 1
 
 /** Measures the targets in `slices` rounds of seconds/slices each, in turn, after warming each up. */
 export async function interleave(targets: readonly Target[], seconds: number, slices = 4): Promise<LoadResult[]> {
@@ -67,6 +74,7 @@ export async function interleave(targets: readonly Target[], seconds: number, sl
   const samples: Sample[][] = targets.map(() => [])
   for (let round = 0; round < slices; round++) {
     for (const [i, target] of targets.entries()) {
+      if (round > 0 || targets.length > 1) await target.warmUp(RESUME_SECONDS)
       samples[i]!.push(await target.slice(seconds / slices))
       await settle()
     }
@@ -171,9 +179,9 @@ export function httpTarget(spec: HttpLoad): Target {
     })
   return {
     rssPid: spec.pid,
-    warmUp: async () => {
+    warmUp: async (seconds = spec.warmUpSeconds ?? 2) => {
       // slow first requests (JIT, pools, first-sight person writes) are expected here
-      await fire(spec.warmUpSeconds ?? 2)
+      await fire(seconds)
     },
     slice: (seconds) =>
       measureSlice({ targetPid: spec.pid, databasePid: spec.databasePid, databaseCommands: spec.databaseCommands }, async () => {
