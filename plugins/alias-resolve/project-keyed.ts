@@ -13,6 +13,10 @@ export class ProjectKeyed<V> {
     return this.projects.get(projectId)?.get(key)
   }
 
+  delete(projectId: number, key: string): void {
+    if (this.projects.get(projectId)?.delete(key)) this.count--
+  }
+
   set(projectId: number, key: string, value: V): void {
     if (this.count >= this.limit) {
       this.projects.clear()

@@ -36,4 +36,58 @@ describe('decide PersonReader', () => {
     expect((await reader.byDistinctId(1, 'late'))?.properties).to.deep.equal({ plan: 'pro' })
     await db.dropDatabase()
   })
+
+  it('remembers the person id of a distinct id, and still reads the person fresh each time', async () => {
+    const db = client.db(testDbName('person-reader'))
+    await db.collection(PERSON_COLLECTIONS.distinctIds).insertOne({ project_id: 1, distinct_id: 'd', person_id: 'p', version: 0 })
+    await db.collection(PERSON_COLLECTIONS.persons).insertOne({ project_id: 1, id: 'p', properties: { plan: 'free' }, is_identified: true, created_at: new Date(0), version: 0 })
+    const reader = new PersonReader(db)
+    expect((await reader.byDistinctId(1, 'd'))?.properties).to.deep.equal({ plan: 'free' })
+    await db.collection(PERSON_COLLECTIONS.persons).updateOne({ project_id: 1, id: 'p' }, { $set: { properties: { plan: 'pro' }, version: 1 } })
+    finds.length = 0
+    expect((await reader.byDistinctId(1, 'd'))?.properties).to.deep.equal({ plan: 'pro' })
+    expect(finds).to.deep.equal([PERSON_COLLECTIONS.persons])
+    await db.dropDatabase()
+  })
+
+  it('follows a merge: the remembered person is gone, so the mapping is read again and the survivor answers', async () => {
+    const db = client.db(testDbName('person-reader'))
+    const persons = db.collection(PERSON_COLLECTIONS.persons)
+    const mappings = db.collection(PERSON_COLLECTIONS.distinctIds)
+    await mappings.insertMany([
+      { project_id: 1, distinct_id: 'anon', person_id: 'a', version: 0 },
+      { project_id: 1, distinct_id: 'user', person_id: 'b', version: 0 },
+    ])
+    await persons.insertMany([
+      { project_id: 1, id: 'a', properties: { side: 'anon' }, is_identified: false, created_at: new Date(0), version: 0 },
+      { project_id: 1, id: 'b', properties: { side: 'user' }, is_identified: true, created_at: new Date(0), version: 0 },
+    ])
+    const reader = new PersonReader(db)
+    expect((await reader.byDistinctId(1, 'anon'))?.properties).to.deep.equal({ side: 'anon' })
+    // what alias-resolve's merge does: move the ids to the survivor, then delete the merged-away person
+    await mappings.updateMany({ project_id: 1, person_id: 'a' }, { $set: { person_id: 'b' } })
+    await persons.deleteOne({ project_id: 1, id: 'a' })
+    finds.length = 0
+    expect((await reader.byDistinctId(1, 'anon'))?.properties).to.deep.equal({ side: 'user' })
+    expect(finds).to.deep.equal([PERSON_COLLECTIONS.persons, PERSON_COLLECTIONS.distinctIds, PERSON_COLLECTIONS.persons])
+    finds.length = 0
+    expect((await reader.byDistinctId(1, 'anon'))?.properties).to.deep.equal({ side: 'user' })
+    expect(finds).to.deep.equal([PERSON_COLLECTIONS.persons])
+    await db.dropDatabase()
+  })
+
+  it('answers null once the person and its ids are deleted, and does not remember an id without a person', async () => {
+    const db = client.db(testDbName('person-reader'))
+    await db.collection(PERSON_COLLECTIONS.distinctIds).insertOne({ project_id: 1, distinct_id: 'd', person_id: 'p', version: 0 })
+    await db.collection(PERSON_COLLECTIONS.persons).insertOne({ project_id: 1, id: 'p', properties: {}, is_identified: false, created_at: new Date(0), version: 0 })
+    const reader = new PersonReader(db)
+    expect(await reader.byDistinctId(1, 'd')).to.not.equal(null)
+    await db.collection(PERSON_COLLECTIONS.persons).deleteOne({ project_id: 1, id: 'p' })
+    await db.collection(PERSON_COLLECTIONS.distinctIds).deleteOne({ project_id: 1, distinct_id: 'd' })
+    expect(await reader.byDistinctId(1, 'd')).to.equal(null)
+    finds.length = 0
+    expect(await reader.byDistinctId(1, 'd')).to.equal(null)
+    expect(finds).to.deep.equal([PERSON_COLLECTIONS.distinctIds])
+    await db.dropDatabase()
+  })
 })
