@@ -9,6 +9,7 @@
 import { expect } from 'chai'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import fc from 'fast-check'
+import { BSON } from 'mongodb'
 import type { Db, ObjectId } from 'mongodb'
 import { startTestService } from '../../helpers/service.ts'
 import type { TestService } from '../../helpers/service.ts'
@@ -63,6 +64,24 @@ async function verifyAndClearEvents(db: Db, projectId: number): Promise<number> 
   }
   for (let i = 0; i < ids.length; i += DELETE_CHUNK) await events.deleteMany({ _id: { $in: ids.slice(i, i + DELETE_CHUNK) } })
   return ids.length
+}
+
+/**
+ * The persons the run left: how many, and the largest one's property count and size. Fuzzed
+ * distinct ids repeat (short strings), so their persons gather every random `$set` key, and each
+ * new event of theirs carries the whole bag as `person_properties`: why the checks slow over a run.
+ */
+async function personFigures(db: Db, projectId: number): Promise<string> {
+  let count = 0
+  let maxKeys = 0
+  let maxBytes = 0
+  for await (const person of db.collection('persons').find({ project_id: projectId }, { projection: { _id: 0, properties: 1 } })) {
+    count++
+    const properties = (person.properties ?? {}) as Record<string, unknown>
+    maxKeys = Math.max(maxKeys, Object.keys(properties).length)
+    maxBytes = Math.max(maxBytes, BSON.calculateObjectSize(properties))
+  }
+  return `${count} persons, the largest with ${maxKeys} properties (${Math.round(maxBytes / 1024)} KB)`
 }
 
 describe(`fuzzing capture and flags (${RUNS} bodies, seed ${SEED}, ${CONCURRENCY} at a time)`, function () {
@@ -137,7 +156,7 @@ describe(`fuzzing capture and flags (${RUNS} bodies, seed ${SEED}, ${CONCURRENCY
       )
       await verify()
     } finally {
-      console.log(`      fuzz: ${figures()}`)
+      console.log(`      fuzz: ${figures()}; ${await personFigures(t.service.storage.db, t.project.id)}`)
       loopDelay.disable()
     }
     expect((retained() - heapStart) / MB, 'main-thread heap retained').to.be.below(RETAINED_HEAP_BOUND_MB)
