@@ -7,7 +7,8 @@ import type { PersonDocument, PersonStore, ResolvedPerson } from './person-store
 import { PersonContentionError, backoff } from './person-store.ts'
 import { isIllegalDistinctId } from './illegal-ids.ts'
 import { personUuid } from './person-uuid.ts'
-import { hasOwn, layered, ownValue } from './properties.ts'
+import { hasOwn, layered, ownValue, PERSON_PROPERTIES_SIZE_VIOLATION, withinPersonPropertiesLimit } from './properties.ts'
+import type { Properties } from './properties.ts'
 
 /** Bounded optimistic retries; each one re-reads what a concurrent writer changed. */
 export const MAX_ATTEMPTS = 16
@@ -62,7 +63,9 @@ export async function merge(store: PersonStore, event: IngestEvent, ctx: EventCo
       })
       result = await identified(store, intoPerson)
     } else {
-      const survivor = await mergePersons(store, intoPerson, otherPerson)
+      const survivor = await mergePersons(store, intoPerson, otherPerson, () =>
+        ctx.warn(PERSON_PROPERTIES_SIZE_VIOLATION, { personId: intoPerson.id, distinctId: into, eventUuid: event.uuid, message: 'Person properties exceeds size limit and was rejected' }),
+      )
       result = survivor && { person: survivor, created: false }
     }
     if (result) return result
@@ -103,12 +106,14 @@ async function identified(store: PersonStore, person: PersonDocument): Promise<R
 /**
  * Merges `other` into `into`: properties with the survivor winning, the earlier created_at,
  * identified, version max + 1; then every distinct id moves and `other` is deleted. Returns null
- * when `into` changed since it was read, so the caller starts over from fresh reads.
+ * when `into` changed since it was read, so the caller starts over from fresh reads. Properties
+ * that would together pass the size limit are not merged: the survivor keeps its own (as PostHog's
+ * database refuses the merged row), and `oversize` is told.
  */
-export async function mergePersons(store: PersonStore, into: PersonDocument, other: PersonDocument): Promise<PersonDocument | null> {
+export async function mergePersons(store: PersonStore, into: PersonDocument, other: PersonDocument, oversize: () => void = () => undefined): Promise<PersonDocument | null> {
   const projectId = into.project_id
   let survivor = await store.writePerson(into, {
-    properties: layered(other.properties, into.properties),
+    properties: mergedProperties(other.properties, into.properties, oversize),
     created_at: into.created_at.getTime() <= other.created_at.getTime() ? into.created_at : other.created_at,
     is_identified: true,
     version: Math.max(into.version, other.version) + 1,
@@ -130,10 +135,18 @@ export async function mergePersons(store: PersonStore, into: PersonDocument, oth
   return survivor
 }
 
+/** `under` laid beneath `over`, or `over` alone when the two would pass the size limit. */
+function mergedProperties(under: Properties, over: Properties, oversize: () => void): Properties {
+  const merged = layered(under, over)
+  if (withinPersonPropertiesLimit(merged)) return merged
+  oversize()
+  return over
+}
+
 async function foldInto(store: PersonStore, survivor: PersonDocument, source: PersonDocument): Promise<PersonDocument> {
   let current: PersonDocument | null = survivor
   for (let attempt = 0; attempt < MAX_ATTEMPTS && current; attempt++) {
-    const written = await store.writePerson(current, { properties: layered(source.properties, current.properties) })
+    const written = await store.writePerson(current, { properties: mergedProperties(source.properties, current.properties, () => undefined) })
     if (written) return written
     await backoff(attempt)
     current = await store.findById(current.project_id, current.id)

@@ -31,6 +31,24 @@ export function layered(under: unknown, over: unknown): Properties {
   return result
 }
 
+/**
+ * PostHog's limit on one person's properties: its database refuses a person row whose properties
+ * take more than 655,360 bytes (`pg_column_size`, after compression), and ingestion then keeps the
+ * person as it was and records `person_properties_size_violation`. Compressed size cannot be
+ * reproduced here, so the limit applies to the JSON's UTF-8 bytes: stricter for very repetitive
+ * values, never looser. It also keeps a person and each event carrying its properties far below
+ * MongoDB's 16 MB document limit.
+ */
+export const PERSON_PROPERTIES_LIMIT_BYTES = 655_360
+export const PERSON_PROPERTIES_SIZE_VIOLATION = 'person_properties_size_violation'
+
+export function withinPersonPropertiesLimit(properties: Properties): boolean {
+  const json = JSON.stringify(properties)
+  // a UTF-8 byte is at least one UTF-16 unit and at most three: skip the count when the answer is sure
+  if (json.length * 3 <= PERSON_PROPERTIES_LIMIT_BYTES) return true
+  return json.length <= PERSON_PROPERTIES_LIMIT_BYTES && Buffer.byteLength(json, 'utf8') <= PERSON_PROPERTIES_LIMIT_BYTES
+}
+
 export const hasOwn = (object: Properties, key: string): boolean => Object.prototype.hasOwnProperty.call(object, key)
 
 export const ownValue = (object: Properties, key: string): unknown => (hasOwn(object, key) ? object[key] : undefined)

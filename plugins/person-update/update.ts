@@ -7,7 +7,7 @@ import type { EventContext, IngestEvent } from '../../core/plugin-api.ts'
 import type { PersonDocument, PersonStore } from '../alias-resolve/person-store.ts'
 import { PersonContentionError, backoff } from '../alias-resolve/person-store.ts'
 import { MAX_ATTEMPTS } from '../alias-resolve/merge.ts'
-import { layered } from '../alias-resolve/properties.ts'
+import { layered, PERSON_PROPERTIES_SIZE_VIOLATION, withinPersonPropertiesLimit } from '../alias-resolve/properties.ts'
 import { NOT_NORMALISED_EVENTS, normaliseForPerson, operationsOf } from './normalise.ts'
 import type { PersonOperations } from './normalise.ts'
 import { applyOperations } from './property-ops.ts'
@@ -36,7 +36,8 @@ export function creationProperties(event: IngestEvent, created: Record<string, u
   if (event.event === '$groupidentify' || NO_PERSON_UPDATE_EVENTS.has(event.event)) return created
   const ops = operationsOf(normalisedProperties(event))
   const change = applyOperations(created, ops, { event: event.event, ...options, ignoreUnset: true })
-  return change.write ? change.properties : created
+  // too large: the person is created without them, and the update step records the violation
+  return change.write && withinPersonPropertiesLimit(change.properties) ? change.properties : created
 }
 
 export async function updateEvent(store: PersonStore, event: IngestEvent, ctx: EventContext, options: UpdateOptions): Promise<IngestEvent | undefined> {
@@ -53,7 +54,7 @@ export async function updateEvent(store: PersonStore, event: IngestEvent, ctx: E
   let personProperties = person?.properties ?? event.person.properties
   if (!NO_PERSON_UPDATE_EVENTS.has(event.event)) {
     const opOptions: OperationOptions = { event: event.event, ...options, ignoreUnset: handed?.created === true }
-    ;({ person, properties: personProperties } = await writeOperations(store, ctx.project.id, event, person, ops, opOptions))
+    ;({ person, properties: personProperties } = await writeOperations(store, ctx, event, person, ops, opOptions))
   }
   const id = person?.id ?? event.person.id
   const createdAt = person?.created_at ?? event.person.createdAt
@@ -63,15 +64,22 @@ export async function updateEvent(store: PersonStore, event: IngestEvent, ctx: E
 
 /**
  * Optimistic loop: compute from the person as read, write if it is still at that version, else
- * re-read and compute again. A person merged away in between is found again by distinct_id.
+ * re-read and compute again. A person merged away in between is found again by distinct_id. A
+ * change that would take the person past the size limit is not written (PostHog's database
+ * refuses it): the person stays as it was and the violation is recorded.
  */
-async function writeOperations(store: PersonStore, projectId: number, event: IngestEvent, start: PersonDocument | null, ops: PersonOperations, options: OperationOptions): Promise<{ person: PersonDocument; properties: Record<string, unknown> }> {
+async function writeOperations(store: PersonStore, ctx: EventContext, event: IngestEvent, start: PersonDocument | null, ops: PersonOperations, options: OperationOptions): Promise<{ person: PersonDocument; properties: Record<string, unknown> }> {
+  const projectId = ctx.project.id
   let person = start
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     person ??= await store.findByDistinctId(projectId, event.distinctId, event.timestamp)
     if (!person) break
     const change = applyOperations(person.properties, ops, options)
     if (!change.write) return { person, properties: change.properties }
+    if (!withinPersonPropertiesLimit(change.properties)) {
+      ctx.warn(PERSON_PROPERTIES_SIZE_VIOLATION, { personId: person.id, distinctId: event.distinctId, eventUuid: event.uuid, message: 'Person properties exceeds size limit and was rejected' })
+      return { person, properties: person.properties }
+    }
     const written = await store.writePerson(person, { properties: change.properties })
     if (written) return { person: written, properties: written.properties }
     await backoff(attempt)

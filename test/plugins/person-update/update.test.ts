@@ -152,4 +152,53 @@ describe('person-update step', () => {
       expect(await stored(projectId, 'u')).to.deep.include({ version: 1 })
     })
   })
+
+  describe('the person properties size limit (655,360 bytes, PostHog)', () => {
+    const big = (n: number) => 'x'.repeat(n * 1024)
+
+    it('does not write a $set that would take the person past the limit: the person stays as it was, with a warning', async () => {
+      const projectId = nextProjectId()
+      await ingest(projectId, { distinctId: 'u', properties: { $set: { a: big(400) } } })
+      const before = await stored(projectId, 'u')
+      const ctx = contextFor(projectId)
+      const resolved = await resolveEvent(t.store(), personEvent({ distinctId: 'u', properties: { $set: { b: big(300) } } }), ctx, resolveOptions)
+      const event = (await updateEvent(t.store(), resolved, ctx, options))!
+      const after = await stored(projectId, 'u')
+      expect(after.version).to.equal(before.version)
+      expect(Object.keys(after.properties)).to.not.include('b')
+      expect(ctx.warnings.map((w) => w.type)).to.deep.equal(['person_properties_size_violation'])
+      expect(ctx.warnings[0]!.details).to.include({ personId: before.id, distinctId: 'u', eventUuid: resolved.uuid })
+      // the event is kept, and shows what it set, as an event whose write was skipped does
+      expect(event.person!.properties.b).to.have.length(300 * 1024)
+      // a $set that fits still writes
+      await ingest(projectId, { distinctId: 'u', properties: { $set: { c: 1 } } })
+      expect((await stored(projectId, 'u')).properties.c).to.equal(1)
+    })
+
+    it('creates a person whose first $set is too large without it, and records the violation', async () => {
+      const projectId = nextProjectId()
+      const ctx = contextFor(projectId)
+      const store = t.store()
+      const resolved = await resolveEvent(store, personEvent({ distinctId: 'u', properties: { $set: { huge: big(700) } } }), ctx, resolveOptions)
+      await updateEvent(store, resolved, ctx, options)
+      const person = await stored(projectId, 'u')
+      expect(Object.keys(person.properties)).to.not.include('huge')
+      expect(ctx.warnings.map((w) => w.type)).to.deep.equal(['person_properties_size_violation'])
+      // the creation hook (alias-resolve inserts the person with what it answers) leaves them out too
+      expect(plain(creationProperties(personEvent({ distinctId: 'v', properties: { $set: { huge: big(700) } } }), { $creator_event_uuid: 'e' }, options))).to.deep.equal({ $creator_event_uuid: 'e' })
+    })
+
+    it('merges two persons whose properties together pass the limit keeping the survivor\'s own, with a warning', async () => {
+      const projectId = nextProjectId()
+      await ingest(projectId, { distinctId: 'anon', properties: { $set: { a: big(400) } } })
+      await ingest(projectId, { distinctId: 'user', properties: { $set: { b: big(400), plan: 'pro' } } })
+      const ctx = contextFor(projectId)
+      await resolveEvent(t.store(), personEvent({ event: '$merge_dangerously', distinctId: 'user', properties: { alias: 'anon' } }), ctx, resolveOptions)
+      const anon = await stored(projectId, 'anon')
+      const user = await stored(projectId, 'user')
+      expect(anon.id).to.equal(user.id)
+      expect(Object.keys(user.properties)).to.include.members(['b', 'plan']).and.not.include('a')
+      expect(ctx.warnings.map((w) => w.type)).to.deep.equal(['person_properties_size_violation'])
+    })
+  })
 })
