@@ -126,7 +126,7 @@ export async function mergePersons(store: PersonStore, into: PersonDocument, oth
     const changed = await store.findById(projectId, source.id)
     if (!changed) break // a concurrent merge of the same pair deleted it
     if (attempt >= MAX_ATTEMPTS) throw new PersonContentionError(`deleting merged person ${source.id}`)
-    survivor = await foldInto(store, survivor, changed)
+    survivor = await foldInto(store, survivor, changed, oversize)
     await store.moveDistinctIds(projectId, source.id, survivor.id)
     source = changed
   }
@@ -143,10 +143,10 @@ function mergedProperties(under: Properties, over: Properties, oversize: () => v
   return over
 }
 
-async function foldInto(store: PersonStore, survivor: PersonDocument, source: PersonDocument): Promise<PersonDocument> {
+async function foldInto(store: PersonStore, survivor: PersonDocument, source: PersonDocument, oversize: () => void): Promise<PersonDocument> {
   let current: PersonDocument | null = survivor
   for (let attempt = 0; attempt < MAX_ATTEMPTS && current; attempt++) {
-    const written = await store.writePerson(current, { properties: mergedProperties(source.properties, current.properties, () => undefined) })
+    const written = await store.writePerson(current, { properties: mergedProperties(source.properties, current.properties, oversize) })
     if (written) return written
     await backoff(attempt)
     current = await store.findById(current.project_id, current.id)
