@@ -3,6 +3,7 @@ import type { CommandStartedEvent, MongoClient } from 'mongodb'
 import { PersonReader } from '../../../../plugins/decide/store/person-reader.ts'
 import { PERSON_COLLECTIONS } from '../../../../plugins/alias-resolve/person-store.ts'
 import { monitoredClient, testDbName } from '../../../helpers/mongo.ts'
+import { insertPerson } from './db.ts'
 
 describe('decide PersonReader', () => {
   let client: MongoClient
@@ -39,8 +40,7 @@ describe('decide PersonReader', () => {
 
   it('remembers the person id of a distinct id, and still reads the person fresh each time', async () => {
     const db = client.db(testDbName('person-reader'))
-    await db.collection(PERSON_COLLECTIONS.distinctIds).insertOne({ project_id: 1, distinct_id: 'd', person_id: 'p', version: 0 })
-    await db.collection(PERSON_COLLECTIONS.persons).insertOne({ project_id: 1, id: 'p', properties: { plan: 'free' }, is_identified: true, created_at: new Date(0), version: 0 })
+    await insertPerson(db, 1, 'p', ['d'], { plan: 'free' })
     const reader = new PersonReader(db)
     expect((await reader.byDistinctId(1, 'd'))?.properties).to.deep.equal({ plan: 'free' })
     await db.collection(PERSON_COLLECTIONS.persons).updateOne({ project_id: 1, id: 'p' }, { $set: { properties: { plan: 'pro' }, version: 1 } })
@@ -54,14 +54,8 @@ describe('decide PersonReader', () => {
     const db = client.db(testDbName('person-reader'))
     const persons = db.collection(PERSON_COLLECTIONS.persons)
     const mappings = db.collection(PERSON_COLLECTIONS.distinctIds)
-    await mappings.insertMany([
-      { project_id: 1, distinct_id: 'anon', person_id: 'a', version: 0 },
-      { project_id: 1, distinct_id: 'user', person_id: 'b', version: 0 },
-    ])
-    await persons.insertMany([
-      { project_id: 1, id: 'a', properties: { side: 'anon' }, is_identified: false, created_at: new Date(0), version: 0 },
-      { project_id: 1, id: 'b', properties: { side: 'user' }, is_identified: true, created_at: new Date(0), version: 0 },
-    ])
+    await insertPerson(db, 1, 'a', ['anon'], { side: 'anon' })
+    await insertPerson(db, 1, 'b', ['user'], { side: 'user' })
     const reader = new PersonReader(db)
     expect((await reader.byDistinctId(1, 'anon'))?.properties).to.deep.equal({ side: 'anon' })
     // what alias-resolve's merge does: move the ids to the survivor, then delete the merged-away person
@@ -78,8 +72,7 @@ describe('decide PersonReader', () => {
 
   it('answers null once the person and its ids are deleted, and does not remember an id without a person', async () => {
     const db = client.db(testDbName('person-reader'))
-    await db.collection(PERSON_COLLECTIONS.distinctIds).insertOne({ project_id: 1, distinct_id: 'd', person_id: 'p', version: 0 })
-    await db.collection(PERSON_COLLECTIONS.persons).insertOne({ project_id: 1, id: 'p', properties: {}, is_identified: false, created_at: new Date(0), version: 0 })
+    await insertPerson(db, 1, 'p', ['d'])
     const reader = new PersonReader(db)
     expect(await reader.byDistinctId(1, 'd')).to.not.equal(null)
     await db.collection(PERSON_COLLECTIONS.persons).deleteOne({ project_id: 1, id: 'p' })
