@@ -7,7 +7,7 @@ import type { PersonDocument, PersonStore, ResolvedPerson } from './person-store
 import { PersonContentionError, backoff } from './person-store.ts'
 import { isIllegalDistinctId } from './illegal-ids.ts'
 import { personUuid } from './person-uuid.ts'
-import { hasOwn, layered, ownValue, PERSON_PROPERTIES_SIZE_VIOLATION, withinPersonPropertiesLimit } from './properties.ts'
+import { hasOwn, layered, ownValue, warnPersonPropertiesSize, withinPersonPropertiesLimit } from './properties.ts'
 import type { Properties } from './properties.ts'
 
 /** Bounded optimistic retries; each one re-reads what a concurrent writer changed. */
@@ -63,9 +63,7 @@ export async function merge(store: PersonStore, event: IngestEvent, ctx: EventCo
       })
       result = await identified(store, intoPerson)
     } else {
-      const survivor = await mergePersons(store, intoPerson, otherPerson, () =>
-        ctx.warn(PERSON_PROPERTIES_SIZE_VIOLATION, { personId: intoPerson.id, distinctId: into, eventUuid: event.uuid, message: 'Person properties exceeds size limit and was rejected' }),
-      )
+      const survivor = await mergePersons(store, intoPerson, otherPerson, () => warnPersonPropertiesSize(ctx, intoPerson.id, into, event.uuid))
       result = survivor && { person: survivor, created: false }
     }
     if (result) return result

@@ -3,6 +3,8 @@
  * `constructor`). They are built on null-prototype objects and read through own keys only, so a
  * name is always data: it never reaches `Object.prototype` and never reads an inherited member.
  */
+import type { EventContext } from '../../core/plugin-api.ts'
+
 export type Properties = Record<string, unknown>
 
 export const isPlainObject = (value: unknown): value is Properties => typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -40,7 +42,11 @@ export function layered(under: unknown, over: unknown): Properties {
  * MongoDB's 16 MB document limit.
  */
 export const PERSON_PROPERTIES_LIMIT_BYTES = 655_360
-export const PERSON_PROPERTIES_SIZE_VIOLATION = 'person_properties_size_violation'
+
+/** Records the ingestion warning PostHog records when it refuses a person's properties. */
+export function warnPersonPropertiesSize(ctx: Pick<EventContext, 'warn'>, personId: string, distinctId: string, eventUuid: string): void {
+  ctx.warn('person_properties_size_violation', { personId, distinctId, eventUuid, message: 'Person properties exceeds size limit and was rejected' })
+}
 
 export function withinPersonPropertiesLimit(properties: Properties): boolean {
   const json = JSON.stringify(properties)

@@ -7,7 +7,7 @@ import type { EventContext, IngestEvent } from '../../core/plugin-api.ts'
 import type { PersonDocument, PersonStore } from '../alias-resolve/person-store.ts'
 import { PersonContentionError, backoff } from '../alias-resolve/person-store.ts'
 import { MAX_ATTEMPTS } from '../alias-resolve/merge.ts'
-import { layered, PERSON_PROPERTIES_SIZE_VIOLATION, withinPersonPropertiesLimit } from '../alias-resolve/properties.ts'
+import { layered, warnPersonPropertiesSize, withinPersonPropertiesLimit } from '../alias-resolve/properties.ts'
 import { NOT_NORMALISED_EVENTS, normaliseForPerson, operationsOf } from './normalise.ts'
 import type { PersonOperations } from './normalise.ts'
 import { applyOperations } from './property-ops.ts'
@@ -77,7 +77,7 @@ async function writeOperations(store: PersonStore, ctx: EventContext, event: Ing
     const change = applyOperations(person.properties, ops, options)
     if (!change.write) return { person, properties: change.properties }
     if (!withinPersonPropertiesLimit(change.properties)) {
-      ctx.warn(PERSON_PROPERTIES_SIZE_VIOLATION, { personId: person.id, distinctId: event.distinctId, eventUuid: event.uuid, message: 'Person properties exceeds size limit and was rejected' })
+      warnPersonPropertiesSize(ctx, person.id, event.distinctId, event.uuid)
       return { person, properties: person.properties }
     }
     const written = await store.writePerson(person, { properties: change.properties })
