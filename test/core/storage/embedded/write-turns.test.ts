@@ -1,31 +1,24 @@
 import { expect } from 'chai'
-import { mkdtempSync, rmSync } from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
 import { MongoClient } from 'mongodb'
-import { startEmbeddedMongo, type EmbeddedMongo } from '../../../../core/storage/embedded/index.ts'
+import { testDbName, testMongoUrl } from '../../../helpers/mongo.ts'
 import { WriteTurns } from '../../../../core/storage/embedded/write-turns.ts'
 
 describe('embedded MongoDB write turns', function () {
   this.timeout(60_000)
-  let dataDir: string
-  let server: EmbeddedMongo
   let client: MongoClient
+  const dbName = testDbName('turns')
 
   before(async () => {
-    dataDir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-turns-'))
-    server = await startEmbeddedMongo({ dataDir, syncIntervalMs: 60_000 })
-    client = await MongoClient.connect(server.url, { maxPoolSize: 10 })
+    client = await MongoClient.connect(await testMongoUrl(), { maxPoolSize: 10 })
   })
 
   after(async () => {
+    await client?.db(dbName).dropDatabase()
     await client?.close()
-    await server?.close()
-    rmSync(dataDir, { recursive: true, force: true })
   })
 
   it('applies and answers concurrent writes and a read of other connections', async () => {
-    const db = client.db('turns')
+    const db = client.db(dbName)
     const big = db.collection('big')
     await big.insertMany(Array.from({ length: 40_000 }, (_, i) => ({ a: i, b: `value ${i}` })))
     await db.collection('small').insertOne({ _id: 1 as never, ok: true })
