@@ -2,11 +2,15 @@
  * The bare node:http baselines, run as their own process like the service:
  * - `POST /i/v0/e/`: parse the JSON event, store it with `insertOne` (same indexes and write
  *   concern as sink-mongo), answer `{"status":1}` (figure 3);
- * - `POST /echo`: parse the JSON body and send it back (figure 4's ceiling for any JSON endpoint).
+ * - `POST /echo`: parse the JSON body and send it back (figure 4's baseline: any JSON endpoint's limit);
+ * - `PUT /ceiling/definitions`, then `POST /ceiling/flags`: the flags endpoint's work without
+ *   framework or database (ceiling.ts), figure 4's reference for what is reachable at all.
  */
 import http from 'node:http'
 import { randomUUID } from 'node:crypto'
 import { MongoClient } from 'mongodb'
+import { FlagsCeiling } from './ceiling.ts'
+import type { SdkDefinitions } from './flags.ts'
 
 const client = new MongoClient(process.env.MONGODB_URL!)
 await client.connect()
@@ -32,10 +36,21 @@ function send(res: http.ServerResponse, status: number, body: string): void {
   res.end(body)
 }
 
+let ceiling: FlagsCeiling | undefined
+
 const server = http.createServer(async (req, res) => {
   try {
     if (req.url === '/health') return send(res, 200, '{"status":"ok"}')
+    if (req.url === '/ceiling/flags' && ceiling) {
+      const body = ceiling.answer(await readBody(req))
+      res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length })
+      return res.end(body)
+    }
     const parsed = JSON.parse(await readBody(req)) as Record<string, unknown>
+    if (req.url === '/ceiling/definitions') {
+      ceiling = new FlagsCeiling(parsed as unknown as SdkDefinitions)
+      return send(res, 200, '{"status":1}')
+    }
     if (req.url === '/echo') return send(res, 200, JSON.stringify(parsed))
     const now = new Date()
     await events.insertOne(

@@ -6,8 +6,9 @@
  */
 import { PostHog } from 'posthog-node'
 import { evaluateFlags } from '../../plugins/decide/evaluator/index.ts'
-import type { EvaluationInput } from '../../plugins/decide/evaluator/index.ts'
 import type { BenchUser } from './payloads.ts'
+import { sdkDefinitions } from './flags.ts'
+import type { SdkDefinitions } from './flags.ts'
 
 type Values = Record<string, string | boolean>
 
@@ -16,12 +17,6 @@ export interface EvaluatorFigure {
   posthogNodePerSecond: number
   flagsPerUser: number
   mismatches: string[]
-}
-
-interface SdkDefinitions {
-  flags: EvaluationInput['flags']
-  group_type_mapping: Record<string, string>
-  cohorts: EvaluationInput['cohorts']
 }
 
 function ours(definitions: SdkDefinitions, user: BenchUser, now: number): Values {
@@ -55,9 +50,7 @@ async function timedAsync<T>(users: readonly BenchUser[], run: (user: BenchUser)
 }
 
 export async function evaluatorFigure(serviceUrl: string, token: string, secretKey: string, users: readonly BenchUser[]): Promise<EvaluatorFigure> {
-  const response = await fetch(`${serviceUrl}/flags/definitions?token=${encodeURIComponent(token)}&send_cohorts`, { headers: { Authorization: `Bearer ${secretKey}` } })
-  if (!response.ok) throw new Error(`/flags/definitions answered ${response.status}`)
-  const definitions = (await response.json()) as SdkDefinitions
+  const definitions = await sdkDefinitions(serviceUrl, token, secretKey)
   const sdk = new PostHog(token, { host: serviceUrl, personalApiKey: secretKey, featureFlagsPollingInterval: 600_000, flushAt: 1000, flushInterval: 0, fetchRetryCount: 0 })
   try {
     if (!(await sdk.waitForLocalEvaluationReady(10_000))) throw new Error('posthog-node did not load the definitions')

@@ -3,7 +3,8 @@
  * config) and the bare node:http baselines on loopback, drives them with autocannon, and prints
  * `bench <name> <value> <unit> ratio <r> vs <baseline>` per figure, then a table. Every ratio
  * compares two measurements of this run, on the same database, with the same payloads, taken in
- * alternating slices (load.ts) so that the machine's drift falls on both sides.
+ * alternating slices (load.ts) so that the machine's drift falls on both sides. Beside figure 4 it
+ * prints `flags_ceiling`, a reference: the flags work alone in bare node:http (ceiling.ts).
  *
  * Environment: BENCH_SECONDS (per measurement, default 8), BENCH_SLICES (slices per measurement,
  * default 4), BENCH_LOG_LEVEL (the service's, default info as shipped), BENCH_CPU_PROF=<dir> (write
@@ -18,7 +19,7 @@ import { httpTarget, interleave } from './load.ts'
 import type { LoadResult, Target } from './load.ts'
 import { insertManyTarget } from './insert-many.ts'
 import { evaluatorFigure } from './evaluator.ts'
-import { storeFlagsPersons } from './flags.ts'
+import { assertSameFlagValues, sdkDefinitions, storeFlagsPersons } from './flags.ts'
 import { BATCH_SIZE, batchBodies, benchUsers, flagDefinitions, flagsBodies, singleBodies, USER_COUNT } from './payloads.ts'
 import { startBaselines, startMongo, startService } from './processes.ts'
 import type { Child, ServiceSettings } from './processes.ts'
@@ -38,6 +39,8 @@ interface Figure {
   baseline: string
   target: string
   met: boolean
+  /** Not one of the issue's figures: printed for comparison, neither met nor missed. */
+  reference?: boolean
   peakRssMiB?: number
   note?: string
 }
@@ -134,7 +137,10 @@ async function main(): Promise<void> {
     if (wanted('flags_latency') || wanted('workers_scaling')) {
       await storeFlagsPersons(service.url, token, users.slice(0, 2000))
       const bodies = flagsBodies(token, users.slice(0, 2000))
-      const targets = [http(service.url, '/flags/?v=2', bodies, 32), http(baselines.url, '/echo', bodies, 32, baselines.process.pid!)]
+      await admin(baselines, 'PUT', '/ceiling/definitions', await sdkDefinitions(service.url, token, String(project.secret_api_token)))
+      await assertSameFlagValues(`${service.url}/flags/?v=2`, `${baselines.url}/ceiling/flags`, bodies.slice(0, 20))
+      const baselinePid = baselines.process.pid!
+      const targets = [http(service.url, '/flags/?v=2', bodies, 32), http(baselines.url, '/echo', bodies, 32, baselinePid), http(baselines.url, '/ceiling/flags', bodies, 32, baselinePid)]
       if (wanted('workers_scaling')) {
         // both services run side by side on the same database, so that their slices can alternate
         const two = await startService({ ...settings, dataDir: `${settings.dataDir}-2`, workers: 2 })
@@ -142,9 +148,12 @@ async function main(): Promise<void> {
         // twice the warm-up: each of the two fresh workers gets about the warm-up requests the single one got
         targets.push(http(two.url, '/flags/?v=2', bodies, 32, two.process.pid!, 4))
       }
-      const [flags1, echo, flags2] = await measure(targets)
+      const [flags1, echo, ceiling, flags2] = await measure(targets)
       const ratio = flags1!.rps / echo!.rps
-      report({ name: 'flags_latency', value: flags1!.rps, unit: 'req/s', ratio, baseline: `node_http_json_echo(${round(echo!.rps)} req/s)`, target: 'p99 ≤ 10 ms, ratio ≥ 0.3', met: flags1!.p99 <= 10 && ratio >= 0.3, peakRssMiB: flags1!.peakRssMiB, note: `p50 ${flags1!.p50} ms, p99 ${flags1!.p99} ms; ${cpuPerUnit(flags1!, 1, 'request')}` })
+      const echoName = `node_http_json_echo(${round(echo!.rps)} req/s)`
+      report({ name: 'flags_latency', value: flags1!.rps, unit: 'req/s', ratio, baseline: echoName, target: 'p99 ≤ 10 ms, ratio ≥ 0.3', met: flags1!.p99 <= 10 && ratio >= 0.3, peakRssMiB: flags1!.peakRssMiB, note: `p50 ${flags1!.p50} ms, p99 ${flags1!.p99} ms; ${cpuPerUnit(flags1!, 1, 'request')}` })
+      const ceilingNote = `the same evaluation and response JSON in bare node:http, properties from the request: no Koa, no database; p50 ${ceiling!.p50} ms, p99 ${ceiling!.p99} ms; ${cpuPerUnit(ceiling!, 1, 'request')}`
+      report({ name: 'flags_ceiling', value: ceiling!.rps, unit: 'req/s', ratio: ceiling!.rps / echo!.rps, baseline: echoName, target: '-', met: false, reference: true, note: ceilingNote })
       if (flags2) {
         const scaling = flags2.rps / flags1!.rps
         report({ name: 'workers_scaling', value: flags2.rps, unit: 'req/s', ratio: scaling, baseline: `1_worker(${round(flags1!.rps)} req/s)`, target: '≥ 1.3', met: scaling >= 1.3, peakRssMiB: flags2.peakRssMiB, note: `load generator CPU ${(flags2.generatorCpu * 100).toFixed(0)}% of a core with 2 workers, ${(flags1!.generatorCpu * 100).toFixed(0)}% with 1; p99 ${flags2.p99} ms; ${cpuPerUnit(flags2, 1, 'request')}` })
@@ -166,7 +175,8 @@ async function main(): Promise<void> {
 }
 
 function printTable(elapsedMs: number): void {
-  const rows = figures.map((f) => [f.name, `${round(f.value)} ${f.unit}`, f.ratio.toFixed(2), f.target, f.met ? 'met' : 'MISSED', f.peakRssMiB === undefined ? '-' : `${f.peakRssMiB.toFixed(0)} MiB`])
+  const status = (f: Figure) => (f.reference ? 'reference' : f.met ? 'met' : 'MISSED')
+  const rows = figures.map((f) => [f.name, `${round(f.value)} ${f.unit}`, f.ratio.toFixed(2), f.target, status(f), f.peakRssMiB === undefined ? '-' : `${f.peakRssMiB.toFixed(0)} MiB`])
   const header = ['figure', 'value', 'ratio', 'target', '', 'peak RSS']
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ')

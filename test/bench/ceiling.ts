@@ -1,0 +1,50 @@
+/**
+ * Figure 4's ceiling, served by the baselines process: the service's own flags work (body parsing,
+ * prepared evaluation of the same definitions, response JSON) in a bare node:http handler, with
+ * the person and group properties taken from the request instead of read from the database. No
+ * Koa, no project lookup, no database round trip: what the flags endpoint could reach on this
+ * machine if everything but the evaluation and the HTTP exchange cost nothing. It answers the same
+ * values as the service for the bench's users (run.ts checks one body of each).
+ */
+import { randomUUID } from 'node:crypto'
+import { evaluateFlags, prepareFlags } from '../../plugins/decide/evaluator/index.ts'
+import type { PreparedFlags, Properties } from '../../plugins/decide/evaluator/index.ts'
+import { parseFlagsJson, readFlagsBody } from '../../plugins/decide/http/flags-request.ts'
+import { flagsResponseJson } from '../../plugins/decide/http/response-json.ts'
+import { shapeFor } from '../../plugins/decide/http/responses.ts'
+import type { SdkDefinitions } from './flags.ts'
+
+const V2 = shapeFor('/flags/', '2')
+
+export class FlagsCeiling {
+  private readonly prepared: PreparedFlags
+  private readonly groupIndexByName: Map<string, number>
+
+  constructor(private readonly definitions: SdkDefinitions) {
+    this.prepared = prepareFlags(definitions.flags)
+    this.groupIndexByName = new Map(Object.entries(definitions.group_type_mapping).map(([index, name]) => [name, Number(index)]))
+  }
+
+  /** The `/flags/?v=2` answer to a JSON body, as the service would give it with these stored properties. */
+  answer(text: string): Buffer {
+    const fields = readFlagsBody(parseFlagsJson(text))
+    const groupProperties: Record<number, Properties> = {}
+    for (const [name, properties] of Object.entries(fields.group_properties ?? {})) {
+      const index = this.groupIndexByName.get(name)
+      if (index !== undefined) groupProperties[index] = { ...properties }
+    }
+    const result = evaluateFlags({
+      flags: this.definitions.flags,
+      prepared: this.prepared,
+      cohorts: this.definitions.cohorts,
+      groupTypeMapping: { ...this.definitions.group_type_mapping },
+      distinctId: fields.distinct_id,
+      personPropertyOverrides: fields.person_properties ?? null,
+      groups: fields.groups ?? null,
+      groupPropertyOverrides: fields.group_properties ?? null,
+      database: { status: 'loaded', person: { properties: { ...fields.person_properties } }, groupProperties },
+      now: new Date(),
+    })
+    return Buffer.from(flagsResponseJson({}, V2, result, { requestId: randomUUID(), evaluatedAt: Date.now() }))
+  }
+}
