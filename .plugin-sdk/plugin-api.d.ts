@@ -73,6 +73,15 @@ export interface EventContext {
     readonly logger: Logger;
     /** Record an ingestion warning that does not drop the event (capture.md §2.13). */
     warn(type: string, details?: Record<string, unknown>): void;
+    /**
+     * Shared by the events that run through the steps one after another with this one (those of its
+     * distinct_id in this request; all of a historical migration's) and by nothing else; dropped
+     * when they are done. A step may keep here, under a key of its own, what it read or wrote for
+     * the next of them, so that a request of 100 events of one person does not read that person 100
+     * times. Another process can change the data meanwhile: keep only what the step's own writes
+     * check (alias-resolve keeps persons, whose writes check their version).
+     */
+    readonly sequence: Map<string, unknown>;
 }
 /** What a sink receives: the events of one request that survived every step, in order. */
 export interface SinkBatch {

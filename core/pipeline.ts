@@ -74,13 +74,14 @@ export class Pipeline {
     await Promise.all(
       [...byKey].map(([key, indexes]) =>
         this.order.run(`${request.project.id}:${key}`, async () => {
-          for (const index of indexes) slots[index] = await this.runEvent(request, request.events[index], events[index], warnings, deadLetters)
+          const sequence = new Map<string, unknown>()
+          for (const index of indexes) slots[index] = await this.runEvent(request, request.events[index], events[index], sequence, warnings, deadLetters)
         }),
       ),
     )
   }
 
-  private async runEvent(request: IngestRequest, raw: WireEvent, event: IngestEvent, warnings: WarningBatch, deadLetters: Record<string, unknown>[]): Promise<Slot> {
+  private async runEvent(request: IngestRequest, raw: WireEvent, event: IngestEvent, sequence: Map<string, unknown>, warnings: WarningBatch, deadLetters: Record<string, unknown>[]): Promise<Slot> {
     const ctx: EventContext = {
       project: request.project,
       raw,
@@ -90,6 +91,7 @@ export class Pipeline {
       historicalMigration: request.historicalMigration,
       logger: this.logger,
       warn: warnFor(warnings, raw),
+      sequence,
     }
     try {
       const { value, droppedBy } = await this.chain.run(event, ctx)

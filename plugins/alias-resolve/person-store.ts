@@ -206,6 +206,7 @@ export class PersonStore {
       if (!(await this.addDistinctId(projectId, personId, distinctId, version))) taken.push(distinctId)
     }
     const person = taken.length < ids.length ? await this.ensurePerson(projectId, personId, init) : null
+    if (person) for (const { distinctId } of ids) if (!taken.includes(distinctId)) this.personIds.set(projectId, distinctId, person.id)
     return { person, taken }
   }
 

@@ -7,6 +7,7 @@ import type { PersonStore, ResolvedPerson } from './person-store.ts'
 import { PersonContentionError, backoff } from './person-store.ts'
 import { MAX_ATTEMPTS, merge, mergeRequestOf } from './merge.ts'
 import { FAKE_PERSON_CREATED_AT, personUuid } from './person-uuid.ts'
+import { SequencePersons } from './sequence-persons.ts'
 import { emptyProperties, hasOwn } from './properties.ts'
 import { copyRecord, withFields } from '../../core/event.ts'
 
@@ -24,9 +25,13 @@ const PROCESS_PERSON_PROFILE = ['$process_person_profile']
 export async function resolveEvent(store: PersonStore, event: IngestEvent, ctx: EventContext, options: ResolveOptions): Promise<IngestEvent> {
   if (event.personless) return resolvePersonless(store, event, ctx, options)
   const request = mergeRequestOf(event)
-  const resolved = (request && (await merge(store, event, ctx, request))) || (await findOrCreate(store, event, ctx.project.id))
+  const sequence = SequencePersons.of(ctx)
+  if (request) sequence.forget()
+  const known = request ? undefined : sequence.get(event.distinctId)
+  const resolved = known ? { person: known, created: false } : (request && (await merge(store, event, ctx, request))) || (await findOrCreate(store, event, ctx.project.id))
   const properties = copyRecord(event.properties, PROCESS_PERSON_PROFILE)
   const { person } = resolved
+  sequence.remember(event.distinctId, person)
   const result: IngestEvent = withFields(event, { properties, person: { id: person.id, properties: person.properties, createdAt: person.created_at, mode: 'full' } })
   store.resolved.set(result, resolved)
   return result
@@ -56,8 +61,10 @@ export async function findOrCreate(store: PersonStore, event: IngestEvent, proje
 async function resolvePersonless(store: PersonStore, event: IngestEvent, ctx: EventContext, options: ResolveOptions): Promise<IngestEvent> {
   const properties = withoutPersonOperations(event.properties)
   const projectId = ctx.project.id
-  const existing = await store.findByDistinctId(projectId, event.distinctId, event.timestamp)
+  const sequence = SequencePersons.of(ctx)
+  const existing = sequence.get(event.distinctId) ?? (await store.findByDistinctId(projectId, event.distinctId, event.timestamp))
   if (existing) {
+    sequence.remember(event.distinctId, existing)
     const upgrade = options.forceUpgrade && existing.created_at.getTime() < event.timestamp.getTime() - options.forceUpgradeAfterMs
     return withFields(event, {
       properties,

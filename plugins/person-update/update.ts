@@ -7,6 +7,7 @@ import type { EventContext, IngestEvent } from '../../core/plugin-api.ts'
 import type { PersonDocument, PersonStore } from '../alias-resolve/person-store.ts'
 import { PersonContentionError, backoff } from '../alias-resolve/person-store.ts'
 import { MAX_ATTEMPTS } from '../alias-resolve/merge.ts'
+import { SequencePersons } from '../alias-resolve/sequence-persons.ts'
 import { layered, warnPersonPropertiesSize, withinPersonPropertiesLimit } from '../alias-resolve/properties.ts'
 import { NOT_NORMALISED_EVENTS, normaliseForPerson, operationsOf } from './normalise.ts'
 import type { PersonOperations } from './normalise.ts'
@@ -55,6 +56,7 @@ export async function updateEvent(store: PersonStore, event: IngestEvent, ctx: E
   if (!NO_PERSON_UPDATE_EVENTS.has(event.event)) {
     const opOptions: OperationOptions = { event: event.event, ...options, ignoreUnset: handed?.created === true }
     ;({ person, properties: personProperties } = await writeOperations(store, ctx, event, person, ops, opOptions))
+    SequencePersons.of(ctx).remember(event.distinctId, person)
   }
   const id = person?.id ?? event.person.id
   const createdAt = person?.created_at ?? event.person.createdAt

@@ -54,4 +54,24 @@ describe('Pipeline', () => {
     await slow
     expect(ended).to.deep.equal(['2/slow', '1/slow'])
   })
+
+  it('gives the events of one distinct_id in one request one sequence, and no other event or request that sequence', async () => {
+    const { hooks, as } = hooksWithOwner()
+    const seen: Array<[string, Map<string, unknown>]> = []
+    as('step', () =>
+      hooks.aliasResolve.tap({ name: 'step' }, (event, ctx) => {
+        seen.push([event.distinctId, ctx.sequence])
+        ctx.sequence.set('count', ((ctx.sequence.get('count') as number | undefined) ?? 0) + 1)
+        return undefined
+      }),
+    )
+    as('sink', () => hooks.sink.tapPromise({ name: 'sink' }, async () => undefined), true)
+    const pipeline = new Pipeline(hooks, client.db(testDbName('pipeline')), pino({ level: 'silent' }))
+    await pipeline.ingest(request(1, ['a', 'b', 'a', 'a']))
+    await pipeline.ingest(request(1, ['a']))
+    const sequences = seen.map(([, sequence]) => sequence)
+    expect(sequences[0]).to.equal(sequences[2]).and.to.equal(sequences[3])
+    expect(new Set(sequences).size).to.equal(3) // a and b of the first request, a of the second
+    expect(sequences.map((sequence) => sequence.get('count'))).to.deep.equal([3, 1, 3, 3, 1])
+  })
 })

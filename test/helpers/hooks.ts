@@ -31,5 +31,6 @@ export const sampleContext = (): EventContext => ({
   historicalMigration: false,
   logger,
   warn: () => undefined,
+  sequence: new Map(),
 })
 

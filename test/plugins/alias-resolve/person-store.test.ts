@@ -130,10 +130,14 @@ describe('alias-resolve person store: remembered person ids', () => {
     await client.close()
   })
 
-  it('reads only the person (fresh) for a distinct id it found before', async () => {
+  it('reads only the person (fresh) for a distinct id it found or created before', async () => {
     const projectId = nextProjectId()
+    const creator = new PersonStore(db)
+    await creator.createPerson(projectId, 'p', [{ distinctId: 'd', version: 0 }], withProperties({ plan: 'free' }))
+    finds.length = 0
+    expect((await creator.findByDistinctId(projectId, 'd', NOW))?.id).to.equal('p')
+    expect(finds).to.deep.equal([PERSON_COLLECTIONS.persons])
     const store = new PersonStore(db)
-    await store.createPerson(projectId, 'p', [{ distinctId: 'd', version: 0 }], withProperties({ plan: 'free' }))
     finds.length = 0
     expect(plain((await store.findByDistinctId(projectId, 'd', NOW))?.properties)).to.deep.equal({ plan: 'free' })
     expect(finds).to.deep.equal([PERSON_COLLECTIONS.distinctIds, PERSON_COLLECTIONS.persons])

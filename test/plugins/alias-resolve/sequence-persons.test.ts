@@ -1,0 +1,91 @@
+import { expect } from 'chai'
+import type { CommandStartedEvent, Db, MongoClient } from 'mongodb'
+import { PERSON_COLLECTIONS, PersonStore, ensurePersonIndexes } from '../../../plugins/alias-resolve/person-store.ts'
+import { resolveEvent } from '../../../plugins/alias-resolve/resolve.ts'
+import { copyProperties } from '../../../plugins/alias-resolve/properties.ts'
+import { updateEvent } from '../../../plugins/person-update/update.ts'
+import type { EventContext, IngestEvent } from '../../../core/plugin-api.ts'
+import { monitoredClient, testDbName } from '../../helpers/mongo.ts'
+import { contextFor, nextProjectId, personEvent, plain } from './fixtures.ts'
+
+const RESOLVE = { forceUpgrade: true, forceUpgradeAfterMs: 60_000 }
+const UPDATE = { skipFilteredWrites: true, setOnceFillsNull: true }
+
+describe('alias-resolve: the persons of a sequence of events', () => {
+  let client: MongoClient
+  let db: Db
+  const finds: string[] = []
+  before(async () => {
+    client = await monitoredClient((event: CommandStartedEvent) => event.commandName === 'find' && finds.push(String(event.command.find)))
+    db = client.db(testDbName('sequence-persons'))
+    await ensurePersonIndexes(db)
+  })
+  after(async () => {
+    await db.dropDatabase()
+    await client.close()
+  })
+
+  /** Both person steps for one event, as the pipeline runs them, in the sequence of `ctx`. */
+  async function run(store: PersonStore, ctx: EventContext, over: Partial<IngestEvent>): Promise<IngestEvent> {
+    const resolved = await resolveEvent(store, personEvent(over), ctx, RESOLVE)
+    return (await updateEvent(store, resolved, ctx, UPDATE)) ?? resolved
+  }
+
+  it('reads the person once for 100 events, each showing the $set of those before it', async () => {
+    const projectId = nextProjectId()
+    const store = new PersonStore(db)
+    await run(store, contextFor(projectId), { distinctId: 'u' })
+    const ctx = contextFor(projectId)
+    finds.length = 0
+    const events: IngestEvent[] = []
+    for (let i = 0; i < 100; i++) events.push(await run(store, ctx, { distinctId: 'u', properties: i % 10 === 0 ? { $set: { n: i } } : {} }))
+    expect(events.map((event) => event.person?.properties.n)).to.deep.equal(events.map((_, i) => Math.floor(i / 10) * 10))
+    expect(finds).to.deep.equal([PERSON_COLLECTIONS.persons])
+    const stored = await new PersonStore(db).findByDistinctId(projectId, 'u', new Date())
+    expect(stored).to.deep.include({ version: 10 })
+    expect(stored?.properties.n).to.equal(90)
+  })
+
+  it('keeps what another process wrote during the sequence: the next write is refused, re-reads and lands on it', async () => {
+    const projectId = nextProjectId()
+    const store = new PersonStore(db)
+    const ctx = contextFor(projectId)
+    await run(store, ctx, { distinctId: 'u', properties: { $set: { mine: 1 } } })
+    const other = new PersonStore(db)
+    const theirs = await other.findByDistinctId(projectId, 'u', new Date())
+    await other.writePerson(theirs!, { properties: copyProperties({ ...theirs!.properties, theirs: 1 }) })
+    // writes nothing: shows the person as the sequence last saw it
+    expect(plain((await run(store, ctx, { distinctId: 'u' })).person?.properties)).to.not.have.property('theirs')
+    const written = await run(store, ctx, { distinctId: 'u', properties: { $set: { mine: 2 } } })
+    expect(plain(written.person?.properties)).to.include({ mine: 2, theirs: 1 })
+    expect(plain((await run(store, ctx, { distinctId: 'u' })).person?.properties)).to.include({ mine: 2, theirs: 1 })
+    expect(plain((await other.findByDistinctId(projectId, 'u', new Date()))?.properties)).to.include({ mine: 2, theirs: 1 })
+  })
+
+  it('follows a merge within the sequence, and shows one person’s writes under each of its ids', async () => {
+    const projectId = nextProjectId()
+    const store = new PersonStore(db)
+    const ctx = contextFor(projectId) // one sequence for several ids, as a historical migration runs
+    const anon = await run(store, ctx, { distinctId: 'anon', properties: { $set: { from: 'anon' } } })
+    await run(store, ctx, { distinctId: 'user', properties: { $set: { from: 'user' } } })
+    const identify = await run(store, ctx, { distinctId: 'user', event: '$identify', properties: { $anon_distinct_id: 'anon' } })
+    const after = await run(store, ctx, { distinctId: 'anon' })
+    expect(after.person?.id).to.equal(identify.person?.id).and.not.equal(anon.person?.id)
+    await run(store, ctx, { distinctId: 'user', properties: { $set: { plan: 'pro' } } })
+    expect(plain((await run(store, ctx, { distinctId: 'anon' })).person?.properties)).to.include({ plan: 'pro', from: 'user' })
+  })
+
+  it('remembers the existing person for personless events too', async () => {
+    const projectId = nextProjectId()
+    const store = new PersonStore(db)
+    await run(store, contextFor(projectId), { distinctId: 'u', properties: { $set: { plan: 'pro' } } })
+    const ctx = contextFor(projectId)
+    finds.length = 0
+    const later = new Date('2026-03-01T12:05:00Z')
+    const events: IngestEvent[] = []
+    for (let i = 0; i < 3; i++) events.push(await resolveEvent(store, personEvent({ distinctId: 'u', personless: true, timestamp: later }), ctx, RESOLVE))
+    expect(events.map((event) => event.person?.mode)).to.deep.equal(['force_upgrade', 'force_upgrade', 'force_upgrade'])
+    expect(plain(events[2]!.person?.properties)).to.include({ plan: 'pro' })
+    expect(finds).to.deep.equal([PERSON_COLLECTIONS.persons])
+  })
+})
