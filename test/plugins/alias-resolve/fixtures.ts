@@ -1,7 +1,7 @@
 /** A real test database with the person indexes, and events and contexts for the person steps. */
 import { MongoClient } from 'mongodb'
-import type { Db } from 'mongodb'
-import { testDbName, testMongoUrl } from '../../helpers/mongo.ts'
+import type { CommandStartedEvent, Db } from 'mongodb'
+import { monitoredClient, testDbName, testMongoUrl } from '../../helpers/mongo.ts'
 import { PersonStore, ensurePersonIndexes } from '../../../plugins/alias-resolve/person-store.ts'
 import type { EventContext, IngestEvent } from '../../../core/plugin-api.ts'
 import { sampleContext } from '../../helpers/hooks.ts'
@@ -20,6 +20,25 @@ export async function openPersonDb(name: string): Promise<PersonDb> {
   await ensurePersonIndexes(db)
   return {
     db,
+    store: () => new PersonStore(db),
+    close: async () => {
+      await db.dropDatabase().catch(() => undefined)
+      await client.close()
+    },
+  }
+}
+
+/** A person database whose client lists the collection of every `find` it sends, in `finds`. */
+export type CountedPersonDb = PersonDb & { readonly finds: string[] }
+
+export async function openCountedPersonDb(name: string): Promise<CountedPersonDb> {
+  const finds: string[] = []
+  const client = await monitoredClient((event: CommandStartedEvent) => event.commandName === 'find' && finds.push(String(event.command.find)))
+  const db = client.db(testDbName(name))
+  await ensurePersonIndexes(db)
+  return {
+    db,
+    finds,
     store: () => new PersonStore(db),
     close: async () => {
       await db.dropDatabase().catch(() => undefined)

@@ -1,18 +1,18 @@
 import { expect } from 'chai'
-import type { CommandStartedEvent, Db, MongoClient } from 'mongodb'
-import { PERSON_COLLECTIONS, PersonStore, ensurePersonIndexes, getDistinctIdsOfPerson, getPersonByDistinctId, isDuplicateKeyError } from '../../../plugins/alias-resolve/person-store.ts'
+import { PERSON_COLLECTIONS, getDistinctIdsOfPerson, getPersonByDistinctId, isDuplicateKeyError } from '../../../plugins/alias-resolve/person-store.ts'
 import { mergePersons } from '../../../plugins/alias-resolve/merge.ts'
 import { copyProperties } from '../../../plugins/alias-resolve/properties.ts'
-import { monitoredClient, testDbName } from '../../helpers/mongo.ts'
-import { nextProjectId, openPersonDb, plain } from './fixtures.ts'
-import type { PersonDb } from './fixtures.ts'
+import { nextProjectId, openCountedPersonDb, plain } from './fixtures.ts'
+import type { CountedPersonDb } from './fixtures.ts'
 
+const NOW = new Date('2026-03-01T12:00:00Z')
+const withProperties = (properties: Record<string, unknown>) => ({ properties: copyProperties(properties), createdAt: NOW, isIdentified: false })
 const init = (over = {}) => ({ properties: copyProperties({}), createdAt: new Date('2026-01-01T00:00:00Z'), isIdentified: false, ...over })
 
 describe('alias-resolve person store', () => {
-  let t: PersonDb
+  let t: CountedPersonDb
   before(async () => {
-    t = await openPersonDb('person-store')
+    t = await openCountedPersonDb('person-store')
   })
   after(() => t.close())
 
@@ -111,74 +111,56 @@ describe('alias-resolve person store', () => {
     await store.recordPersonless(second, 'shared', new Date())
     expect(await t.db.collection('personless_distinct_ids').countDocuments({ distinct_id: 'shared', project_id: { $in: [first, second] } })).to.equal(2)
   })
-})
-
-const NOW = new Date('2026-03-01T12:00:00Z')
-const withProperties = (properties: Record<string, unknown>) => ({ properties: copyProperties(properties), createdAt: NOW, isIdentified: false })
-
-describe('alias-resolve person store: remembered person ids', () => {
-  let client: MongoClient
-  let db: Db
-  const finds: string[] = []
-  before(async () => {
-    client = await monitoredClient((event: CommandStartedEvent) => event.commandName === 'find' && finds.push(String(event.command.find)))
-    db = client.db(testDbName('remembered-person'))
-    await ensurePersonIndexes(db)
-  })
-  after(async () => {
-    await db.dropDatabase()
-    await client.close()
-  })
 
   it('reads only the person (fresh) for a distinct id it found or created before', async () => {
     const projectId = nextProjectId()
-    const creator = new PersonStore(db)
+    const creator = t.store()
     await creator.createPerson(projectId, 'p', [{ distinctId: 'd', version: 0 }], withProperties({ plan: 'free' }))
-    finds.length = 0
+    t.finds.length = 0
     expect((await creator.findByDistinctId(projectId, 'd', NOW))?.id).to.equal('p')
-    expect(finds).to.deep.equal([PERSON_COLLECTIONS.persons])
-    const store = new PersonStore(db)
-    finds.length = 0
+    expect(t.finds).to.deep.equal([PERSON_COLLECTIONS.persons])
+    const store = t.store()
+    t.finds.length = 0
     expect(plain((await store.findByDistinctId(projectId, 'd', NOW))?.properties)).to.deep.equal({ plan: 'free' })
-    expect(finds).to.deep.equal([PERSON_COLLECTIONS.distinctIds, PERSON_COLLECTIONS.persons])
+    expect(t.finds).to.deep.equal([PERSON_COLLECTIONS.distinctIds, PERSON_COLLECTIONS.persons])
     // another process writes the person
-    await new PersonStore(db).writePerson((await store.findById(projectId, 'p'))!, { properties: copyProperties({ plan: 'pro' }) })
-    finds.length = 0
+    await t.store().writePerson((await store.findById(projectId, 'p'))!, { properties: copyProperties({ plan: 'pro' }) })
+    t.finds.length = 0
     const again = await store.findByDistinctId(projectId, 'd', NOW)
     expect(plain(again?.properties)).to.deep.equal({ plan: 'pro' })
     expect(again?.version).to.equal(1)
-    expect(finds).to.deep.equal([PERSON_COLLECTIONS.persons])
+    expect(t.finds).to.deep.equal([PERSON_COLLECTIONS.persons])
   })
 
   it('follows a merge made by another process to the survivor, then remembers the survivor', async () => {
     const projectId = nextProjectId()
-    const store = new PersonStore(db)
-    const other = new PersonStore(db)
+    const store = t.store()
+    const other = t.store()
     await store.createPerson(projectId, 'a', [{ distinctId: 'anon', version: 0 }], withProperties({ side: 'anon' }))
     await store.createPerson(projectId, 'b', [{ distinctId: 'user', version: 0 }], withProperties({ side: 'user' }))
     expect((await store.findByDistinctId(projectId, 'anon', NOW))?.id).to.equal('a')
     const [into, away] = await Promise.all([other.findById(projectId, 'b'), other.findById(projectId, 'a')])
     expect((await mergePersons(other, into!, away!))?.id).to.equal('b')
-    finds.length = 0
+    t.finds.length = 0
     const found = await store.findByDistinctId(projectId, 'anon', NOW)
     expect(found?.id).to.equal('b')
     expect(plain(found?.properties)).to.deep.equal({ side: 'user' })
-    expect(finds).to.deep.equal([PERSON_COLLECTIONS.persons, PERSON_COLLECTIONS.distinctIds, PERSON_COLLECTIONS.persons])
-    finds.length = 0
+    expect(t.finds).to.deep.equal([PERSON_COLLECTIONS.persons, PERSON_COLLECTIONS.distinctIds, PERSON_COLLECTIONS.persons])
+    t.finds.length = 0
     expect((await store.findByDistinctId(projectId, 'anon', NOW))?.id).to.equal('b')
-    expect(finds).to.deep.equal([PERSON_COLLECTIONS.persons])
+    expect(t.finds).to.deep.equal([PERSON_COLLECTIONS.persons])
   })
 
   it('answers null once the person and its ids are gone, and remembers no id without a person', async () => {
     const projectId = nextProjectId()
-    const store = new PersonStore(db)
+    const store = t.store()
     await store.createPerson(projectId, 'p', [{ distinctId: 'd', version: 0 }], withProperties({}))
     expect(await store.findByDistinctId(projectId, 'd', NOW)).to.not.equal(null)
-    await db.collection(PERSON_COLLECTIONS.persons).deleteOne({ project_id: projectId, id: 'p' })
-    await db.collection(PERSON_COLLECTIONS.distinctIds).deleteOne({ project_id: projectId, distinct_id: 'd' })
+    await t.db.collection(PERSON_COLLECTIONS.persons).deleteOne({ project_id: projectId, id: 'p' })
+    await t.db.collection(PERSON_COLLECTIONS.distinctIds).deleteOne({ project_id: projectId, distinct_id: 'd' })
     expect(await store.findByDistinctId(projectId, 'd', NOW)).to.equal(null)
-    finds.length = 0
+    t.finds.length = 0
     expect(await store.findByDistinctId(projectId, 'd', NOW)).to.equal(null)
-    expect(finds).to.deep.equal([PERSON_COLLECTIONS.distinctIds])
+    expect(t.finds).to.deep.equal([PERSON_COLLECTIONS.distinctIds])
   })
 })

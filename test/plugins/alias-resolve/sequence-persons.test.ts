@@ -1,29 +1,22 @@
 import { expect } from 'chai'
-import type { CommandStartedEvent, Db, MongoClient } from 'mongodb'
-import { PERSON_COLLECTIONS, PersonStore, ensurePersonIndexes } from '../../../plugins/alias-resolve/person-store.ts'
+import { PERSON_COLLECTIONS } from '../../../plugins/alias-resolve/person-store.ts'
+import type { PersonStore } from '../../../plugins/alias-resolve/person-store.ts'
 import { resolveEvent } from '../../../plugins/alias-resolve/resolve.ts'
 import { copyProperties } from '../../../plugins/alias-resolve/properties.ts'
 import { updateEvent } from '../../../plugins/person-update/update.ts'
 import type { EventContext, IngestEvent } from '../../../core/plugin-api.ts'
-import { monitoredClient, testDbName } from '../../helpers/mongo.ts'
-import { contextFor, nextProjectId, personEvent, plain } from './fixtures.ts'
+import { contextFor, nextProjectId, openCountedPersonDb, personEvent, plain } from './fixtures.ts'
+import type { CountedPersonDb } from './fixtures.ts'
 
 const RESOLVE = { forceUpgrade: true, forceUpgradeAfterMs: 60_000 }
 const UPDATE = { skipFilteredWrites: true, setOnceFillsNull: true }
 
 describe('alias-resolve: the persons of a sequence of events', () => {
-  let client: MongoClient
-  let db: Db
-  const finds: string[] = []
+  let t: CountedPersonDb
   before(async () => {
-    client = await monitoredClient((event: CommandStartedEvent) => event.commandName === 'find' && finds.push(String(event.command.find)))
-    db = client.db(testDbName('sequence-persons'))
-    await ensurePersonIndexes(db)
+    t = await openCountedPersonDb('sequence-persons')
   })
-  after(async () => {
-    await db.dropDatabase()
-    await client.close()
-  })
+  after(() => t.close())
 
   /** Both person steps for one event, as the pipeline runs them, in the sequence of `ctx`. */
   async function run(store: PersonStore, ctx: EventContext, over: Partial<IngestEvent>): Promise<IngestEvent> {
@@ -33,25 +26,25 @@ describe('alias-resolve: the persons of a sequence of events', () => {
 
   it('reads the person once for 100 events, each showing the $set of those before it', async () => {
     const projectId = nextProjectId()
-    const store = new PersonStore(db)
+    const store = t.store()
     await run(store, contextFor(projectId), { distinctId: 'u' })
     const ctx = contextFor(projectId)
-    finds.length = 0
+    t.finds.length = 0
     const events: IngestEvent[] = []
     for (let i = 0; i < 100; i++) events.push(await run(store, ctx, { distinctId: 'u', properties: i % 10 === 0 ? { $set: { n: i } } : {} }))
     expect(events.map((event) => event.person?.properties.n)).to.deep.equal(events.map((_, i) => Math.floor(i / 10) * 10))
-    expect(finds).to.deep.equal([PERSON_COLLECTIONS.persons])
-    const stored = await new PersonStore(db).findByDistinctId(projectId, 'u', new Date())
+    expect(t.finds).to.deep.equal([PERSON_COLLECTIONS.persons])
+    const stored = await t.store().findByDistinctId(projectId, 'u', new Date())
     expect(stored).to.deep.include({ version: 10 })
     expect(stored?.properties.n).to.equal(90)
   })
 
   it('keeps what another process wrote during the sequence: the next write is refused, re-reads and lands on it', async () => {
     const projectId = nextProjectId()
-    const store = new PersonStore(db)
+    const store = t.store()
     const ctx = contextFor(projectId)
     await run(store, ctx, { distinctId: 'u', properties: { $set: { mine: 1 } } })
-    const other = new PersonStore(db)
+    const other = t.store()
     const theirs = await other.findByDistinctId(projectId, 'u', new Date())
     await other.writePerson(theirs!, { properties: copyProperties({ ...theirs!.properties, theirs: 1 }) })
     // writes nothing: shows the person as the sequence last saw it
@@ -64,7 +57,7 @@ describe('alias-resolve: the persons of a sequence of events', () => {
 
   it('follows a merge within the sequence, and shows one person’s writes under each of its ids', async () => {
     const projectId = nextProjectId()
-    const store = new PersonStore(db)
+    const store = t.store()
     const ctx = contextFor(projectId) // one sequence for several ids, as a historical migration runs
     const anon = await run(store, ctx, { distinctId: 'anon', properties: { $set: { from: 'anon' } } })
     await run(store, ctx, { distinctId: 'user', properties: { $set: { from: 'user' } } })
@@ -77,15 +70,15 @@ describe('alias-resolve: the persons of a sequence of events', () => {
 
   it('remembers the existing person for personless events too', async () => {
     const projectId = nextProjectId()
-    const store = new PersonStore(db)
+    const store = t.store()
     await run(store, contextFor(projectId), { distinctId: 'u', properties: { $set: { plan: 'pro' } } })
     const ctx = contextFor(projectId)
-    finds.length = 0
+    t.finds.length = 0
     const later = new Date('2026-03-01T12:05:00Z')
     const events: IngestEvent[] = []
     for (let i = 0; i < 3; i++) events.push(await resolveEvent(store, personEvent({ distinctId: 'u', personless: true, timestamp: later }), ctx, RESOLVE))
     expect(events.map((event) => event.person?.mode)).to.deep.equal(['force_upgrade', 'force_upgrade', 'force_upgrade'])
     expect(plain(events[2]!.person?.properties)).to.include({ plan: 'pro' })
-    expect(finds).to.deep.equal([PERSON_COLLECTIONS.persons])
+    expect(t.finds).to.deep.equal([PERSON_COLLECTIONS.persons])
   })
 })
