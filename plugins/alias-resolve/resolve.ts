@@ -61,10 +61,9 @@ export async function findOrCreate(store: PersonStore, event: IngestEvent, proje
 async function resolvePersonless(store: PersonStore, event: IngestEvent, ctx: EventContext, options: ResolveOptions): Promise<IngestEvent> {
   const properties = withoutPersonOperations(event.properties)
   const projectId = ctx.project.id
-  const sequence = SequencePersons.of(ctx)
-  const existing = sequence.get(event.distinctId) ?? (await store.findByDistinctId(projectId, event.distinctId, event.timestamp))
+  const existing = SequencePersons.known(ctx, event.distinctId) ?? (await store.findByDistinctId(projectId, event.distinctId, event.timestamp))
   if (existing) {
-    sequence.remember(event.distinctId, existing)
+    SequencePersons.of(ctx).remember(event.distinctId, existing)
     const upgrade = options.forceUpgrade && existing.created_at.getTime() < event.timestamp.getTime() - options.forceUpgradeAfterMs
     return withFields(event, {
       properties,

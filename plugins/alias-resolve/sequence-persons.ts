@@ -26,6 +26,11 @@ export class SequencePersons {
     return found
   }
 
+  /** The person the sequence of `ctx` keeps for `distinctId`, without starting to keep any. */
+  static known(ctx: EventContext, distinctId: string): PersonDocument | undefined {
+    return (ctx.sequence.get(KEY) as SequencePersons | undefined)?.get(distinctId)
+  }
+
   get(distinctId: string): PersonDocument | undefined {
     const id = this.ids.get(distinctId)
     return id === undefined ? undefined : this.persons.get(id)
