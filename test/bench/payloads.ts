@@ -58,6 +58,22 @@ export function batchBodies(token: string, count: number, persons: boolean): str
   })
 }
 
+/**
+ * `count` batch bodies of 100 events of one user each, as posthog-js sends them: pageviews with the
+ * `$set_once` of the user's initial properties, so that only a user's first batch writes its person.
+ */
+export function onePersonBatchBodies(token: string, count: number): string[] {
+  const random = seeded(5)
+  return Array.from({ length: count }, (_, b) => {
+    const user = `user-${Math.floor(random() * USER_COUNT)}`
+    const batch = Array.from({ length: BATCH_SIZE }, (_, e) => {
+      const event = pageview(user, false, b * BATCH_SIZE + e)
+      return { ...event, properties: { ...(event.properties as object), $set_once: { $initial_referrer: '$direct', $initial_current_url: 'https://example.com/' } } }
+    })
+    return JSON.stringify({ api_key: token, batch })
+  })
+}
+
 /** Single-event bodies for POST /i/v0/e/ (personless, so figure 3 measures the request path). */
 export function singleBodies(token: string, count: number): string[] {
   const random = seeded(3)
