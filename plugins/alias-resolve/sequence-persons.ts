@@ -14,6 +14,13 @@ import type { EventContext } from '../../core/plugin-api.ts'
 import type { PersonDocument } from './person-store.ts'
 
 const KEY = 'alias-resolve:persons'
+/**
+ * Persons kept at most per sequence. A sequence is one distinct_id's events, so one person (two
+ * around a merge), except in a historical migration, where every event of the request is one
+ * sequence: there, keeping each of thousands of persons (up to 640 KB of properties each) until
+ * the request ends would hold far more memory than reading them again costs.
+ */
+const MAX_KEPT = 100
 
 export class SequencePersons {
   /** distinct id → person id, and person id → the person as last read or written. */
@@ -38,8 +45,14 @@ export class SequencePersons {
 
   /** The person of `distinctId` as just read or written (one of its other ids sees it too). */
   remember(distinctId: string, person: PersonDocument): void {
+    if (this.persons.size >= MAX_KEPT && !this.persons.has(person.id)) this.forget()
     this.ids.set(distinctId, person.id)
     this.persons.set(person.id, person)
+  }
+
+  /** How many persons the sequence keeps. */
+  get kept(): number {
+    return this.persons.size
   }
 
   forget(): void {

@@ -2,6 +2,7 @@ import { expect } from 'chai'
 import { PERSON_COLLECTIONS } from '../../../plugins/alias-resolve/person-store.ts'
 import type { PersonStore } from '../../../plugins/alias-resolve/person-store.ts'
 import { resolveEvent } from '../../../plugins/alias-resolve/resolve.ts'
+import { SequencePersons } from '../../../plugins/alias-resolve/sequence-persons.ts'
 import { copyProperties } from '../../../plugins/alias-resolve/properties.ts'
 import { updateEvent } from '../../../plugins/person-update/update.ts'
 import type { EventContext, IngestEvent } from '../../../core/plugin-api.ts'
@@ -80,5 +81,16 @@ describe('alias-resolve: the persons of a sequence of events', () => {
     expect(events.map((event) => event.person?.mode)).to.deep.equal(['force_upgrade', 'force_upgrade', 'force_upgrade'])
     expect(plain(events[2]!.person?.properties)).to.include({ plan: 'pro' })
     expect(t.finds).to.deep.equal([PERSON_COLLECTIONS.persons])
+  })
+
+  it('keeps at most 100 persons in one sequence (a historical migration of many ids)', async () => {
+    const projectId = nextProjectId()
+    const store = t.store()
+    const ctx = contextFor(projectId)
+    for (let i = 0; i < 150; i++) await run(store, ctx, { distinctId: `u${i}` })
+    expect(SequencePersons.of(ctx).kept).to.be.within(1, 100)
+    t.finds.length = 0
+    expect((await run(store, ctx, { distinctId: 'u149' })).person?.id).to.be.a('string')
+    expect(t.finds).to.deep.equal([])
   })
 })
