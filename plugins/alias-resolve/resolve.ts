@@ -26,9 +26,14 @@ export async function resolveEvent(store: PersonStore, event: IngestEvent, ctx: 
   if (event.personless) return resolvePersonless(store, event, ctx, options)
   const request = mergeRequestOf(event)
   const sequence = SequencePersons.of(ctx)
-  if (request) sequence.forget()
-  const known = request ? undefined : sequence.get(event.distinctId)
-  const resolved = known ? { person: known, created: false } : (request && (await merge(store, event, ctx, request))) || (await findOrCreate(store, event, ctx.project.id))
+  let resolved: ResolvedPerson
+  if (request) {
+    sequence.forget() // the merge may move ids between persons
+    resolved = (await merge(store, event, ctx, request)) ?? (await findOrCreate(store, event, ctx.project.id))
+  } else {
+    const known = sequence.get(event.distinctId)
+    resolved = known ? { person: known, created: false } : await findOrCreate(store, event, ctx.project.id)
+  }
   const properties = copyRecord(event.properties, PROCESS_PERSON_PROFILE)
   const { person } = resolved
   sequence.remember(event.distinctId, person)
