@@ -10,6 +10,7 @@ import { layered } from './properties.ts'
 import type { IngestEvent } from '../../core/plugin-api.ts'
 import { PersonCommands } from './batched-commands.ts'
 import { ProjectKeyed } from './project-keyed.ts'
+import { RememberedPersonIds } from './remembered-person-ids.ts'
 
 export const PERSON_COLLECTIONS = {
   persons: 'persons',
@@ -95,8 +96,6 @@ const DANGLING_RETRIES = 3
 const DANGLING_WAIT_MS = 15
 /** Personless ids remembered per process so a browsing session does not upsert on every event. */
 const PERSONLESS_CACHE_SIZE = 10_000
-/** Distinct ids whose person id is remembered (ids and uuids of ~40 bytes: a few MB at most). */
-const PERSON_ID_CACHE_SIZE = 50_000
 
 /** What alias-resolve hands on to person-update for one event. */
 export interface ResolvedPerson {
@@ -136,8 +135,8 @@ export class PersonStore {
   readonly resolved = new WeakMap<object, ResolvedPerson>()
   /** The ids this process noted as personless. */
   private readonly recordedPersonless = new ProjectKeyed<true>(PERSONLESS_CACHE_SIZE)
-  /** The person id each distinct id was last found with (see findByDistinctId). */
-  private readonly personIds = new ProjectKeyed<string>(PERSON_ID_CACHE_SIZE)
+  /** The person id each distinct id was last found with: only that person is read next time. */
+  private readonly personIds = new RememberedPersonIds()
   /** Concurrent lookups and inserts (the events of a request, of concurrent requests) share one command. */
   private readonly commands: PersonCommands
 
@@ -158,31 +157,17 @@ export class PersonStore {
     return (await this.commands.findPerson(projectId, id)) ?? null
   }
 
-  /**
-   * The person of a distinct_id. A mapping whose person is missing belongs to a creation in flight
-   * (mapping first, person second); if the person never appears the creator died, and the reader
-   * makes the empty person itself so the id is usable again.
-   *
-   * The person id an id was found with is remembered, and only the person is read again: a
-   * distinct id only leaves a person that is deleted in the same operation (a merge moves the ids,
-   * then deletes the merged-away person, folding in what was written to it meanwhile), so a
-   * remembered person that still exists is the id's person, as a read before the merge would have
-   * found, and a missing one sends the read back to the mapping. The flags' person reader relies
-   * on the same rule.
-   */
-  async findByDistinctId(projectId: number, distinctId: string, now: Date): Promise<PersonDocument | null> {
-    const remembered = this.personIds.get(projectId, distinctId)
-    if (remembered !== undefined) {
-      const person = await this.findById(projectId, remembered)
-      if (person) return person
-      this.personIds.delete(projectId, distinctId)
-    }
-    const person = await this.findThroughMapping(projectId, distinctId, now)
-    if (person) this.personIds.set(projectId, distinctId, person.id)
-    return person
+  /** The person of a distinct_id (remembered-person-ids.ts: often one read of the person alone). */
+  findByDistinctId(projectId: number, distinctId: string, now: Date): Promise<PersonDocument | null> {
+    return this.personIds.find(this, projectId, distinctId, now)
   }
 
-  private async findThroughMapping(projectId: number, distinctId: string, now: Date): Promise<PersonDocument | null> {
+  /**
+   * The person of a distinct_id read through its mapping. A mapping whose person is missing
+   * belongs to a creation in flight (mapping first, person second); if the person never appears
+   * the creator died, and the reader makes the empty person itself so the id is usable again.
+   */
+  async findThroughMapping(projectId: number, distinctId: string, now = new Date()): Promise<PersonDocument | null> {
     let personId: string | undefined
     for (let attempt = 0; attempt <= DANGLING_RETRIES; attempt++) {
       const mapping = await this.commands.findMapping(projectId, distinctId)
@@ -206,7 +191,7 @@ export class PersonStore {
       if (!(await this.addDistinctId(projectId, personId, distinctId, version))) taken.push(distinctId)
     }
     const person = taken.length < ids.length ? await this.ensurePerson(projectId, personId, init) : null
-    if (person) for (const { distinctId } of ids) if (!taken.includes(distinctId)) this.personIds.set(projectId, distinctId, person.id)
+    if (person) for (const { distinctId } of ids) if (!taken.includes(distinctId)) this.personIds.remember(projectId, distinctId, person.id)
     return { person, taken }
   }
 

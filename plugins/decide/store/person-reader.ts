@@ -5,17 +5,13 @@
  * A read joins a batch that is sent after it was made, so it sees every write completed before
  * the call: a `$set` captured a moment ago still decides the next flags call.
  *
- * The mapping (distinct id → person id) is remembered, and the person is always read fresh. That
- * keeps the guarantee because a distinct id only ever leaves a person that is deleted in the same
- * operation: a merge moves the ids of the merged-away person to the survivor, then deletes it
- * (alias-resolve/merge.ts), and nothing else re-points an id. So a remembered person that still
- * exists is the id's person; one that is gone sends the read back to the mapping. A distinct id
- * without a person is not remembered (a person may be created for it at any moment).
+ * The mapping (distinct id → person id) is remembered, and the person is always read fresh, which
+ * keeps that guarantee (alias-resolve/remembered-person-ids.ts, as capture does).
  */
 import type { Db } from 'mongodb'
 import { findAll } from '../../../core/storage/find-all.ts'
 import { Coalescer, byProject } from '../../../core/coalesce.ts'
-import { ProjectKeyed } from '../../alias-resolve/project-keyed.ts'
+import { RememberedPersonIds } from '../../alias-resolve/remembered-person-ids.ts'
 import { PERSON_COLLECTIONS } from '../../alias-resolve/person-store.ts'
 import type { DistinctIdDocument, PersonDocument } from '../../alias-resolve/person-store.ts'
 
@@ -29,13 +25,10 @@ export type FlagsPerson = Pick<PersonDocument, 'id' | 'properties' | 'created_at
 
 const keyId = (key: Key) => `${key.projectId}\u0000${key.value}`
 
-/** Distinct ids whose person id is remembered (ids and uuids of ~40 bytes: a few MB at most). */
-const MAPPING_CACHE_SIZE = 50_000
-
 export class PersonReader {
   private readonly mappings: Coalescer<Key, string>
   private readonly persons: Coalescer<Key, FlagsPerson>
-  private readonly personIds = new ProjectKeyed<string>(MAPPING_CACHE_SIZE)
+  private readonly personIds = new RememberedPersonIds()
 
   constructor(db: Db) {
     const distinctIds = db.collection<DistinctIdDocument>(PERSON_COLLECTIONS.distinctIds)
@@ -60,17 +53,17 @@ export class PersonReader {
     })
   }
 
-  async byDistinctId(projectId: number, distinctId: string): Promise<FlagsPerson | null> {
-    const remembered = this.personIds.get(projectId, distinctId)
-    if (remembered !== undefined) {
-      const person = await this.persons.get({ projectId, value: remembered })
-      if (person) return person
-      this.personIds.delete(projectId, distinctId)
-    }
+  byDistinctId(projectId: number, distinctId: string): Promise<FlagsPerson | null> {
+    return this.personIds.find(this, projectId, distinctId)
+  }
+
+  findById(projectId: number, id: string): Promise<FlagsPerson | undefined> {
+    return this.persons.get({ projectId, value: id })
+  }
+
+  async findThroughMapping(projectId: number, distinctId: string): Promise<FlagsPerson | null> {
     const personId = await this.mappings.get({ projectId, value: distinctId })
     if (personId === undefined) return null
-    const person = await this.persons.get({ projectId, value: personId })
-    if (person) this.personIds.set(projectId, distinctId, personId)
-    return person ?? null
+    return (await this.persons.get({ projectId, value: personId })) ?? null
   }
 }
