@@ -13,6 +13,7 @@ import { errorsAndAccessLog } from './http/errors.ts'
 import { cors } from './http/cors.ts'
 import { staticRoutes } from './http/static-routes.ts'
 import { mountCapture } from './routes/capture.ts'
+import { mountCaptureV1 } from './routes/capture-v1.ts'
 import type { Intake } from './routes/capture.ts'
 import { mountAdmin } from './admin/routes.ts'
 import { renderMetrics } from './metrics.ts'
@@ -50,6 +51,7 @@ export function createApp(deps: AppDeps): Koa {
     ctx.body = renderMetrics()
   })
   mountCapture(router, deps)
+  mountCaptureV1(router, deps)
   mountAdmin(router, { db: deps.storage.db, projects: deps.projects, adminKey: deps.adminKey })
   deps.hooks.routes.call(router)
 

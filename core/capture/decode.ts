@@ -2,7 +2,7 @@
  * Turns the bytes of a capture request into the JSON text it carries (capture.md §1.2).
  * Liberal on purpose: every encoding PostHog SDKs have ever used is accepted on every path.
  */
-import { gunzip } from 'node:zlib'
+import { brotliDecompress, gunzip, inflate } from 'node:zlib'
 import { badRequest, HttpError, tooLarge } from '../errors.ts'
 import { decompressLz64 } from './lz64.ts'
 import {
@@ -96,7 +96,7 @@ function unwrapBase64Text(text: string): string {
 async function decompress(bytes: Buffer, hint: CompressionHint | undefined, maxBytes: number): Promise<string> {
   // Gzip is recognised by its magic bytes whatever the hint says (posthog-js sends it unmarked);
   // a gzip hint on bytes that are not gzip is read as plain text rather than refused.
-  if (hasGzipMagic(bytes)) return utf8(await gunzipBounded(bytes, maxBytes))
+  if (hasGzipMagic(bytes)) return utf8(await decompressBounded('gzip', bytes, maxBytes))
   if (hint === 'lz64') {
     const text = bytes.toString('latin1')
     if (isLooseBase64(text)) return inflateLz64(restorePlus(text).replace(/\s+/g, ''), maxBytes)
@@ -105,14 +105,20 @@ async function decompress(bytes: Buffer, hint: CompressionHint | undefined, maxB
   return utf8(bytes)
 }
 
-function gunzipBounded(bytes: Buffer, maxBytes: number): Promise<Buffer> {
+/** The codecs a request body may be compressed with, by Content-Encoding token. */
+type Decompress = (bytes: Buffer, options: { maxOutputLength: number }, callback: (error: Error | null, output: Buffer) => void) => void
+const CODECS: Record<'gzip' | 'deflate' | 'br', Decompress> = { gzip: gunzip, deflate: inflate, br: brotliDecompress }
+export type Codec = keyof typeof CODECS
+
+/** Decompresses at most `maxBytes`: a larger output is a 413, bytes that are not of the codec a 400. */
+export function decompressBounded(codec: Codec, bytes: Buffer, maxBytes: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    gunzip(bytes, { maxOutputLength: maxBytes }, (error, output) => {
+    CODECS[codec](bytes, { maxOutputLength: maxBytes }, (error, output) => {
       if (!error) return resolve(output)
       if (error instanceof RangeError && (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
         return reject(overDecodedLimit(maxBytes))
       }
-      reject(badRequest('invalid_gzip', `invalid GZIP data: ${error.message}`))
+      reject(badRequest(`invalid_${codec === 'br' ? 'brotli' : codec}`, `invalid ${codec === 'br' ? 'Brotli' : codec.toUpperCase()} data: ${error.message}`))
     })
   })
 }

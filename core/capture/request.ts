@@ -73,7 +73,7 @@ export function parseCaptureRequest(
   }
 }
 
-function parseJson(text: string): unknown {
+export function parseJson(text: string): unknown {
   if (nestsDeeperThan(text, MAX_NESTING)) throw badRequest('too_deeply_nested', `the request nests objects and arrays more than ${MAX_NESTING} levels deep`)
   try {
     return JSON.parse(text)

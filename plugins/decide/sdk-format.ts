@@ -7,6 +7,7 @@
  * SDKs read as "ask the server".
  */
 import { cohortDependencies, cohortIdOf } from './evaluator/cohort-tree.ts'
+import { bucketingIdentifierOf } from './evaluator/identifiers.ts'
 import type { CohortDefinition, PropertyFilter } from './evaluator/index.ts'
 import { toCohortDefinition } from './store/definitions.ts'
 import type { CohortDocument, FlagDocument } from './store/documents.ts'
@@ -92,7 +93,7 @@ export function sdkFlag(flag: FlagDocument, projectId: number, filters: FlagDocu
     has_encrypted_payloads: flag.has_encrypted_payloads ?? false,
     version: flag.version,
     evaluation_runtime: flag.evaluation_runtime ?? 'all',
-    bucketing_identifier: flag.bucketing_identifier ?? 'distinct_id',
+    bucketing_identifier: bucketingIdentifierOf(flag),
     evaluation_tags: flag.evaluation_tags ?? flag.evaluation_contexts ?? [],
   }
 }

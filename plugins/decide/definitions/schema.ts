@@ -6,6 +6,7 @@
 import { Type } from 'typebox'
 import type { Static, TSchema } from 'typebox'
 import { badRequest } from '../../../core/errors.ts'
+import { MAX_COHORT_FILTER_DEPTH } from '../evaluator/cohort-tree.ts'
 
 const open = { additionalProperties: true } as const
 const Nullable = <T extends TSchema>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]))
@@ -13,6 +14,8 @@ const Nullable = <T extends TSchema>(schema: T) => Type.Optional(Type.Union([sch
 /** 0–4: the five group types a project can have. */
 export const GroupTypeIndex = Type.Integer({ minimum: 0, maximum: 4 })
 const Percentage = Type.Number({ minimum: 0, maximum: 100 })
+/** Null or empty means distinct_id, as in PostHog's definitions. */
+const BucketingIdentifier = Nullable(Type.Union([Type.Literal('distinct_id'), Type.Literal('device_id'), Type.Literal('')]))
 
 export const PropertyFilterSchema = Type.Object(
   {
@@ -49,6 +52,7 @@ export const FiltersSchema = Type.Object(
     feature_enrollment: Nullable(Type.Boolean()),
     holdout: Nullable(Type.Object({ id: Type.Integer(), exclusion_percentage: Percentage }, open)),
     version: Nullable(Type.Integer()),
+    bucketing_identifier: BucketingIdentifier,
   },
   open,
 )
@@ -61,7 +65,7 @@ export const FlagOptionalFields = {
   evaluation_runtime: Nullable(Type.Union([Type.Literal('all'), Type.Literal('client'), Type.Literal('server')])),
   evaluation_tags: Nullable(Type.Array(Type.String())),
   evaluation_contexts: Nullable(Type.Array(Type.String())),
-  bucketing_identifier: Nullable(Type.Union([Type.Literal('distinct_id'), Type.Literal('device_id')])),
+  bucketing_identifier: BucketingIdentifier,
   has_encrypted_payloads: Nullable(Type.Boolean()),
 }
 
@@ -94,7 +98,8 @@ export type ImportedFlag = Static<typeof ImportedFlagSchema>
 export type DefinitionsBody = Static<typeof DefinitionsBodySchema>
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
-const MAX_GROUP_DEPTH = 8
+/** The top group is depth 0; a group at depth d holds entries at PostHog's depth d (64 at most). */
+const MAX_GROUP_DEPTH = MAX_COHORT_FILTER_DEPTH + 1
 
 /**
  * A cohort's property group: `{type: 'AND' | 'OR', values: [...]}` whose values are groups again

@@ -2,14 +2,19 @@ import { cohortFiltersUnparseable } from './errors.ts';
 import type { CohortDefinition, PropertyFilter } from './types.ts';
 
 /**
- * A dynamic cohort's filters: an outer AND/OR over inner groups, each an
- * AND/OR/"property" group of leaves. The server rejects any other shape with
- * `cohort_filters_parsing_error`, which fails the flag.
+ * A dynamic cohort's filters: an AND/OR group whose values are filters or groups again, to any
+ * depth, as PostHog's flags service and the SDKs' local evaluators read them. A group is an entry
+ * with a `values` list; anything else must be a filter with a `key`. Other shapes fail the flag
+ * with `cohort_filters_parsing_error`.
  */
-export interface CohortTree {
-  type: 'AND' | 'OR';
-  groups: { type: string; leaves: PropertyFilter[] }[];
-}
+export type CohortNode =
+  | { kind: 'group'; type: 'AND' | 'OR'; children: CohortNode[] }
+  | { kind: 'leaf'; filter: PropertyFilter };
+
+export type CohortTree = Extract<CohortNode, { kind: 'group' }>;
+
+/** PostHog's bound on nesting: deeper trees fail rather than recurse without limit. */
+export const MAX_COHORT_FILTER_DEPTH = 64;
 
 /** Leaf types the server can evaluate from properties; others (behavioural) are non-matching leaves. */
 const EVALUABLE_LEAF_TYPES = new Set(['person', 'group', 'cohort', 'flag', 'person_metadata']);
@@ -26,25 +31,36 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function parseLeaf(raw: unknown, cohortId: number): PropertyFilter {
-  if (!isRecord(raw) || typeof raw.key !== 'string') throw cohortFiltersUnparseable(cohortId);
-  return raw as unknown as PropertyFilter;
+/** `property` is PostHog's legacy name for AND, accepted below the top level only. */
+function groupType(type: unknown, nested: boolean): 'AND' | 'OR' | null {
+  if (type === 'AND' || type === 'OR') return type;
+  return nested && type === 'property' ? 'AND' : null;
+}
+
+function parseNode(raw: unknown, depth: number, cohortId: number): CohortNode {
+  if (depth > MAX_COHORT_FILTER_DEPTH || !isRecord(raw)) throw cohortFiltersUnparseable(cohortId);
+  if (Array.isArray(raw.values)) {
+    const type = groupType(raw.type, true);
+    if (!type) throw cohortFiltersUnparseable(cohortId);
+    return { kind: 'group', type, children: raw.values.map((child) => parseNode(child, depth + 1, cohortId)) };
+  }
+  if (typeof raw.key !== 'string') throw cohortFiltersUnparseable(cohortId);
+  return { kind: 'leaf', filter: raw as unknown as PropertyFilter };
 }
 
 /** Parses `filters.properties`; null when the cohort has no filters at all (it then matches nobody). */
 export function parseCohortTree(cohort: CohortDefinition): CohortTree | null {
   if (cohort.filters === null || cohort.filters === undefined) return null;
   const properties = isRecord(cohort.filters) ? cohort.filters.properties : undefined;
-  if (!isRecord(properties) || (properties.type !== 'AND' && properties.type !== 'OR') || !Array.isArray(properties.values)) {
-    throw cohortFiltersUnparseable(cohort.id);
-  }
-  const groups = properties.values.map((group) => {
-    if (!isRecord(group) || typeof group.type !== 'string' || !Array.isArray(group.values)) {
-      throw cohortFiltersUnparseable(cohort.id);
-    }
-    return { type: group.type, leaves: group.values.map((leaf) => parseLeaf(leaf, cohort.id)) };
-  });
-  return { type: properties.type, groups };
+  const type = isRecord(properties) ? groupType(properties.type, false) : null;
+  if (!type || !isRecord(properties) || !Array.isArray(properties.values)) throw cohortFiltersUnparseable(cohort.id);
+  return { kind: 'group', type, children: properties.values.map((child) => parseNode(child, 0, cohort.id)) };
+}
+
+/** Every filter of a tree, depth first. */
+export function* cohortLeaves(node: CohortNode): Generator<PropertyFilter> {
+  if (node.kind === 'leaf') yield node.filter;
+  else for (const child of node.children) yield* cohortLeaves(child);
 }
 
 /** A cohort filter's id: an integer, or (as flags.md §9 allows) a numeric string. */
@@ -61,13 +77,11 @@ export function cohortDependencies(cohort: CohortDefinition): number[] {
   const tree = parseCohortTree(cohort);
   if (!tree) return [];
   const ids: number[] = [];
-  for (const group of tree.groups) {
-    for (const leaf of group.leaves) {
-      if (!isCohortLeaf(leaf)) continue;
-      const id = cohortIdOf(leaf);
-      if (id === null) throw cohortFiltersUnparseable(cohort.id);
-      ids.push(id);
-    }
+  for (const leaf of cohortLeaves(tree)) {
+    if (!isCohortLeaf(leaf)) continue;
+    const id = cohortIdOf(leaf);
+    if (id === null) throw cohortFiltersUnparseable(cohort.id);
+    ids.push(id);
   }
   return ids;
 }

@@ -4,7 +4,7 @@ import {
   isCohortLeaf,
   isEvaluableLeaf,
   parseCohortTree,
-  type CohortTree,
+  type CohortNode,
 } from './cohort-tree.ts';
 import { cohortCycle, cohortFiltersUnparseable, cohortNotFound } from './errors.ts';
 import { matchProperty, type MatchContext } from './properties/match-property.ts';
@@ -78,33 +78,25 @@ function leafMatches(leaf: PropertyFilter, person: Properties, ctx: MatchContext
   return leaf.negation ? !result : result;
 }
 
-/** The server applies `negation` to nested cohorts in AND groups but not in OR groups; kept as is. */
-function groupMatches(
-  group: CohortTree['groups'][number],
-  person: Properties,
-  results: Map<number, boolean>,
-  ctx: MatchContext,
-  owner: number,
-): boolean {
-  if (group.type === 'OR') {
-    return group.leaves.some((leaf) =>
-      isCohortLeaf(leaf) ? membershipMatches(leaf, results, owner) : leafMatches(leaf, person, ctx),
-    );
+/**
+ * A group is AND or OR over its entries, to any depth; `negation` inverts a nested cohort's
+ * membership as it does a property filter's, in AND and OR groups alike (PostHog's flags service
+ * and the SDKs' local evaluators agree on this).
+ */
+function nodeMatches(node: CohortNode, person: Properties, results: Map<number, boolean>, ctx: MatchContext, owner: number): boolean {
+  if (node.kind === 'leaf') {
+    const leaf = node.filter;
+    if (!isCohortLeaf(leaf)) return leafMatches(leaf, person, ctx);
+    return membershipMatches(leaf, results, owner) !== Boolean(leaf.negation);
   }
-  if (group.type !== 'AND' && group.type !== 'property') throw cohortFiltersUnparseable(owner);
-  return group.leaves.every((leaf) =>
-    isCohortLeaf(leaf)
-      ? membershipMatches(leaf, results, owner) !== Boolean(leaf.negation)
-      : leafMatches(leaf, person, ctx),
-  );
+  const matches = (child: CohortNode) => nodeMatches(child, person, results, ctx, owner);
+  return node.type === 'OR' ? node.children.some(matches) : node.children.every(matches);
 }
 
 function dynamicCohortMatches(cohort: CohortDefinition, person: Properties, results: Map<number, boolean>, ctx: MatchContext): boolean {
   if (MEMBERSHIP_STORE_TYPES.has(cohort.cohort_type ?? '')) return false;
   const tree = parseCohortTree(cohort);
-  if (!tree) return false;
-  const evaluate = (group: CohortTree['groups'][number]) => groupMatches(group, person, results, ctx, cohort.id);
-  return tree.type === 'OR' ? tree.groups.some(evaluate) : tree.groups.every(evaluate);
+  return tree ? nodeMatches(tree, person, results, ctx, cohort.id) : false;
 }
 
 /** Dependencies-first order of the cohorts reachable from `rootId`; throws on unknown ids and cycles. */

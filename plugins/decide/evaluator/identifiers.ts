@@ -1,8 +1,18 @@
 import type { RequestContext } from './context.ts';
 import type { FlagDefinition } from './types.ts';
 
+/**
+ * `device_id` or `distinct_id`. Definitions carry it at the flag's top level or inside `filters`;
+ * null or empty means distinct_id, and the top level wins when set (posthog-python's rule, which
+ * reads both places; posthog-node and the flags service read the top level, which the SDK
+ * definitions this service serves always fill from this).
+ */
+export function bucketingIdentifierOf(flag: Pick<FlagDefinition, 'bucketing_identifier' | 'filters'>): 'device_id' | 'distinct_id' {
+  return (flag.bucketing_identifier || flag.filters?.bucketing_identifier) === 'device_id' ? 'device_id' : 'distinct_id';
+}
+
 export function usesDeviceBucketing(flag: FlagDefinition): boolean {
-  return flag.bucketing_identifier === 'device_id';
+  return bucketingIdentifierOf(flag) === 'device_id';
 }
 
 /**

@@ -45,6 +45,21 @@ describe('decide definitions import', () => {
     ])
   })
 
+  it('accepts a bucketing identifier that is null or empty, at the top level or inside filters', () => {
+    const read = readDefinitions({ flags: [flag(1, 'a', { bucketing_identifier: null }), flag(2, 'b', { bucketing_identifier: '' }), flag(3, 'c', { filters: { groups: [], bucketing_identifier: 'device_id' } })] })
+    expect(read.flags.map((f) => [f.bucketing_identifier, f.filters.bucketing_identifier])).to.deep.equal([[null, undefined], ['', undefined], [undefined, 'device_id']])
+    expect(attrOf({ flags: [flag(1, 'a', { filters: { groups: [], bucketing_identifier: 'ip' } })] })).to.equal('flags.0.filters.bucketing_identifier')
+  })
+
+  it('reads cohorts nested deeper than two levels, and refuses only past 64', () => {
+    const leaf = { key: 'email', type: 'person', value: 'x', operator: 'icontains' }
+    let deep: unknown = leaf
+    for (let i = 0; i < 10; i++) deep = { type: 'AND', values: [deep] }
+    expect(readDefinitions({ flags: [], cohorts: { 5: { type: 'OR', values: [leaf] }, 6: { type: 'AND', values: [deep] } } }).cohorts).to.have.length(2)
+    for (let i = 0; i < 60; i++) deep = { type: 'AND', values: [deep] }
+    expect(attrOf({ flags: [], cohorts: { 7: { type: 'AND', values: [deep] } } })).to.match(/^cohorts\.7(\.values\.0)+$/)
+  })
+
   it('answers 400 naming the offending path', () => {
     expect(attrOf({})).to.equal('flags')
     expect(attrOf({ flags: [flag(1, 'a', { active: 'yes' })] })).to.equal('flags.0.active')

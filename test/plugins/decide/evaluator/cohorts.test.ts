@@ -62,9 +62,41 @@ describe('evaluator cohorts (flags.md §9)', () => {
     expect(run(cohortFlag('excluding-yes', inCohort(11)), [excluding, proUsers], { plan: 'free' }).enabled).to.equal(true);
   });
 
-  it('ignores negation on nested cohorts in OR groups, as the server does', () => {
+  it('applies negation to nested cohorts in OR groups too, as the flags service and the SDKs do', () => {
     const orNegated = dynamic(12, tree('AND', { type: 'OR', values: [inCohort(1, 'in', true)] }));
-    expect(run(cohortFlag('or-negated', inCohort(12)), [orNegated, proUsers], { plan: 'pro', email: 'x@acme.com' }).enabled).to.equal(true);
+    expect(run(cohortFlag('or-negated', inCohort(12)), [orNegated, proUsers], { plan: 'pro', email: 'x@acme.com' }).enabled).to.equal(false);
+    expect(run(cohortFlag('or-negated', inCohort(12)), [orNegated, proUsers], { plan: 'free' }).enabled).to.equal(true);
+  });
+
+  it('reads a single group whose values are filters and cohort references, with no inner group', () => {
+    const flat = dynamic(13, { properties: { type: 'OR', values: [prop('country', 'FR'), inCohort(1)] } });
+    const definition = cohortFlag('flat', inCohort(13));
+    expect(run(definition, [flat, proUsers], { country: 'FR' }).enabled).to.equal(true);
+    expect(run(definition, [flat, proUsers], { plan: 'pro', email: 'x@acme.com' }).enabled).to.equal(true);
+    expect(run(definition, [flat, proUsers], { country: 'US', plan: 'free' }).enabled).to.equal(false);
+  });
+
+  it('reads groups nested at any depth, mixing filters and groups in one list', () => {
+    const deep = dynamic(14, { properties: { type: 'AND', values: [
+      prop('beta', 'yes'),
+      { type: 'OR', values: [prop('country', 'FR'), { type: 'AND', values: [prop('country', 'DE'), { type: 'OR', values: [inCohort(1, 'not_in'), prop('vip', 'yes')] }] }] },
+    ] } });
+    const definition = cohortFlag('deep', inCohort(14));
+    expect(run(definition, [deep, proUsers], { beta: 'yes', country: 'FR' }).enabled).to.equal(true);
+    expect(run(definition, [deep, proUsers], { beta: 'yes', country: 'DE', plan: 'free' }).enabled).to.equal(true);
+    expect(run(definition, [deep, proUsers], { beta: 'yes', country: 'DE', plan: 'pro', email: 'x@acme.com' }).enabled).to.equal(false);
+    expect(run(definition, [deep, proUsers], { beta: 'yes', country: 'DE', plan: 'pro', email: 'x@acme.com', vip: 'yes' }).enabled).to.equal(true);
+    expect(run(definition, [deep, proUsers], { beta: 'no', country: 'FR' }).enabled).to.equal(false);
+  });
+
+  it('fails a flag whose cohort nests deeper than PostHog reads (64 levels)', () => {
+    const nest = (levels: number) => {
+      let node: unknown = prop('country', 'FR');
+      for (let i = 0; i < levels; i++) node = { type: 'AND', values: [node] };
+      return dynamic(15, { properties: { type: 'AND', values: [node] } });
+    };
+    expect(run(cohortFlag('deep-ok', inCohort(15)), [nest(64)], { country: 'FR' }).enabled).to.equal(true);
+    expect(run(cohortFlag('too-deep', inCohort(15)), [nest(65)], { country: 'FR' }).reason.code).to.equal('cohort_filters_parsing_error');
   });
 
   it('takes static cohort membership from storage, and nobody is a member without a person', () => {

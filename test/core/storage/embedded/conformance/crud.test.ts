@@ -197,6 +197,19 @@ describe('MongoDB conformance: CRUD', () => {
       expect([before, after, upserted, missing]).to.deep.equal([{ _id: 1, n: 1 }, { n: 3 }, { _id: 2, n: 9 }, null])
     })
 
+    it('applies the projection on every find-and-modify path, with a sort, before and after', async () => {
+      const c = t.db.collection<Loose>('fam_projection')
+      await c.createIndex({ n: 1 })
+      await c.insertMany([{ _id: 1, a: 1, b: { x: 1, y: 2 }, n: 1 }, { _id: 2, a: 1, b: { x: 3, y: 4 }, n: 2 }])
+      const sort = { n: -1 } as const
+      expect(await c.findOneAndUpdate({ a: 1 }, { $set: { z: 1 } }, { sort, projection: { 'b.x': 1 }, returnDocument: 'after' })).to.deep.equal({ _id: 2, b: { x: 3 } })
+      expect(await c.findOneAndUpdate({ a: 1 }, [{ $set: { z: 2 } }], { sort, projection: { b: 0, a: 0 } })).to.deep.equal({ _id: 2, n: 2, z: 1 })
+      expect(await c.findOneAndReplace({ a: 1 }, { a: 1, b: { x: 9, y: 9 }, n: 0 }, { sort, projection: { _id: 0, n: 1 } })).to.deep.equal({ n: 2 })
+      expect(await c.findOneAndReplace({ a: 1 }, { a: 1, n: 5 }, { sort: { n: 1 }, projection: { n: 1 }, returnDocument: 'after' })).to.deep.equal({ _id: 2, n: 5 })
+      expect(await c.findOneAndUpdate({ a: 7 }, { $set: { n: 7, b: { x: 5, y: 6 } } }, { sort, projection: { _id: 0, 'b.y': 1 }, upsert: true, returnDocument: 'after' })).to.deep.equal({ b: { y: 6 } })
+      expect(await c.findOneAndDelete({ a: 1 }, { sort, projection: { n: 1, _id: 0 } })).to.deep.equal({ n: 5 })
+    })
+
     it('findOneAndDelete removes the first document in sort order', async () => {
       const c = t.db.collection<Loose>('fad')
       await c.insertMany([{ _id: 1, p: 5 }, { _id: 2, p: 9 }, { _id: 3, p: 7 }])
