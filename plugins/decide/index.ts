@@ -20,6 +20,8 @@ import { mountDefinitionsRoutes } from './http/definitions-routes.ts'
 import { mountDefinitionRoutes } from './http/admin-definitions.ts'
 import { mountFlagRoutes } from './http/admin-flags.ts'
 import { mountCohortRoutes } from './http/admin-cohorts.ts'
+import { mountOfrepRoutes } from './http/ofrep-routes.ts'
+import { ProjectRateLimiter } from '../../core/http/rate-limit.ts'
 
 export type { FlagsRequest, FlagsService } from './service.ts'
 
@@ -44,6 +46,8 @@ export const optionsSchema = Type.Object(
     requestDecodedLimitBytes: Type.Integer({ minimum: 1024, default: 20 * 1024 * 1024 }),
     /** Size of an admin API body (a whole project's definitions for PUT flag_definitions). */
     adminBodyLimitBytes: Type.Integer({ minimum: 1024, default: 50 * 1024 * 1024 }),
+    /** OFREP evaluations per second per project (a token bucket, as capture's rate limit); unset: no limit. */
+    ofrepRateLimit: Type.Optional(Type.Object({ requestsPerSecond: Type.Number({ exclusiveMinimum: 0 }), burst: Type.Optional(Type.Integer({ minimum: 1 })) }, { additionalProperties: false })),
   },
   { additionalProperties: false },
 )
@@ -70,7 +74,10 @@ export default definePlugin({
     api.provide('flags', flags)
     const admin = { db: api.db, projects: api.projects, flags, bodyLimit: options.adminBodyLimitBytes }
     api.hooks.routes.tap({ name: api.id }, (router) => {
-      mountFlagsRoutes(router, { projects: api.projects, flags, limits: { maxBodyBytes: options.requestBodyLimitBytes, maxDecodedBytes: options.requestDecodedLimitBytes } })
+      const limits = { maxBodyBytes: options.requestBodyLimitBytes, maxDecodedBytes: options.requestDecodedLimitBytes }
+      mountFlagsRoutes(router, { projects: api.projects, flags, limits })
+      const rate = options.ofrepRateLimit
+      mountOfrepRoutes(router, { projects: api.projects, flags, limits, rateLimiter: rate && new ProjectRateLimiter(rate.requestsPerSecond, rate.burst), minPollingIntervalMs: options.pollIntervalMs })
       mountRemoteConfig(router, api.projects, flags)
       mountDefinitionsRoutes(router, api, flags)
       mountDefinitionRoutes(router, admin)

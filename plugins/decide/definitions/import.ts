@@ -28,7 +28,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 const invalid = (attr: string, reason: string) => badRequest('invalid_input', `${attr}: ${reason}`, attr)
 
 /** The optional PostHog fields of a flag, copied when present. */
-const OPTIONAL_FIELDS = ['evaluation_runtime', 'evaluation_tags', 'evaluation_contexts', 'bucketing_identifier', 'has_encrypted_payloads'] as const
+const OPTIONAL_FIELDS = ['evaluation_runtime', 'evaluation_tags', 'evaluation_contexts', 'bucketing_identifier', 'has_encrypted_payloads', 'is_remote_configuration'] as const
 
 export function flagDocument(flag: ImportedFlag, filters: FlagFilters): NewFlag {
   const doc: NewFlag = {

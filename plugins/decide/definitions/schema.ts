@@ -67,6 +67,7 @@ export const FlagOptionalFields = {
   evaluation_contexts: Nullable(Type.Array(Type.String())),
   bucketing_identifier: BucketingIdentifier,
   has_encrypted_payloads: Nullable(Type.Boolean()),
+  is_remote_configuration: Nullable(Type.Boolean()),
 }
 
 /** A flag key as imported: any non-empty text (REST creation is stricter). */

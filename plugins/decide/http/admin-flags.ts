@@ -31,7 +31,7 @@ type FlagChanges = Static<typeof FlagPatchBody>
 
 /** A new flag is off: one condition set rolled out to nobody. */
 const DEFAULT_FILTERS: FlagFilters = { groups: [{ properties: [], rollout_percentage: 0, variant: null }] }
-const EDITABLE = ['name', 'active', 'deleted', 'ensure_experience_continuity', 'evaluation_runtime', 'evaluation_tags', 'evaluation_contexts', 'bucketing_identifier', 'has_encrypted_payloads'] as const
+const EDITABLE = ['name', 'active', 'deleted', 'ensure_experience_continuity', 'evaluation_runtime', 'evaluation_tags', 'evaluation_contexts', 'bucketing_identifier', 'has_encrypted_payloads', 'is_remote_configuration'] as const
 
 export function flagJson(doc: FlagDocument, projectId: number) {
   const groups = doc.filters.groups ?? []
@@ -54,6 +54,7 @@ export function flagJson(doc: FlagDocument, projectId: number) {
     bucketing_identifier: doc.bucketing_identifier ?? 'distinct_id',
     evaluation_tags: doc.evaluation_tags ?? doc.evaluation_contexts ?? [],
     has_encrypted_payloads: doc.has_encrypted_payloads ?? false,
+    is_remote_configuration: doc.is_remote_configuration ?? false,
     is_simple_flag: simple,
     rollout_percentage: simple ? (groups[0].rollout_percentage ?? null) : null,
     created_at: new Date(doc.created_at).toISOString(),

@@ -33,6 +33,8 @@ export interface FlagDocument {
   evaluation_contexts?: string[] | null
   bucketing_identifier?: string | null
   has_encrypted_payloads?: boolean | null
+  /** PostHog's remote-config flag: it exists to serve its payload (OFREP answers the payload as the value). */
+  is_remote_configuration?: boolean | null
   created_at: Date
   updated_at: Date
 }
