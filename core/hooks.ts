@@ -53,6 +53,7 @@ export function createHooks(state: IsolationState): IngestHooks {
     sink: new AsyncParallelHook<[SinkBatch]>(['batch'], 'sink'),
     routes: new SyncHook<[Router]>(['router'], 'routes'),
     ready: new AsyncSeriesHook<[]>([], 'ready'),
+    closing: new SyncHook<[]>([], 'closing'),
     eventDropped: new SyncHook<[Dropped, EventContext]>(['dropped', 'context'], 'eventDropped'),
     stepFailed: new SyncHook<[StepInfo]>(['info'], 'stepFailed'),
   }
@@ -61,6 +62,7 @@ export function createHooks(state: IsolationState): IngestHooks {
   isolate(asHook(hooks.sink), 'sink', 'isolate', state)
   isolate(asHook(hooks.routes), 'routes', 'boot', state)
   isolate(asHook(hooks.ready), 'ready', 'boot', state)
+  isolate(asHook(hooks.closing), 'closing', 'observe', state)
   isolate(asHook(hooks.eventDropped), 'eventDropped', 'observe', state)
   isolate(asHook(hooks.stepFailed), 'stepFailed', 'observe', state)
   Object.freeze(hooks)

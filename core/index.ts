@@ -138,6 +138,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     close() {
       closing ??= (async () => {
         accepting = false
+        hooks.closing.call()
         await stopServer()
         await queueWorker?.stop()
         await queue?.close()

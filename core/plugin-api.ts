@@ -133,6 +133,11 @@ export interface IngestHooks {
   readonly routes: SyncHook<[Router]>
   /** Every plugin is set up and routes are mounted; the server is about to listen. */
   readonly ready: AsyncSeriesHook<[]>
+  /**
+   * The service stops accepting requests and waits for those in flight: responses that never end
+   * on their own (event streams, long polls) must end now, or shutdown waits its whole timeout.
+   */
+  readonly closing: SyncHook<[]>
   /** Observer: an event was dropped on purpose. */
   readonly eventDropped: SyncHook<[Dropped, EventContext]>
   /** Observer: a tap threw; the policy of its hook has been applied. */

@@ -21,6 +21,7 @@ export class DefinitionsCache {
   private readonly inFlight = new Map<number, Promise<ProjectDefinitions>>()
   private timer: NodeJS.Timeout | undefined
   private polling = false
+  private readonly listeners = new Set<(definitions: ProjectDefinitions) => void>()
 
   constructor(
     private readonly reader: DefinitionsReader,
@@ -51,15 +52,23 @@ export class DefinitionsCache {
     return load
   }
 
+  /** Called with a cached project's definitions each time they change (not when first read). */
+  onChange(listener: (definitions: ProjectDefinitions) => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
   /** Keeps the newest: a slow read that started before a faster, later one must not win. */
   private store(definitions: ProjectDefinitions): ProjectDefinitions {
     const current = this.entries.get(definitions.projectId)
     if (current && current.version > definitions.version) return current
+    const changed = current !== undefined && (current.generation !== definitions.generation || current.version !== definitions.version || !current.sameGroupTypes({ ...definitions.groupTypeMapping }))
     if (!current && this.entries.size >= this.options.maxProjects) {
       const oldest = this.entries.keys().next()
       if (!oldest.done) this.entries.delete(oldest.value)
     }
     this.entries.set(definitions.projectId, definitions)
+    if (changed) for (const listener of this.listeners) listener(definitions)
     return definitions
   }
 

@@ -21,6 +21,7 @@ import { mountDefinitionRoutes } from './http/admin-definitions.ts'
 import { mountFlagRoutes } from './http/admin-flags.ts'
 import { mountCohortRoutes } from './http/admin-cohorts.ts'
 import { mountOfrepRoutes } from './http/ofrep-routes.ts'
+import { DefinitionEventStreams } from './ofrep/event-stream.ts'
 import { ProjectRateLimiter } from '../../core/http/rate-limit.ts'
 
 export type { FlagsRequest, FlagsService } from './service.ts'
@@ -73,11 +74,14 @@ export default definePlugin({
     const flags = new FlagsEvaluation({ db: api.db, cache, geoip: optionalGeoip(api), databaseTimeoutMs: options.databaseTimeoutMs, logger: api.logger })
     api.provide('flags', flags)
     const admin = { db: api.db, projects: api.projects, flags, bodyLimit: options.adminBodyLimitBytes }
+    const streams = new DefinitionEventStreams(cache, api.logger)
+    streams.watch(api.db)
+    api.hooks.closing.tap({ name: api.id }, () => streams.close())
     api.hooks.routes.tap({ name: api.id }, (router) => {
       const limits = { maxBodyBytes: options.requestBodyLimitBytes, maxDecodedBytes: options.requestDecodedLimitBytes }
       mountFlagsRoutes(router, { projects: api.projects, flags, limits })
       const rate = options.ofrepRateLimit
-      mountOfrepRoutes(router, { projects: api.projects, flags, limits, rateLimiter: rate && new ProjectRateLimiter(rate.requestsPerSecond, rate.burst), minPollingIntervalMs: options.pollIntervalMs })
+      mountOfrepRoutes(router, { projects: api.projects, flags, limits, rateLimiter: rate && new ProjectRateLimiter(rate.requestsPerSecond, rate.burst), minPollingIntervalMs: options.pollIntervalMs, streams })
       mountRemoteConfig(router, api.projects, flags)
       mountDefinitionsRoutes(router, api, flags)
       mountDefinitionRoutes(router, admin)
@@ -85,6 +89,9 @@ export default definePlugin({
       mountCohortRoutes(router, admin)
     })
     cache.start()
-    return () => cache.stop()
+    return () => {
+      streams.close()
+      cache.stop()
+    }
   },
 })

@@ -3,6 +3,7 @@
  *   POST /ofrep/v1/evaluate/flags/:key   one flag (server providers)
  *   POST /ofrep/v1/evaluate/flags        every flag, with an ETag (web providers)
  *   GET  /ofrep/v1/configuration         what this server supports
+ *   GET  /ofrep/v1/events?token=         flag changes as Server-Sent Events (ofrep/event-stream.ts)
  * The project's public key comes in `X-API-Key` or `Authorization: Bearer`. Errors use OFREP's
  * bodies (`{key?, errorCode, errorDetails}`), which the providers turn into OpenFeature errors.
  */
@@ -18,6 +19,7 @@ import type { FlagsService } from '../service.ts'
 import type { FlagDocument } from '../store/documents.ts'
 import { disabled, missingKey, needsTargetingKey, OfrepError, readContext, toOfrep } from '../ofrep/mapping.ts'
 import type { ContextRequest, OfrepFailure, OfrepSuccess } from '../ofrep/mapping.ts'
+import type { DefinitionEventStreams } from '../ofrep/event-stream.ts'
 
 export interface OfrepRouteDeps {
   projects: ProjectLookup
@@ -26,10 +28,15 @@ export interface OfrepRouteDeps {
   rateLimiter?: ProjectRateLimiter
   /** Polling floor announced to providers, in ms: how often the definitions cache looks for changes. */
   minPollingIntervalMs: number
+  streams: DefinitionEventStreams
 }
 
+/** Seconds a hidden page keeps its stream open (ADR 0008's default). */
+const INACTIVITY_DELAY_SEC = 120
+
+/** The key from X-API-Key or a Bearer header; EventSource can send neither, so the stream also takes `?token=`. */
 function apiKeyOf(ctx: Context): string | undefined {
-  const key = ctx.get('X-API-Key').trim()
+  const key = ctx.get('X-API-Key').trim() || (ctx.path.endsWith('/events') && typeof ctx.query.token === 'string' ? ctx.query.token : '')
   if (key) return key
   const match = /^bearer\s+(.+)$/i.exec(ctx.get('Authorization'))
   return match?.[1].trim()
@@ -131,16 +138,24 @@ export function mountOfrepRoutes(router: Router, deps: OfrepRouteDeps): void {
     const project = await authenticate(ctx, deps)
     const request = await contextOf(ctx, deps.limits)
     const flags = await evaluateAll(deps, project, request)
-    const json = JSON.stringify({ flags })
-    const etag = etagOf(json)
+    const etag = etagOf(JSON.stringify(flags))
     ctx.set('ETag', etag)
     ctx.set('Cache-Control', 'no-cache')
+    ctx.set('Access-Control-Expose-Headers', 'ETag')
     if (ctx.get('If-None-Match').split(',').some((tag) => tag.trim() === etag)) {
       ctx.status = 304
       return
     }
+    const stream = { type: 'sse', endpoint: { requestUri: `/ofrep/v1/events?token=${encodeURIComponent(project.apiToken)}` }, inactivityDelaySec: INACTIVITY_DELAY_SEC }
     ctx.type = 'application/json'
-    ctx.body = json
+    ctx.body = JSON.stringify({ flags, eventStreams: [stream] })
+  })
+
+  router.get('/ofrep/v1/events', ofrepErrors(false), async (ctx) => {
+    const project = await authenticate(ctx, deps)
+    const lastEventId = ctx.get('Last-Event-ID') || (typeof ctx.query.lastEventId === 'string' ? ctx.query.lastEventId : undefined)
+    ctx.respond = false
+    await deps.streams.open(project.id, ctx.res, lastEventId || undefined)
   })
 
   router.get('/ofrep/v1/configuration', ofrepErrors(false), async (ctx) => {
