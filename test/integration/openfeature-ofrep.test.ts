@@ -31,7 +31,7 @@ describe('OpenFeature OFREP provider (server) against the service', () => {
   let t: TestService
   let client: Client
   before(async () => {
-    t = await startTestService({ plugins: [{ plugin: 'validate' }, { plugin: 'decide' }, { plugin: 'sink-mongo', required: true }] })
+    t = await startTestService({ plugins: [{ plugin: 'validate' }, { plugin: 'alias-resolve' }, { plugin: 'person-update' }, { plugin: 'decide' }, { plugin: 'sink-mongo', required: true }] })
     expect((await t.admin('PUT', `/api/projects/${t.project.id}/flag_definitions`, DEFINITIONS)).status).to.equal(200)
     await OpenFeature.setProviderAndWait(new OFREPProvider({ baseUrl: t.url, headers: [['X-API-Key', t.project.api_token]] }))
     client = OpenFeature.getClient()
@@ -106,6 +106,22 @@ describe('OpenFeature OFREP provider (server) against the service', () => {
     const changed = await post({ 'If-None-Match': etag })
     expect(changed.status).to.equal(200)
     expect(changed.headers.get('ETag')).to.not.equal(etag)
+  })
+
+  it('reads the stored person as /flags does: a captured $set changes the value and the ETag at once', async () => {
+    const bulk = async (headers: Record<string, string> = {}) => {
+      const response = await fetch(`${t.url}/ofrep/v1/evaluate/flags`, { method: 'POST', headers: { 'X-API-Key': t.project.api_token, 'Content-Type': 'application/json', ...headers }, body: JSON.stringify({ context: { targetingKey: 'stored-person' } }) })
+      const flags = response.status === 200 ? ((await response.json()) as { flags: Array<{ key: string; value: unknown }> }).flags : []
+      return { status: response.status, etag: response.headers.get('ETag') as string, proOnly: flags.find((f) => f.key === 'pro-colour')?.value }
+    }
+    const before = await bulk()
+    expect(before.proOnly).to.equal(false)
+    const captured = await fetch(`${t.url}/i/v0/e/`, { method: 'POST', body: JSON.stringify({ api_key: t.project.api_token, event: '$set', distinct_id: 'stored-person', properties: { $set: { plan: 'pro' } } }) })
+    expect(captured.status).to.equal(200)
+    const after = await bulk({ 'If-None-Match': before.etag })
+    expect(after.status).to.equal(200)
+    expect(after.proOnly).to.equal('blue')
+    expect(after.etag).to.not.equal(before.etag)
   })
 
   it('answers OFREP’s error bodies for a bad body, a bad context and a missing key', async () => {

@@ -96,8 +96,13 @@ function answerFor(flag: FlagDocument, request: ContextRequest, result: Paramete
   return toOfrep(flag, result)
 }
 
-function etagOf(json: string): string {
-  return `"${createHash('sha1').update(json).digest('base64url')}"`
+/**
+ * Over what a client acts on (value, variant, reason, error, payload), not the flags' version or
+ * ids: a change that leaves this context's answers as they are is a 304.
+ */
+function etagOf(flags: Array<OfrepSuccess | OfrepFailure>): string {
+  const answers = flags.map((f) => ('errorCode' in f ? [f.key, f.errorCode] : [f.key, f.value, f.variant ?? null, f.reason, f.metadata.payload ?? null]))
+  return `"${createHash('sha1').update(JSON.stringify(answers)).digest('base64url')}"`
 }
 
 /** OFREP's error bodies; anything else that fails is a 500 with `errorDetails`. */
@@ -138,7 +143,7 @@ export function mountOfrepRoutes(router: Router, deps: OfrepRouteDeps): void {
     const project = await authenticate(ctx, deps)
     const request = await contextOf(ctx, deps.limits)
     const flags = await evaluateAll(deps, project, request)
-    const etag = etagOf(JSON.stringify(flags))
+    const etag = etagOf(flags)
     ctx.set('ETag', etag)
     ctx.set('Cache-Control', 'no-cache')
     ctx.set('Access-Control-Expose-Headers', 'ETag')
