@@ -132,20 +132,22 @@ describe('decide OFREP event stream', () => {
     current.close()
   })
 
-  it('pushes a change another process writes to the database, through the change stream', async () => {
-    const client = new SseClient(streamUrl())
-    await client.opened()
-    const db = t.service.storage.db
-    const live = await db.collection('flag_definition_versions').findOne({ project_id: t.project.id })
-    const started = performance.now()
-    // what another service process's admin API does: write the flag, then bump the live version
-    await db.collection('feature_flags').updateOne({ project_id: t.project.id, generation: live?.generation, id: 1 }, { $set: { name: 'changed elsewhere' } })
-    await db.collection('flag_definition_versions').updateOne({ project_id: t.project.id }, { $inc: { version: 1 } })
-    const [event] = await client.waitFor(1)
-    const latency = performance.now() - started
-    client.close()
-    expect(event, 'no event for the other process’s change').to.not.equal(undefined)
-    expect(latency, `took ${latency} ms`).to.be.below(1000)
+  it('pushes a change made through a second service process on the same database, through the change stream', async () => {
+    const other = await startTestService({ plugins: [{ plugin: 'validate' }, { plugin: 'decide', options: { pollIntervalMs: 60_000 } }, { plugin: 'sink-mongo', required: true }], storage: { database: t.service.storage.db.databaseName } })
+    try {
+      const client = new SseClient(streamUrl())
+      await client.opened()
+      const started = performance.now()
+      const patched = await other.admin('PATCH', `/api/projects/${t.project.id}/feature_flags/1/`, { name: 'changed elsewhere' })
+      expect(patched.status).to.equal(200)
+      const [event] = await client.waitFor(1)
+      const latency = performance.now() - started
+      client.close()
+      expect(event, 'no event for the other process’s change').to.not.equal(undefined)
+      expect(latency, `took ${latency} ms`).to.be.below(1000)
+    } finally {
+      await other.service.close() // not other.close(): that drops the database both services share
+    }
   })
 
   it('holds a thousand idle streams with bounded memory and ends them when the service closes', async function () {
