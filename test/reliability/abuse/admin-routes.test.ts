@@ -12,6 +12,8 @@ import { SECRET_KEY_PATHS } from '../../../core/admin/routes.ts'
 const PUBLIC_ROUTES = [
   /^\/_(health|readiness|metrics)$/,
   /^\/(i\/v0\/e|batch|e|capture|track|engage)\/?$/,
+  /^\/i\/v1\/analytics\/events$/,
+  /^\/ofrep\/v1\//,
   /^\/(flags|decide)\/?$/,
   /^\/array\//,
   /^\/static\//,
