@@ -139,7 +139,8 @@ export async function postOnce(target: PostTarget, deliveryId: string, body: str
     try {
       response = await untilAborted(pending, deadline.signal)
     } catch (cause) {
-      // If the fetch answers after all, its body is not wanted.
+      // A fetch whose signal a collection cut can outlive its deadline (undici's own 300 s headers
+      // timeout ends it at the latest); if it answers after all, its body is not wanted.
       pending.then((late) => late.body?.cancel(), () => undefined).catch(() => undefined)
       throw new DeliveryError(timedOut ? `no answer within ${target.timeoutMs} ms` : `request failed: ${(cause as Error).message}`, true, undefined, { cause })
     }
