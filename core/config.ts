@@ -42,6 +42,13 @@ export const ConfigSchema = Type.Object(
         decodedLimitBytes: Type.Integer({ minimum: 1024, default: 100 * 1024 * 1024 }),
         requestTimeoutMs: Type.Integer({ minimum: 100, default: 30_000 }),
         shutdownTimeoutMs: Type.Integer({ minimum: 0, default: 10_000 }),
+        /**
+         * Origins (`https://admin.example.com`) allowed to call the routes that are not meant for
+         * browsers (admin /api/*, /flags/definitions, local evaluation) cross-origin, with
+         * credentials. Empty: those routes answer no origin. Capture, /flags, /decide, remote config
+         * and the SDK files answer every origin whatever this holds.
+         */
+        adminCorsOrigins: Type.Array(Type.String({ pattern: '^https?://[^/\\s]+$' }), { default: [] }),
         /** Read the client IP from X-Forwarded-For (set when behind a proxy or load balancer). */
         trustProxy: Type.Boolean({ default: true }),
         /** HTTP processes sharing the port (node:cluster). Unset: one per core when NODE_ENV=production, else 1. */
@@ -149,6 +156,7 @@ const ENV_OVERRIDES: ReadonlyArray<[string, (c: Json, v: string) => void]> = [
   ['ADMIN_API_KEY', (c, v) => ((c.admin as Json).apiKey = v)],
   ['LOG_LEVEL', (c, v) => ((c.log as Json).level = v)],
   ['WORKERS', (c, v) => ((c.server as Json).workers = Number(v))],
+  ['ADMIN_CORS_ORIGINS', (c, v) => ((c.server as Json).adminCorsOrigins = v.split(',').map((o) => o.trim()).filter(Boolean))],
   ['MODE', (c, v) => (c.mode = v)],
   ['QUEUE_ROLE', (c, v) => ((c.queue as Json).role = v)],
   ['NATS_URL', (c, v) => ((c.queue as Json).servers = v.split(','))],

@@ -1,6 +1,7 @@
 /**
- * The Koa app: error handling and access log first, CORS, then the router with the health,
- * capture and admin routes and whatever plugins mount through the `routes` hook.
+ * The Koa app: error handling and access log first, CORS (permissive on the routes marked
+ * `crossOrigin`, configured origins only elsewhere), then the router with the health, capture and
+ * admin routes and whatever plugins mount through the `routes` hook.
  */
 import Koa from 'koa'
 import Router from '@koa/router'
@@ -57,7 +58,7 @@ export function createApp(deps: AppDeps): Koa {
 
   app.silent = true // errors are logged once, by errorsAndAccessLog
   app.use(errorsAndAccessLog(deps.logger))
-  app.use(cors())
+  app.use(cors(router, { adminOrigins: deps.config.server.adminCorsOrigins }))
   app.use(staticRoutes(router))
   app.use(router.allowedMethods())
   return app

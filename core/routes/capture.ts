@@ -11,6 +11,7 @@ import { unauthorized } from '../errors.ts'
 import { readPayload, singleValues } from '../http/payload.ts'
 import { parseCaptureRequest } from '../capture/request.ts'
 import { rateLimited, rateLimiterFor } from '../http/rate-limit.ts'
+import { crossOrigin } from '../http/cors.ts'
 
 export const CAPTURE_PATHS = ['/i/v0/e', '/batch', '/e', '/capture', '/track', '/engage'] as const
 
@@ -50,7 +51,8 @@ export function captureHandler({ config, projects, pipeline }: CaptureDeps) {
 export function mountCapture(router: Router, deps: CaptureDeps): void {
   const handler = captureHandler(deps)
   for (const path of CAPTURE_PATHS) {
-    router.get(path, handler).post(path, handler)
-    router.get(`${path}/`, handler).post(`${path}/`, handler)
+    // browsers post events cross-origin
+    router.get(path, crossOrigin, handler).post(path, crossOrigin, handler)
+    router.get(`${path}/`, crossOrigin, handler).post(`${path}/`, crossOrigin, handler)
   }
 }

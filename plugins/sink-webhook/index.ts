@@ -1,7 +1,8 @@
 /**
  * sink-webhook: POSTs kept events as JSON batches to a URL, signed with HMAC-SHA256, with a timeout
  * per attempt, retries with exponential backoff, and a bounded queue (see queue.ts for what a
- * required and an optional instance acknowledge). Body:
+ * required and an optional instance acknowledge). Redirects are not followed and the response is
+ * read only up to a bound (see post.ts). Body:
  * `{"delivery_id": "<uuid, the same on every retry>", "sent_at": "<ISO>", "events": [<stored-event documents>]}`.
  */
 import { Type } from 'typebox'
@@ -22,8 +23,13 @@ export const optionsSchema = Type.Object(
      * `false`, for other keys: TypeBox's Value.Default throws on a Record with `false` there.
      */
     headers: Type.Record(Type.String({ pattern: '^[A-Za-z0-9-]+$' }), Type.String(), { default: {}, additionalProperties: Type.Never() }),
-    /** One attempt, response body included. */
+    /** One attempt: connecting, sending, the receiver's status and the read of its response body. */
     timeoutMs: Type.Integer({ minimum: 1, default: 5000 }),
+    /**
+     * Bytes of the receiver's response body read (then dropped) before the rest is cancelled. Only
+     * the status counts; reading a short body lets the connection be reused. At most 1 MiB.
+     */
+    maxResponseBytes: Type.Integer({ minimum: 0, maximum: 1_048_576, default: 65_536 }),
     /** Required sink: attempts after the first before the request fails (503). Optional sink: retried until delivered. */
     maxRetries: Type.Integer({ minimum: 0, maximum: 100, default: 3 }),
     initialBackoffMs: Type.Integer({ minimum: 1, default: 200 }),
@@ -43,7 +49,8 @@ export default definePlugin({
   apiVersion: API_VERSION,
   optionsSchema,
   setup(api, options) {
-    const target = { url: options.url, secret: options.secret, signatureHeader: options.signatureHeader, headers: options.headers, timeoutMs: options.timeoutMs }
+    const { url, secret, signatureHeader, headers, timeoutMs, maxResponseBytes } = options
+    const target = { url, secret, signatureHeader, headers, timeoutMs, maxResponseBytes }
     // Unknown (an older core) counts as required: acknowledging only delivered events is always safe.
     const durable = api.required !== false
     const queue = new DeliveryQueue((id, body, signal) => postOnce(target, id, body, signal), options, durable, api.logger)

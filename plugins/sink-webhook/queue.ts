@@ -23,7 +23,7 @@ export interface QueueOptions {
 }
 
 /** Sends one POST body; rejects with a DeliveryError (or anything else, taken as retryable). */
-export type Send = (deliveryId: string, body: string, signal: AbortSignal) => Promise<void>
+export type Send = (deliveryId: string, body: string, signal: AbortSignal) => Promise<unknown>
 
 interface Waiter {
   remaining: number

@@ -5,12 +5,13 @@
  * A versioned path names exact bytes, so it is cached for a year as immutable and only the
  * installed version is served (posthog-js then falls back to the unversioned path). Unversioned
  * files change when the package is upgraded, so they are cached briefly and revalidated by ETag.
- * CORS comes from the core middleware (the snippet loads array.js with crossorigin="anonymous");
+ * The routes are cross-origin (`crossOrigin`: the snippet loads array.js with crossorigin="anonymous");
  * Cross-Origin-Resource-Policy lets pages that require it (COEP) load the scripts too.
  */
 import type Router from '@koa/router'
 import type { Context } from 'koa'
 import { HttpError } from '../../core/errors.ts'
+import { crossOrigin } from '../../core/http/cors.ts'
 import type { SdkAsset, SdkAssets } from './assets.ts'
 
 export interface StaticRouteOptions {
@@ -48,13 +49,13 @@ export function mountStaticSdk(router: Router, assets: SdkAssets, options: Stati
   const shortCache = `public, max-age=${options.maxAgeSeconds}`
   const longCache = `public, max-age=${options.versionedMaxAgeSeconds}, immutable`
 
-  router.get('/static/:file', (ctx) => {
+  router.get('/static/:file', crossOrigin, (ctx) => {
     const asset = assets.get(String(ctx.params.file))
     if (!asset) throw notFound(`no SDK file ${ctx.params.file} in posthog-js ${assets.version}`)
     send(ctx, asset, shortCache)
   })
 
-  router.get('/static/:version/:file', (ctx) => {
+  router.get('/static/:version/:file', crossOrigin, (ctx) => {
     const version = String(ctx.params.version)
     if (version !== assets.version) throw notFound(`this server serves posthog-js ${assets.version}, not ${version}`)
     const asset = assets.get(String(ctx.params.file))

@@ -26,7 +26,7 @@ describe('config', () => {
     const config = buildConfig({ plugins: [{ plugin: 'validate' }] })
     expect(config.server).to.deep.equal({
       host: '0.0.0.0', port: 8000, bodyLimitBytes: 20 * 1024 * 1024, decodedLimitBytes: 100 * 1024 * 1024,
-      requestTimeoutMs: 30_000, shutdownTimeoutMs: 10_000, trustProxy: true,
+      requestTimeoutMs: 30_000, shutdownTimeoutMs: 10_000, adminCorsOrigins: [], trustProxy: true,
     })
     expect(config.storage).to.deep.equal({ database: 'hedgerow', dataDir: './data' })
     expect(config.log.level).to.equal('info')
@@ -77,6 +77,13 @@ describe('config', () => {
     expect([queue.mode, queue.queue.role, queue.queue.servers]).to.deep.equal(['queue', 'worker', ['nats://a:4222', 'nats://b:4222']])
     expect(errorOf(() => loadConfig(root, { QUEUE_ROLE: 'boss' })).jsonPath).to.equal('/queue/role')
     expect(errorOf(() => buildConfig({ queue: { partitions: 0 } })).jsonPath).to.equal('/queue/partitions')
+  })
+
+  it('takes the admin CORS origins from ADMIN_CORS_ORIGINS (comma-separated), none by default, and refuses an origin with a path', () => {
+    const root = appWith({ 'config/default.json': { plugins: [] } })
+    expect(loadConfig(root, {}).config.server.adminCorsOrigins).to.deep.equal([])
+    expect(loadConfig(root, { ADMIN_CORS_ORIGINS: 'https://admin.example, http://localhost:3000' }).config.server.adminCorsOrigins).to.deep.equal(['https://admin.example', 'http://localhost:3000'])
+    expect(errorOf(() => buildConfig({ server: { adminCorsOrigins: ['https://admin.example/'] } })).jsonPath).to.equal('/server/adminCorsOrigins/0')
   })
 
   it('rejects a non-numeric PORT with its path', () => {

@@ -9,6 +9,7 @@ import type { Context } from 'koa'
 import type { Project, ProjectLookup } from '../../../core/plugin-api.ts'
 import { HttpError, unauthorized, unavailable } from '../../../core/errors.ts'
 import { readPayload, singleValues } from '../../../core/http/payload.ts'
+import { crossOrigin } from '../../../core/http/cors.ts'
 import type { DecodeLimits } from '../../../core/capture/decode.ts'
 import { detectEvaluationRuntime, normalizeDistinctId } from '../evaluator/index.ts'
 import type { EvaluationResult } from '../evaluator/index.ts'
@@ -103,5 +104,6 @@ export function mountFlagsRoutes(router: Router, { projects, flags, limits }: Fl
     ctx.set('Content-Type', JSON_CONTENT_TYPE)
     ctx.body = Buffer.from(flagsResponseJson({ ...(isDecide ? decideFields() : {}), ...config }, shape, result, parts))
   }
-  for (const path of FLAGS_PATHS) router.get(path, flagsEndpoint).post(path, flagsEndpoint)
+  // posthog-js asks for flags cross-origin
+  for (const path of FLAGS_PATHS) router.get(path, crossOrigin, flagsEndpoint).post(path, crossOrigin, flagsEndpoint)
 }

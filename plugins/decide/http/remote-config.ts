@@ -8,6 +8,7 @@ import type Router from '@koa/router'
 import type { Context } from 'koa'
 import type { Project, ProjectLookup } from '../../../core/plugin-api.ts'
 import { HttpError } from '../../../core/errors.ts'
+import { crossOrigin } from '../../../core/http/cors.ts'
 import type { FlagsService } from '../service.ts'
 
 export function remoteConfig(project: Project, hasFeatureFlags: boolean): Record<string, unknown> {
@@ -54,10 +55,11 @@ export function mountRemoteConfig(router: Router, projects: ProjectLookup, flags
     ctx.set('Cache-Control', 'public, max-age=60')
     return remoteConfig(project, definitions.hasActiveFlags)
   }
-  router.get('/array/:token/config', async (ctx) => {
+  // posthog-js loads its remote config cross-origin
+  router.get('/array/:token/config', crossOrigin, async (ctx) => {
     ctx.body = await configFor(ctx)
   })
-  router.get('/array/:token/config.js', async (ctx) => {
+  router.get('/array/:token/config.js', crossOrigin, async (ctx) => {
     const config = await configFor(ctx)
     ctx.type = 'application/javascript; charset=utf-8'
     ctx.body = remoteConfigScript(config, String(ctx.params.token))

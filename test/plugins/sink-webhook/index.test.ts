@@ -31,4 +31,23 @@ describe('sink-webhook plugin', () => {
       await t.close()
     }
   })
+
+  for (const status of [307, 303]) {
+    it(`a ${status} from the receiver is a failed delivery: the request answers 503 and the place it points to gets nothing`, async () => {
+      const elsewhere = await Receiver.start(SECRET, 'X-Acme-Signature')
+      const path = `/redirecting-${status}`
+      receiver.plan(path, status, Infinity, 0, { Location: elsewhere.url('/taken') })
+      const options = { url: receiver.url(path), secret: SECRET, signatureHeader: 'X-Acme-Signature', headers: { Authorization: 'Bearer token' }, maxRetries: 1, initialBackoffMs: 5, maxBackoffMs: 20 }
+      const t = await startTestService({ plugins: [{ plugin: 'validate' }, { plugin: 'sink-webhook', required: true, options }] })
+      try {
+        const response = await fetch(`${t.url}/batch/`, { method: 'POST', body: JSON.stringify({ api_key: t.project.api_token, batch: [{ event: 'a', distinct_id: 'r-1', uuid: uuidv7() }] }) })
+        expect(response.status).to.equal(503)
+        expect(receiver.attempts(path).map((a) => a.status)).to.deep.equal([status, status])
+        expect(elsewhere.attempts('/taken')).to.deep.equal([])
+      } finally {
+        await t.close()
+        await elsewhere.close()
+      }
+    })
+  }
 })

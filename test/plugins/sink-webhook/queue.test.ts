@@ -22,7 +22,7 @@ describe('sink-webhook DeliveryQueue', () => {
 
   function queue(durable: boolean, options: Partial<QueueOptions> & { timeoutMs?: number } = {}): { q: DeliveryQueue; path: string } {
     const path = `/q/${++paths}`
-    const target = { url: receiver.url(path), secret: SECRET, signatureHeader: 'X-Hedgerow-Signature', headers: {}, timeoutMs: options.timeoutMs ?? 2000 }
+    const target = { url: receiver.url(path), secret: SECRET, signatureHeader: 'X-Hedgerow-Signature', headers: {}, timeoutMs: options.timeoutMs ?? 2000, maxResponseBytes: 64 * 1024 }
     const all: QueueOptions = { maxQueueEvents: 1000, maxBatchEvents: 100, maxRetries: 3, initialBackoffMs: 5, maxBackoffMs: 50, ...options }
     return { q: new DeliveryQueue((id, body, signal) => postOnce(target, id, body, signal), all, durable, logger), path }
   }

@@ -16,17 +16,28 @@ export interface Delivery {
   readonly status: number
 }
 
+/** After a 200's headers: 'endless' writes body as fast as the client reads it, 'stall' writes none and never ends. */
+export type BodyMode = 'endless' | 'stall'
+
+/** What the receiver wrote in one streamed response, and whether the client has let go of it. */
+export interface Stream {
+  written: number
+  closedAt?: number
+}
+
 interface Plan {
   status: number
   times: number
   delayMs: number
   headers: Record<string, string>
+  body?: BodyMode
 }
 
 export class Receiver {
   private readonly requests = new Map<string, Delivery[]>()
   private readonly plans = new Map<string, Plan[]>()
   private readonly hanging = new Set<http.ServerResponse>()
+  private readonly streamed = new Map<string, Stream[]>()
 
   private constructor(
     private readonly server: http.Server,
@@ -69,6 +80,18 @@ export class Receiver {
     this.plans.set(path, plans)
   }
 
+  /** Answers the next request to `path` with a 200 whose body never ends (see BodyMode). */
+  planBody(path: string, body: BodyMode): void {
+    const plans = this.plans.get(path) ?? []
+    plans.push({ status: 200, times: 1, delayMs: 0, headers: {}, body })
+    this.plans.set(path, plans)
+  }
+
+  /** The streamed responses to `path`, in arrival order. */
+  streams(path: string): Stream[] {
+    return this.streamed.get(path) ?? []
+  }
+
   async close(): Promise<void> {
     for (const res of this.hanging) res.destroy()
     this.server.closeAllConnections()
@@ -94,7 +117,34 @@ export class Receiver {
         this.hanging.add(res)
         return
       }
+      if (plan?.body) {
+        this.stream(path, res, plan.body)
+        return
+      }
       setTimeout(() => res.writeHead(status, { 'Content-Type': 'application/json', ...plan?.headers }).end('{}'), plan?.delayMs ?? 0)
     })
+  }
+
+  private stream(path: string, res: http.ServerResponse, mode: BodyMode): void {
+    const record: Stream = { written: 0 }
+    this.streamed.set(path, [...this.streams(path), record])
+    this.hanging.add(res)
+    res.on('close', () => (record.closedAt = Date.now()))
+    res.writeHead(200, { 'Content-Type': 'application/json' })
+    if (mode === 'stall') {
+      res.write('{')
+      return
+    }
+    const chunk = Buffer.alloc(16 * 1024, 0x20)
+    // Writes until the socket pushes back, then again on each drain: endless, at the client's pace.
+    const pump = () => {
+      let more = true
+      while (more && !res.destroyed) {
+        more = res.write(chunk)
+        record.written += chunk.length
+      }
+    }
+    res.on('drain', pump)
+    pump()
   }
 }
