@@ -12,6 +12,7 @@ import type Router from '@koa/router'
 import type { Context } from 'koa'
 import type { Project, ProjectLookup } from '../../../core/plugin-api.ts'
 import { HttpError } from '../../../core/errors.ts'
+import { crossOrigin } from '../../../core/http/cors.ts'
 import { readPayload, singleValues } from '../../../core/http/payload.ts'
 import type { DecodeLimits } from '../../../core/capture/decode.ts'
 import type { ProjectRateLimiter } from '../../../core/http/rate-limit.ts'
@@ -123,7 +124,7 @@ function ofrepErrors(withKey: boolean) {
 }
 
 export function mountOfrepRoutes(router: Router, deps: OfrepRouteDeps): void {
-  router.post('/ofrep/v1/evaluate/flags/:key', ofrepErrors(true), async (ctx) => {
+  router.post('/ofrep/v1/evaluate/flags/:key', crossOrigin, ofrepErrors(true), async (ctx) => {
     const project = await authenticate(ctx, deps)
     const request = await contextOf(ctx, deps.limits)
     const key = ctx.params.key
@@ -139,7 +140,7 @@ export function mountOfrepRoutes(router: Router, deps: OfrepRouteDeps): void {
     ctx.body = answer
   })
 
-  router.post('/ofrep/v1/evaluate/flags', ofrepErrors(false), async (ctx) => {
+  router.post('/ofrep/v1/evaluate/flags', crossOrigin, ofrepErrors(false), async (ctx) => {
     const project = await authenticate(ctx, deps)
     const request = await contextOf(ctx, deps.limits)
     const flags = await evaluateAll(deps, project, request)
@@ -156,14 +157,14 @@ export function mountOfrepRoutes(router: Router, deps: OfrepRouteDeps): void {
     ctx.body = JSON.stringify({ flags, eventStreams: [stream] })
   })
 
-  router.get('/ofrep/v1/events', ofrepErrors(false), async (ctx) => {
+  router.get('/ofrep/v1/events', crossOrigin, ofrepErrors(false), async (ctx) => {
     const project = await authenticate(ctx, deps)
     const lastEventId = ctx.get('Last-Event-ID') || (typeof ctx.query.lastEventId === 'string' ? ctx.query.lastEventId : undefined)
     ctx.respond = false
     await deps.streams.open(project.id, ctx.res, lastEventId || undefined)
   })
 
-  router.get('/ofrep/v1/configuration', ofrepErrors(false), async (ctx) => {
+  router.get('/ofrep/v1/configuration', crossOrigin, ofrepErrors(false), async (ctx) => {
     await authenticate(ctx, deps)
     ctx.body = {
       name: 'Hedgerow',
