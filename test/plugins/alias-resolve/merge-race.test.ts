@@ -78,6 +78,7 @@ describe('alias-resolve merges racing each other', function () {
     }
     const check = await checkPersons(t.db, projectId, outcome.acknowledged)
     const figures = `${outcome.acknowledged.length} acknowledged, ${check.lost.length} of them lost, ${check.orphans.length} orphan persons, ${check.dangling.length} dangling ids, ${outcome.retried} retried sends, ${outcome.failed} given up, ${check.persons} persons`
+    if (process.env.MERGE_RACE_FIGURES) console.log(`${shape} ${eventName}: ${figures}`)
     expect(check.lost.length, `acknowledged but lost: ${figures}; e.g. ${check.lost.slice(0, 5).join(', ')}`).to.equal(0)
     expect(check.orphans.length, `persons no distinct id leads to: ${figures}`).to.equal(0)
     expect(check.dangling.length, `distinct ids whose person is missing: ${figures}`).to.equal(0)
