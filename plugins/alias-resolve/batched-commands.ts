@@ -108,11 +108,12 @@ export class PersonCommands {
       },
     )
     // Idempotent (false only ever becomes true), so callers need no per-update result: they re-read.
+    // A person being merged away is left alone: its mark's version must hold until it is committed.
     this.identifications = new Coalescer(
       (key) => `${key.projectId}:${key.id}`,
       async (keys) => {
         const ops: AnyBulkWriteOperation<PersonDocument>[] = keys.map(({ projectId, id }) => ({
-          updateOne: { filter: { project_id: projectId, id, is_identified: false }, update: { $set: { is_identified: true }, $inc: { version: 1 } } },
+          updateOne: { filter: { project_id: projectId, id, is_identified: false, merging: { $exists: false } }, update: { $set: { is_identified: true }, $inc: { version: 1 } } },
         }))
         await persons.bulkWrite(ops, { ordered: false })
         return new Map<string, true>()

@@ -4,14 +4,13 @@
  */
 import type { EventContext, IngestEvent } from '../../core/plugin-api.ts'
 import type { PersonDocument, PersonStore, ResolvedPerson } from './person-store.ts'
-import { PersonContentionError, backoff } from './person-store.ts'
+import { MAX_ATTEMPTS, PersonContentionError, backoff } from './contention.ts'
 import { isIllegalDistinctId } from './illegal-ids.ts'
 import { personUuid } from './person-uuid.ts'
-import { hasOwn, layered, ownValue, warnPersonPropertiesSize, withinPersonPropertiesLimit } from './properties.ts'
-import type { Properties } from './properties.ts'
+import { hasOwn, ownValue, warnPersonPropertiesSize } from './properties.ts'
+import { currentPerson, finishMerge, startMerge } from './merge-steps.ts'
 
-/** Bounded optimistic retries; each one re-reads what a concurrent writer changed. */
-export const MAX_ATTEMPTS = 16
+export { MAX_ATTEMPTS } from './contention.ts'
 
 export interface MergeRequest {
   /** The id whose person is merged away (`$anon_distinct_id` or `alias`). */
@@ -48,8 +47,10 @@ export async function merge(store: PersonStore, event: IngestEvent, ctx: EventCo
   const projectId = ctx.project.id
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const [otherPerson, intoPerson] = await Promise.all([store.findByDistinctId(projectId, other, event.timestamp), store.findByDistinctId(projectId, into, event.timestamp)])
-    let result: ResolvedPerson | null
-    if (!otherPerson && !intoPerson) result = await createForBoth(store, event, projectId, other, into)
+    let result: ResolvedPerson | null = null
+    if (otherPerson?.merging || intoPerson?.merging) {
+      // another merge of one of them is not committed yet: decide once it is, or once it is taken back
+    } else if (!otherPerson && !intoPerson) result = await createForBoth(store, event, projectId, other, into)
     else if (!otherPerson || !intoPerson) result = await addMissingId(store, projectId, (otherPerson ?? intoPerson)!, otherPerson ? into : other)
     else if (otherPerson.id === intoPerson.id) result = await identified(store, intoPerson)
     else if (otherPerson.is_identified && event.event !== '$merge_dangerously') {
@@ -66,7 +67,7 @@ export async function merge(store: PersonStore, event: IngestEvent, ctx: EventCo
       const survivor = await mergePersons(store, intoPerson, otherPerson, () => warnPersonPropertiesSize(ctx, intoPerson.id, into, event.uuid))
       result = survivor && { person: survivor, created: false }
     }
-    if (result) return result
+    if (result && !result.person.merging) return result
     await backoff(attempt)
   }
   throw new PersonContentionError(`merging ${other} into ${into}`)
@@ -89,65 +90,31 @@ async function createForBoth(store: PersonStore, event: IngestEvent, projectId: 
   return person && !taken.length ? { person, created: true } : null
 }
 
-/** Exactly one id has a person: the other id joins it. */
+/**
+ * Exactly one id has a person: the other id joins it. If that person was merged away while the
+ * id was added, the merge may have moved its ids already: reading it again moves this one on.
+ */
 async function addMissingId(store: PersonStore, projectId: number, person: PersonDocument, missing: string): Promise<ResolvedPerson | null> {
   const version = (await store.usedPersonless(projectId, [missing])).has(missing) ? 1 : 0
   if (!(await store.addDistinctId(projectId, person.id, missing, version))) return null
-  return identified(store, person)
+  const current = await currentPerson(store, projectId, person.id)
+  return current && identified(store, current)
 }
 
 async function identified(store: PersonStore, person: PersonDocument): Promise<ResolvedPerson | null> {
   const current = await store.markIdentified(person)
-  return current && { person: current, created: false }
+  return current && !current.merging ? { person: current, created: false } : null
 }
 
 /**
- * Merges `other` into `into`: properties with the survivor winning, the earlier created_at,
- * identified, version max + 1; then every distinct id moves and `other` is deleted. Returns null
- * when `into` changed since it was read, so the caller starts over from fresh reads. Properties
- * that would together pass the size limit are not merged: the survivor keeps its own (as PostHog's
- * database refuses the merged row), and `oversize` is told.
+ * Merges `other` into `into` (merge-steps.ts): properties with the survivor winning, the earlier
+ * created_at, identified, version max + 1; every distinct id moves and `other` is deleted.
+ * Returns the survivor, or null when either person changed or is being merged since it was read,
+ * so the caller starts over from fresh reads. Properties that would together pass the size limit
+ * are not merged: the survivor keeps its own (as PostHog's database refuses the merged row), and
+ * `oversize` is told.
  */
 export async function mergePersons(store: PersonStore, into: PersonDocument, other: PersonDocument, oversize: () => void = () => undefined): Promise<PersonDocument | null> {
-  const projectId = into.project_id
-  let survivor = await store.writePerson(into, {
-    properties: mergedProperties(other.properties, into.properties, oversize),
-    created_at: into.created_at.getTime() <= other.created_at.getTime() ? into.created_at : other.created_at,
-    is_identified: true,
-    version: Math.max(into.version, other.version) + 1,
-  })
-  if (!survivor) return null
-  await store.moveDistinctIds(projectId, other.id, survivor.id)
-  let source = other
-  for (let attempt = 0; !(await store.deletePerson(source)); attempt++) {
-    // Someone wrote to `other` after we read it: fold its newer properties in (the survivor still wins).
-    const changed = await store.findById(projectId, source.id)
-    if (!changed) break // a concurrent merge of the same pair deleted it
-    if (attempt >= MAX_ATTEMPTS) throw new PersonContentionError(`deleting merged person ${source.id}`)
-    survivor = await foldInto(store, survivor, changed, oversize)
-    await store.moveDistinctIds(projectId, source.id, survivor.id)
-    source = changed
-  }
-  // An id added to `other` while it was being deleted would point at nothing: sweep it over.
-  await store.moveDistinctIds(projectId, other.id, survivor.id)
-  return survivor
-}
-
-/** `under` laid beneath `over`, or `over` alone when the two would pass the size limit. */
-function mergedProperties(under: Properties, over: Properties, oversize: () => void): Properties {
-  const merged = layered(under, over)
-  if (withinPersonPropertiesLimit(merged)) return merged
-  oversize()
-  return over
-}
-
-async function foldInto(store: PersonStore, survivor: PersonDocument, source: PersonDocument, oversize: () => void): Promise<PersonDocument> {
-  let current: PersonDocument | null = survivor
-  for (let attempt = 0; attempt < MAX_ATTEMPTS && current; attempt++) {
-    const written = await store.writePerson(current, { properties: mergedProperties(source.properties, current.properties, oversize) })
-    if (written) return written
-    await backoff(attempt)
-    current = await store.findById(current.project_id, current.id)
-  }
-  throw new PersonContentionError(`folding ${source.id} into ${survivor.id}`)
+  const committed = await startMerge(store, into, other)
+  return committed && finishMerge(store, committed, oversize)
 }

@@ -11,12 +11,19 @@ import type { IngestEvent } from '../../core/plugin-api.ts'
 import { PersonCommands } from './batched-commands.ts'
 import { ProjectKeyed } from './project-keyed.ts'
 import { RememberedPersonIds } from './remembered-person-ids.ts'
+import { PersonContentionError } from './contention.ts'
+import { STALE_MARK_MS, currentPerson } from './merge-steps.ts'
+import type { MergedSource, MergingMark } from './merge-steps.ts'
 
 export const PERSON_COLLECTIONS = {
   persons: 'persons',
   distinctIds: 'person_distinct_ids',
   personlessDistinctIds: 'personless_distinct_ids',
+  merges: 'person_merges',
 } as const
+
+/** How long the record of a finished merge is kept: a distinct id left pointing at the deleted person finds the survivor through it. */
+const MERGE_RECORD_TTL_SECONDS = 30 * 24 * 3600
 
 /** One person (PostHog's `posthog_person`). */
 export interface PersonDocument {
@@ -28,6 +35,20 @@ export interface PersonDocument {
   created_at: Date
   /** 0 at creation, +1 per write, max of both + 1 after a merge. */
   version: number
+  /** Present while the person is being merged away (merge-steps.ts): it takes no more writes. */
+  merging?: MergingMark
+  /** Persons recently folded into this one, so that folding one again is seen as done. */
+  merged?: MergedSource[]
+}
+
+/** Where a person deleted by a merge went; kept for `MERGE_RECORD_TTL_SECONDS`. */
+export interface PersonMergeDocument {
+  project_id: number
+  /** The merged-away person. */
+  id: string
+  /** The person it was merged into (which may have been merged on since). */
+  into: string
+  merged_at: Date
 }
 
 /** Which person a distinct_id belongs to; one row per (project_id, distinct_id). */
@@ -53,6 +74,10 @@ const INDEXES: Record<string, IndexDescription[]> = {
     { key: { project_id: 1, person_id: 1 }, name: 'project_person_id' },
   ],
   [PERSON_COLLECTIONS.personlessDistinctIds]: [{ key: { project_id: 1, distinct_id: 1 }, name: 'project_distinct_id_unique', unique: true }],
+  [PERSON_COLLECTIONS.merges]: [
+    { key: { project_id: 1, id: 1 }, name: 'project_id_unique', unique: true },
+    { key: { merged_at: 1 }, name: 'merged_at_ttl', expireAfterSeconds: MERGE_RECORD_TTL_SECONDS },
+  ],
 }
 
 export async function ensurePersonIndexes(db: Db): Promise<void> {
@@ -77,19 +102,7 @@ export async function getDistinctIdsOfPerson(db: Db, projectId: number, personId
 
 export const isDuplicateKeyError = (error: unknown): boolean => typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 11000
 
-/** Thrown when optimistic retries run out; retryable, so the client gets a 503 and sends again. */
-export class PersonContentionError extends Error {
-  readonly retryable = true
-  constructor(what: string) {
-    super(`${what}: too many concurrent changes to one person; retry`)
-    this.name = 'PersonContentionError'
-  }
-}
-
-/** A short random pause after losing an optimistic race, so contenders spread out instead of colliding again. */
-export function backoff(attempt: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.random() * 4 * Math.min(attempt + 1, 8)))
-}
+export { PersonContentionError, backoff } from './contention.ts'
 
 /** How long a reader waits for a mapping's person to appear before it recreates it (a creator that crashed). */
 const DANGLING_RETRIES = 3
@@ -131,6 +144,7 @@ export class PersonStore {
   readonly persons: Collection<PersonDocument>
   readonly distinctIds: Collection<DistinctIdDocument>
   readonly personless: Collection<PersonlessDistinctIdDocument>
+  readonly merges: Collection<PersonMergeDocument>
   /** Keyed by the event object alias-resolve returned; read by person-update, the next step. */
   readonly resolved = new WeakMap<object, ResolvedPerson>()
   /** The ids this process noted as personless. */
@@ -144,6 +158,7 @@ export class PersonStore {
     this.persons = db.collection<PersonDocument>(PERSON_COLLECTIONS.persons)
     this.distinctIds = db.collection<DistinctIdDocument>(PERSON_COLLECTIONS.distinctIds)
     this.personless = db.collection<PersonlessDistinctIdDocument>(PERSON_COLLECTIONS.personlessDistinctIds)
+    this.merges = db.collection<PersonMergeDocument>(PERSON_COLLECTIONS.merges)
     this.commands = new PersonCommands(this.distinctIds, this.persons, this.personless)
   }
 
@@ -153,7 +168,21 @@ export class PersonStore {
     return this.creationProperties ? this.creationProperties(event, created) : created
   }
 
+  /**
+   * The person with this id, or null when there is none or it was merged away (its distinct ids
+   * lead to the survivor). A person whose merge is not committed yet is returned, marked: it can
+   * be read, and `writePerson` refuses it until the merge is committed or taken back.
+   */
   async findById(projectId: number, id: string): Promise<PersonDocument | null> {
+    const person = await this.readById(projectId, id)
+    if (!person?.merging) return person
+    if (person.merging.committed) return null
+    if (Date.now() - person.merging.since.getTime() <= STALE_MARK_MS) return person
+    return (await this.takeBackMark(person)) ?? this.findById(projectId, id)
+  }
+
+  /** The stored document, marked or not. */
+  async readById(projectId: number, id: string): Promise<PersonDocument | null> {
     return (await this.commands.findPerson(projectId, id)) ?? null
   }
 
@@ -163,16 +192,17 @@ export class PersonStore {
   }
 
   /**
-   * The person of a distinct_id read through its mapping. A mapping whose person is missing
-   * belongs to a creation in flight (mapping first, person second); if the person never appears
-   * the creator died, and the reader makes the empty person itself so the id is usable again.
+   * The person of a distinct_id read through its mapping, following (and finishing) a merge of
+   * it. A mapping whose person is missing and was not merged away belongs to a creation in
+   * flight (mapping first, person second); if the person never appears the creator died, and the
+   * reader makes the empty person itself so the id is usable again.
    */
   async findThroughMapping(projectId: number, distinctId: string, now = new Date()): Promise<PersonDocument | null> {
     let personId: string | undefined
     for (let attempt = 0; attempt <= DANGLING_RETRIES; attempt++) {
       const mapping = await this.commands.findMapping(projectId, distinctId)
       if (!mapping) return null
-      const person = await this.findById(projectId, mapping.person_id)
+      const person = await currentPerson(this, projectId, mapping.person_id)
       if (person) return person
       personId = mapping.person_id
       await new Promise((resolve) => setTimeout(resolve, DANGLING_WAIT_MS * (attempt + 1)))
@@ -204,12 +234,13 @@ export class PersonStore {
 
   /**
    * Inserts the person unless it exists. A reader that found the mapping first may have made it
-   * already; `is_identified` is then caught up.
+   * already; `is_identified` is then caught up. If it was merged away meanwhile, the ids just
+   * mapped to it are moved on and the survivor is returned.
    */
   private async ensurePerson(projectId: number, personId: string, init: NewPerson): Promise<PersonDocument> {
     // if it exists, a concurrent creator or reader made it: read it back; if it was inserted now, it is as stored
     const inserted = await this.commands.insertPerson({ project_id: projectId, id: personId, properties: init.properties, is_identified: init.isIdentified, created_at: init.createdAt, version: 0 })
-    const person = inserted ? { ...inserted } : await this.findById(projectId, personId)
+    const person = inserted ? { ...inserted } : await currentPerson(this, projectId, personId)
     const result = person && init.isIdentified ? await this.markIdentified(person) : person
     if (!result) throw new PersonContentionError(`person ${personId} vanished while it was created`)
     return result
@@ -219,9 +250,12 @@ export class PersonStore {
    * Writes the person with new `properties` (and optionally other fields) if it is still at the
    * version it was read at. The whole document is replaced: a replacement stores any nested name
    * (`$browser`, `a.b`, `__proto__`) as data, where an update operator would read it as a path.
-   * Returns the written document, or null when someone wrote in between.
+   * Returns the written document, or null when someone wrote in between or the person is being
+   * merged away (the writer reads again and lands on the survivor).
    */
-  async writePerson(person: PersonDocument, changes: Partial<Pick<PersonDocument, 'properties' | 'created_at' | 'is_identified' | 'version'>>): Promise<PersonDocument | null> {
+  async writePerson(person: PersonDocument, changes: Partial<Pick<PersonDocument, 'properties' | 'created_at' | 'is_identified' | 'version' | 'merged'>>): Promise<PersonDocument | null> {
+    if (person.merging) return null
+    const merged = changes.merged ?? person.merged
     const next: PersonDocument = {
       project_id: person.project_id,
       id: person.id,
@@ -229,13 +263,14 @@ export class PersonStore {
       is_identified: changes.is_identified ?? person.is_identified,
       created_at: changes.created_at ?? person.created_at,
       version: changes.version ?? person.version + 1,
+      ...(merged?.length ? { merged } : {}),
     }
     return (await this.commands.replacePerson(person.version, next)) ? next : null
   }
 
-  /** `is_identified` only ever goes from false to true, so it needs no version check. */
+  /** `is_identified` only ever goes from false to true, so it needs no version check. A person being merged away is left as it is. */
   async markIdentified(person: PersonDocument): Promise<PersonDocument | null> {
-    if (person.is_identified) return person
+    if (person.is_identified || person.merging) return person
     await this.commands.markIdentified(person.project_id, person.id)
     return this.findById(person.project_id, person.id)
   }
@@ -244,10 +279,55 @@ export class PersonStore {
     await this.distinctIds.updateMany({ project_id: projectId, person_id: fromPersonId }, { $set: { person_id: toPersonId } })
   }
 
-  /** Deletes the person if it is still at the version it was read at. */
-  async deletePerson(person: PersonDocument): Promise<boolean> {
-    const { deletedCount } = await this.persons.deleteOne({ project_id: person.project_id, id: person.id, version: person.version })
-    return deletedCount === 1
+  /** Marks the person as being merged into `into` if it is still at the version it was read at (merge-steps.ts step 1). */
+  async markMerging(person: PersonDocument, into: string): Promise<PersonDocument | null> {
+    const merging: MergingMark = { into, committed: false, since: new Date(), version: person.version }
+    const { matchedCount } = await this.persons.updateOne(
+      { project_id: person.project_id, id: person.id, version: person.version, merging: { $exists: false } },
+      { $set: { merging }, $inc: { version: 1 } },
+    )
+    return matchedCount === 1 ? { ...person, merging, version: person.version + 1 } : null
+  }
+
+  /** Commits a mark nobody took back (step 3). */
+  async commitMerging(marked: PersonDocument): Promise<PersonDocument | null> {
+    const { matchedCount } = await this.persons.updateOne(
+      { project_id: marked.project_id, id: marked.id, version: marked.version, 'merging.committed': false },
+      { $set: { 'merging.committed': true }, $inc: { version: 1 } },
+    )
+    return matchedCount === 1 ? { ...marked, merging: { ...marked.merging!, committed: true }, version: marked.version + 1 } : null
+  }
+
+  /** Takes back an uncommitted mark: the person takes writes again. Null if the mark changed meanwhile. */
+  async takeBackMark(marked: PersonDocument): Promise<PersonDocument | null> {
+    const { matchedCount } = await this.persons.updateOne(
+      { project_id: marked.project_id, id: marked.id, version: marked.version, 'merging.committed': false },
+      { $unset: { merging: '' }, $inc: { version: 1 } },
+    )
+    return matchedCount === 1 ? withoutMark(marked) : null
+  }
+
+  /** Drops a committed mark whose target is gone for good (merge-steps.ts `abandon`). */
+  async dropMark(marked: PersonDocument): Promise<PersonDocument | null> {
+    const { matchedCount } = await this.persons.updateOne({ project_id: marked.project_id, id: marked.id, version: marked.version }, { $unset: { merging: '' }, $inc: { version: 1 } })
+    return matchedCount === 1 ? withoutMark(marked) : null
+  }
+
+  /** Records where a merged-away person goes, before it is deleted (step 5). */
+  async recordMerged(projectId: number, id: string, into: string): Promise<void> {
+    await this.merges.updateOne({ project_id: projectId, id }, { $setOnInsert: { into, merged_at: new Date() } }, { upsert: true }).catch((error: unknown) => {
+      if (!isDuplicateKeyError(error)) throw error // two processes finishing one merge both upserted
+    })
+  }
+
+  /** The person a deleted person was merged into, if a merge deleted it. */
+  async mergedInto(projectId: number, id: string): Promise<string | undefined> {
+    return (await this.merges.findOne({ project_id: projectId, id }, { projection: { _id: 0, into: 1 } }))?.into
+  }
+
+  /** Deletes a merged-away person; its mark is committed, so no write has changed it since. */
+  async deleteMerged(person: PersonDocument): Promise<void> {
+    await this.persons.deleteOne({ project_id: person.project_id, id: person.id, 'merging.committed': true })
   }
 
   /** Whether this process already noted the id as used personless (then recordPersonless does nothing). */
@@ -267,4 +347,9 @@ export class PersonStore {
     const used = await Promise.all(distinctIds.map((distinctId) => this.commands.usedPersonless(projectId, distinctId)))
     return new Set(distinctIds.filter((_, index) => used[index]))
   }
+}
+
+function withoutMark(marked: PersonDocument): PersonDocument {
+  const { merging: _, ...rest } = marked
+  return { ...rest, version: marked.version + 1 }
 }

@@ -3,12 +3,13 @@
  * person (always fresh) instead of the mapping and then the person. Capture (PersonStore) and flags
  * (decide's PersonReader) both look persons up through it.
  *
- * This is exact because a distinct id only ever leaves a person that is deleted in the same
- * operation: a merge moves the ids of the merged-away person to the survivor, then deletes it,
- * folding in what was written to it meanwhile (merge.ts), and nothing else re-points an id. So a
- * remembered person that still exists is the one a read just before the merge would have found,
- * and one that is gone sends the lookup back to the mapping. A distinct id without a person is not
- * remembered (a person may be created for it at any moment).
+ * This is exact because a distinct id only ever leaves a person that is merged away: a merge
+ * marks that person first (after which it takes no writes), folds it into the survivor, moves its
+ * ids and deletes it (merge-steps.ts), and nothing else re-points an id. So a remembered person
+ * that exists unmarked is the one a read through the mapping would find, and one that is gone or
+ * merged away (a committed mark: `findById` answers nothing) sends the lookup back to the
+ * mapping. A distinct id without a person is not remembered (a person may be created for it at
+ * any moment).
  */
 import { ProjectKeyed } from './project-keyed.ts'
 

@@ -112,25 +112,28 @@ describe('alias-resolve merges', () => {
     expect(result?.person).to.include({ id: person.id, is_identified: true })
   })
 
-  it('folds in a write made to the merged-away person after it was read', async () => {
+  it('starts over when the merged-away person changed after it was read, and folds in the newer write', async () => {
     const projectId = nextProjectId()
     const store = t.store()
     const user = await personWith(projectId, 'user', { plan: 'pro' }, '2026-01-01T00:00:00Z')
     const anon = await personWith(projectId, 'anon', { a: 1 }, '2026-01-01T00:00:00Z')
     await t.store().writePerson(anon, { properties: copyProperties({ a: 1, late: 'write', plan: 'free' }) }) // a concurrent writer
-    const survivor = await mergePersons(store, user, anon)
-    expect(plain(survivor!.properties)).to.include({ plan: 'pro', a: 1, late: 'write' })
+    expect(await mergePersons(store, user, anon)).to.equal(null)
+    expect((await store.findById(projectId, anon.id))?.merging).to.equal(undefined)
+    const result = await merge(store, identify('user', 'anon'), contextFor(projectId), { other: 'anon', into: 'user' })
+    expect(plain(result!.person.properties)).to.include({ plan: 'pro', a: 1, late: 'write' })
     expect(await store.findById(projectId, anon.id)).to.equal(null)
     expect(plain((await store.findById(projectId, user.id))!.properties)).to.include({ late: 'write', plan: 'pro' })
   })
 
-  it('starts over when the surviving person changed after it was read', async () => {
+  it('merges into a survivor that changed after it was read, keeping its newer write', async () => {
     const projectId = nextProjectId()
-    const user = await personWith(projectId, 'user', {}, '2026-01-01T00:00:00Z')
-    const anon = await personWith(projectId, 'anon', {}, '2026-01-01T00:00:00Z')
-    await t.store().writePerson(user, { properties: copyProperties({ newer: true }) })
-    expect(await mergePersons(t.store(), user, anon)).to.equal(null)
-    expect(await t.store().findById(projectId, anon.id)).to.not.equal(null)
+    const user = await personWith(projectId, 'user', { plan: 'pro' }, '2026-01-01T00:00:00Z')
+    const anon = await personWith(projectId, 'anon', { plan: 'free', a: 1 }, '2026-01-01T00:00:00Z')
+    await t.store().writePerson(user, { properties: copyProperties({ plan: 'pro', newer: true }) })
+    const survivor = await mergePersons(t.store(), user, anon)
+    expect(plain(survivor!.properties)).to.deep.equal({ plan: 'pro', newer: true, a: 1 })
+    expect(await t.store().findById(projectId, anon.id)).to.equal(null)
   })
 
   it('follows an alias chain into one person', async () => {
