@@ -14,7 +14,7 @@
  * request in it. The group is then split in halves and each half sent again, down to the request
  * that holds the document, which alone fails: with a 413 when the document is too large to store.
  */
-import { MongoBulkWriteError } from 'mongodb'
+import { MongoBulkWriteError, MongoServerError } from 'mongodb'
 import type { Collection, WriteConcernSettings } from 'mongodb'
 import type { EventDocument } from './document.ts'
 import { tooLargeToStore } from './document.ts'
@@ -95,9 +95,9 @@ export class GroupInsert {
       for (const waiting of group) waiting.resolve()
     } catch (error) {
       if (error instanceof MongoBulkWriteError) return settleEach(group, error)
-      // Not the database's answer but a document's fault (it fails the same way every time): find whose.
-      if (group.length > 1 && !isRetryable(error)) return this.sendHalves(group)
-      for (const waiting of group) waiting.reject(isRetryable(error) ? error : (tooLargeToStore(waiting.docs) ?? error))
+      const documentFault = refusedBeforeSending(error)
+      if (documentFault && group.length > 1) return this.sendHalves(group)
+      for (const waiting of group) waiting.reject(documentFault ? (tooLargeToStore(waiting.docs) ?? error) : error)
     }
   }
 
@@ -106,6 +106,15 @@ export class GroupInsert {
     const middle = Math.ceil(group.length / 2)
     await Promise.all([this.send(group.slice(0, middle)), this.send(group.slice(middle))])
   }
+}
+
+/**
+ * Whether the driver refused the command for one of its documents before sending it (a document
+ * over the size limit, one it cannot serialise): the same documents fail the same way every time.
+ * Not the database's answer (a server error), nor a connection problem.
+ */
+function refusedBeforeSending(error: unknown): boolean {
+  return !(error instanceof MongoServerError) && !isRetryable(error)
 }
 
 /** After a bulk write error: each request fails only if one of its own documents did. */
