@@ -151,7 +151,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
         ['draining the requests in flight', () => stopServer(Math.floor(budgetMs * DRAIN_SHARE))],
         ['stopping the queue worker', () => queueWorker?.stop()],
         ['closing the queue connection', () => queue?.close()],
-        ['the plugins\' teardowns', () => runTeardowns(plugins, logger)],
+        ['running the plugins\' teardowns', () => runTeardowns(plugins, logger)],
         ['closing the database', () => storage.close()],
       ])
       return closing
