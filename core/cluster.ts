@@ -3,7 +3,8 @@
  * The primary serves no requests: it owns what must exist once per machine — the embedded
  * database (one data folder belongs to one process, so the workers reach it over TCP) and a
  * generated admin key — then forks the workers, replaces one that crashes, and on SIGTERM/SIGINT
- * stops them all (each drains its requests) before closing the database.
+ * stops them all (each drains its requests) before closing the database, giving up (exit 1) when
+ * that takes more than the workers' shutdown budget plus PRIMARY_EXTRA_MS.
  *
  * Flag-definition caches stay correct across workers because the decide plugin polls the
  * project's version document in the shared database (pollIntervalMs).
@@ -17,6 +18,7 @@ import type { Config } from './config.ts'
 import { resolveAdminKey } from './admin/key.ts'
 import { startEmbeddedMongo } from './storage/embedded/index.ts'
 import type { EmbeddedMongo } from './storage/embedded/index.ts'
+import { shutDownWithin } from './shutdown.ts'
 
 /** The configured count, else one per core in production and one in development. */
 export function workerCount(config: Config, env: NodeJS.ProcessEnv = process.env): number {
@@ -38,6 +40,10 @@ export interface Primary {
   stop(): Promise<void>
 }
 
+/** A worker still running this long after its own shutdown budget is killed. */
+const WORKER_KILL_GRACE_MS = 5_000
+/** What the primary allows itself past the workers' budget: their kill grace, then closing the database. */
+const PRIMARY_EXTRA_MS = 2 * WORKER_KILL_GRACE_MS
 /** A worker that exits this soon after it was forked failed to boot: restarting would loop. */
 const BOOT_FAILURE_MS = 10_000
 const RESTART_DELAY_MS = 1_000
@@ -88,24 +94,33 @@ export async function startPrimary({ config, rootDir, logger, workers }: Primary
   for (let i = 0; i < workers; i++) fork()
 
   let stopped: Promise<void> | undefined
-  const stop = (): Promise<void> =>
-    (stopped ??= (async () => {
-      stopping = true
-      const exits = [...live].map(
+  const stopWorkers = (): Promise<unknown> =>
+    Promise.all(
+      [...live].map(
         (worker) =>
           new Promise<void>((resolve) => {
             if (worker.isDead()) return resolve()
-            const kill = setTimeout(() => worker.process.kill('SIGKILL'), config.server.shutdownTimeoutMs + 5_000)
+            const kill = setTimeout(() => worker.process.kill('SIGKILL'), config.server.shutdownTimeoutMs + WORKER_KILL_GRACE_MS)
             worker.once('exit', () => {
               clearTimeout(kill)
               resolve()
             })
             worker.process.kill('SIGTERM')
           }),
-      )
-      await Promise.all(exits)
-      await embedded?.close()
-    })())
+      ),
+    )
+  const stop = (): Promise<void> => {
+    stopping = true
+    stopped ??= shutDownWithin(
+      config.server.shutdownTimeoutMs + PRIMARY_EXTRA_MS,
+      [
+        ['stopping the workers', stopWorkers],
+        ['closing the embedded database', () => embedded?.close()],
+      ],
+      `server.shutdownTimeoutMs + ${PRIMARY_EXTRA_MS} ms`,
+    )
+    return stopped
+  }
 
   ready.catch(() => undefined)
   return { ready, stop }

@@ -40,6 +40,8 @@ export const ConfigSchema = Type.Object(
         bodyLimitBytes: Type.Integer({ minimum: 1024, default: 20 * 1024 * 1024 }),
         /** Cap on a body after decompression, so a small gzip bomb cannot fill memory. */
         decodedLimitBytes: Type.Integer({ minimum: 1024, default: 100 * 1024 * 1024 }),
+        /** Cap on one event's JSON: a request holding a larger event answers 413 (PostHog: Kafka's 1,000,000). */
+        eventLimitBytes: Type.Integer({ minimum: 1024, default: 1_000_000 }),
         requestTimeoutMs: Type.Integer({ minimum: 100, default: 30_000 }),
         shutdownTimeoutMs: Type.Integer({ minimum: 0, default: 10_000 }),
         /**

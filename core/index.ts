@@ -1,7 +1,8 @@
 /**
  * createService: config in, running pieces out. Boot order (models.md §5.7): storage and hooks,
  * plugins in config order, routes, `ready`; shutdown in reverse: stop accepting, drain in-flight
- * requests, teardowns in reverse load order, close the database.
+ * requests, teardowns in reverse load order, close the database, all within
+ * `server.shutdownTimeoutMs` (shutdown.ts).
  */
 import http from 'node:http'
 import path from 'node:path'
@@ -26,6 +27,13 @@ import type { QueueConnection } from './queue/connection.ts'
 import { QueuePublisher } from './queue/publisher.ts'
 import { QueueWorker } from './queue/worker.ts'
 import { builtInPlugins } from '../plugins/index.ts'
+import { shutDownWithin } from './shutdown.ts'
+
+/**
+ * The share of `server.shutdownTimeoutMs` requests in flight get to finish; the rest is kept for
+ * the teardowns and closing the database, which must fit in the same budget.
+ */
+const DRAIN_SHARE = 0.75
 
 export interface ServiceOptions {
   readonly config: Config
@@ -104,12 +112,13 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   let server: http.Server | undefined
   let closing: Promise<void> | undefined
 
-  async function stopServer(): Promise<void> {
+  /** Stops accepting and waits up to `waitMs` for the requests in flight, then closes their connections. */
+  async function stopServer(waitMs: number): Promise<void> {
     if (!server) return
     const s = server
     const drained = new Promise<void>((resolve) => s.close(() => resolve()))
     s.closeIdleConnections()
-    const deadline = new Promise<void>((resolve) => setTimeout(resolve, config.server.shutdownTimeoutMs).unref())
+    const deadline = new Promise<void>((resolve) => setTimeout(resolve, waitMs).unref())
     await Promise.race([drained, deadline])
     s.closeAllConnections()
   }
@@ -136,15 +145,17 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       })
     },
     close() {
-      closing ??= (async () => {
-        accepting = false
-        hooks.closing.call()
-        await stopServer()
-        await queueWorker?.stop()
-        await queue?.close()
-        await runTeardowns(plugins, logger)
-        await storage.close()
-      })()
+      if (closing) return closing
+      accepting = false
+      hooks.closing.call()
+      const budgetMs = config.server.shutdownTimeoutMs
+      closing = shutDownWithin(budgetMs, [
+        ['draining the requests in flight', () => stopServer(Math.floor(budgetMs * DRAIN_SHARE))],
+        ['stopping the queue worker', () => queueWorker?.stop()],
+        ['closing the queue connection', () => queue?.close()],
+        ['running the plugins\' teardowns', () => runTeardowns(plugins, logger)],
+        ['closing the database', () => storage.close()],
+      ])
       return closing
     },
   }

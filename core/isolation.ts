@@ -7,7 +7,7 @@ import type { Hook } from 'tapable'
 import type { Logger } from 'pino'
 import type { SinkBatch, StepInfo } from './plugin-api.ts'
 import { isDropped } from './plugin-api.ts'
-import { isRetryable } from './errors.ts'
+import { HttpError, isRetryable } from './errors.ts'
 import { count } from './metrics.ts'
 import { timeoutError, withDeadline } from './deadlines.ts'
 
@@ -173,8 +173,11 @@ function sinkRunner(tap: RegisteredTap, owner: TapOwner, hookName: string, state
       const error = cause instanceof Error ? cause : new Error(String(cause))
       outcomes.push({ plugin: owner.id, required: owner.required, error })
       count('hedgerow_sink_errors_total', { plugin: owner.id })
-      owner.logger.error({ err: error, required: owner.required }, 'sink failed')
-      state.onStepFailed({ plugin: owner.id, hook: hookName, error, retryable: true })
+      // A sink's HttpError that is not retryable is the request's fault (an event too large to store), not the sink's.
+      const refused = error instanceof HttpError && !error.retryable
+      if (refused) owner.logger.warn({ err: error, required: owner.required }, 'sink refused the request')
+      else owner.logger.error({ err: error, required: owner.required }, 'sink failed')
+      state.onStepFailed({ plugin: owner.id, hook: hookName, error, retryable: !refused })
     }
   }
 }

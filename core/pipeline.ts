@@ -10,7 +10,7 @@ import { StepError, outcomesOf } from './isolation.ts'
 import { StepChain } from './step-chain.ts'
 import { isDropped } from './plugin-api.ts'
 import { fromWire } from './event.ts'
-import { unavailable } from './errors.ts'
+import { HttpError, unavailable } from './errors.ts'
 import { KeyedLock } from './keyed-lock.ts'
 import { WarningBatch } from './warnings.ts'
 import { COLLECTIONS } from './storage/collections.ts'
@@ -114,7 +114,12 @@ export class Pipeline {
   private async sink(batch: SinkBatch): Promise<void> {
     await this.hooks.sink.promise(batch)
     const failed = outcomesOf(batch).filter((outcome) => outcome.required && outcome.error)
-    if (failed.length) throw unavailable(`storage is unavailable (${failed.map((f) => f.plugin).join(', ')}); retry the request`)
+    if (!failed.length) return
+    // A required sink that refused the request itself (an event it can never store, 413) answers
+    // for it: a retry would fail the same way, where a 503 would have the client retry forever.
+    const refused = failed.find((outcome) => outcome.error instanceof HttpError && !outcome.error.retryable)
+    if (refused) throw refused.error
+    throw unavailable(`storage is unavailable (${failed.map((f) => f.plugin).join(', ')}); retry the request`)
   }
 }
 

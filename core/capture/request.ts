@@ -9,6 +9,7 @@ import { badRequest } from '../errors.ts'
 import { parseTimestamp } from './timestamp.ts'
 import { batchTokenOf, resolveToken } from './token.ts'
 import { MAX_NESTING, nestsDeeperThan } from './nesting.ts'
+import { checkEventSizes } from './event-size.ts'
 
 /** One event as the client sent it. */
 export type WireEvent = Record<string, unknown>
@@ -58,13 +59,15 @@ interface Shape {
   historicalMigration: boolean
 }
 
+/** `maxEventBytes`: the limit of one event's JSON (event-size.ts); unset, none. */
 export function parseCaptureRequest(
   text: string,
-  opts: { path: string; query: Record<string, string | undefined> },
+  opts: { path: string; query: Record<string, string | undefined>; maxEventBytes?: number },
 ): CaptureRequest {
   const shape = shapeOf(parseJson(text), opts.path)
   if (shape.events.length === 0) throw badRequest('no_events', 'request holds no event')
   const token = resolveToken(shape.batchToken, shape.events)
+  if (opts.maxEventBytes !== undefined) checkEventSizes(shape.events, text.length, opts.maxEventBytes)
   return {
     token,
     events: shape.events.filter((event) => !SILENTLY_DROPPED.has(event.event as string)),

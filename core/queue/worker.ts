@@ -9,8 +9,9 @@ import { randomBytes } from 'node:crypto'
 import type { JsMsg } from 'nats'
 import type { Db } from 'mongodb'
 import type { Logger } from 'pino'
-import type { Pipeline } from '../pipeline.ts'
-import type { Project } from '../plugin-api.ts'
+import type { IngestRequest, Pipeline } from '../pipeline.ts'
+import type { Project, WireEvent } from '../plugin-api.ts'
+import { HttpError } from '../errors.ts'
 import type { ProjectStore } from '../projects.ts'
 import { COLLECTIONS } from '../storage/collections.ts'
 import { count } from '../metrics.ts'
@@ -27,6 +28,9 @@ export interface WorkerDeps {
   readonly db: Db
   readonly logger: Logger
 }
+
+/** Characters a dead letter keeps of each identifying field of an event too large to store. */
+const EXCERPT_CHARS = 200
 
 /** Consecutive messages of one request: one pipeline batch, as in inline mode. */
 interface Group {
@@ -92,7 +96,7 @@ export class QueueWorker {
       if (!first) return this.deadLetter(group.unreadable ?? 'unreadable message', undefined, null)
       const project = projects.get(first.projectId)
       if (!project) return this.deadLetter(`project ${first.projectId} does not exist`, first.projectId, group.events.map((e) => e.event))
-      return this.deps.pipeline.ingest({ project, events: group.events.map((e) => e.event), receivedAt: first.receivedAt, sentAt: first.sentAt, ip: first.ip, historicalMigration: first.historicalMigration })
+      return this.ingest(project, group.events)
     })
     const results = await Promise.allSettled(runs)
     let done = 0
@@ -107,10 +111,46 @@ export class QueueWorker {
     return done
   }
 
+  /**
+   * Runs one request's events. Capture acknowledged them before any step ran, so an event a step
+   * made too large to store (the sink's 413) cannot go back to the client: it would stop its
+   * partition for good. The events then run one by one; the refused ones are set aside, the rest stored.
+   */
+  private async ingest(project: Project, events: readonly QueuedEvent[]): Promise<void> {
+    const request = (some: readonly QueuedEvent[]): IngestRequest => {
+      const first = some[0]!
+      return { project, events: some.map((e) => e.event), receivedAt: first.receivedAt, sentAt: first.sentAt, ip: first.ip, historicalMigration: first.historicalMigration }
+    }
+    try {
+      await this.deps.pipeline.ingest(request(events))
+    } catch (error) {
+      if (!refusedForGood(error)) throw error
+      for (const queued of events) {
+        try {
+          await this.deps.pipeline.ingest(request([queued]))
+        } catch (eventError) {
+          if (!refusedForGood(eventError)) throw eventError
+          await this.deadLetter(eventError.detail, project.id, excerpt(queued.event))
+        }
+      }
+    }
+  }
+
   private async deadLetter(error: string, projectId: number | undefined, events: unknown): Promise<void> {
     this.deps.logger.warn({ worker: this.id, projectId, error }, 'queue message set aside')
     await this.deps.db.collection(COLLECTIONS.deadLetters).insertOne({ project_id: projectId ?? null, created_at: new Date(), plugin: 'queue', hook: 'consume', error, event: events })
   }
+}
+
+/** An error that running the request again cannot change (a 4xx the sink answered, such as 413). */
+function refusedForGood(error: unknown): error is HttpError {
+  return error instanceof HttpError && !error.retryable
+}
+
+/** What a dead letter keeps of an event too large to store: enough to find it, bounded. */
+function excerpt(event: WireEvent): Record<string, string> {
+  const field = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value) ?? '').slice(0, EXCERPT_CHARS)
+  return { uuid: field(event.uuid), event: field(event.event), distinct_id: field(event.distinct_id) }
 }
 
 function groupByRequest(batch: readonly JsMsg[]): Group[] {

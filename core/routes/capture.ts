@@ -33,7 +33,7 @@ export function captureHandler({ config, projects, pipeline }: CaptureDeps) {
     const receivedAt = new Date()
     const query = singleValues(ctx.query)
     const text = await readPayload(ctx, query, limits)
-    const request = parseCaptureRequest(text, { path: ctx.path, query })
+    const request = parseCaptureRequest(text, { path: ctx.path, query, maxEventBytes: config.server.eventLimitBytes })
     const project = await projects.byApiToken(request.token)
     if (!project) throw unauthorized('invalid_api_key', 'the project API key is not valid: no project has this key', 'api_key')
     ctx.state.projectId = project.id

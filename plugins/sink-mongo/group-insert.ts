@@ -7,11 +7,18 @@
  * driver, and a socket write that runs the loopback TCP stack), so under load fewer, larger
  * commands is what pays; with no insert in flight a request waits for nothing but its own turn.
  * Each request still learns the fate of its own events: it fails only if one of its documents
- * failed (or the whole command did).
+ * failed (or the database could not be reached).
+ *
+ * A document the driver refuses before sending anything (one over the size limit makes it throw
+ * a RangeError or an invalid-argument error, not a bulk write error) fails the command for every
+ * request in it. The group is then split in halves and each half sent again, down to the request
+ * that holds the document, which alone fails: with a 413 when the document is too large to store.
  */
-import { MongoBulkWriteError } from 'mongodb'
+import { MongoBulkWriteError, MongoServerError } from 'mongodb'
 import type { Collection, WriteConcernSettings } from 'mongodb'
 import type { EventDocument } from './document.ts'
+import { tooLargeToStore } from './document.ts'
+import { isRetryable } from '../../core/errors.ts'
 
 const DUPLICATE_KEY = 11000
 /** Documents per command; more events than this waiting are sent at once, in flight or not. */
@@ -72,10 +79,13 @@ export class GroupInsert {
     this.queued = 0
     if (!group.length) return
     this.inFlight++
-    void this.send(group).finally(() => {
-      this.inFlight--
-      this.schedule()
-    })
+    void this.send(group)
+      // send settles every request itself; should it ever throw, no request may be left waiting
+      .catch((error: unknown) => group.forEach((waiting) => waiting.reject(error)))
+      .finally(() => {
+        this.inFlight--
+        this.schedule()
+      })
   }
 
   private async send(group: Waiting[]): Promise<void> {
@@ -84,16 +94,39 @@ export class GroupInsert {
       await this.collection.insertMany(docs, { ordered: false, writeConcern: this.writeConcern })
       for (const waiting of group) waiting.resolve()
     } catch (error) {
-      const failed = failedIndexes(error)
-      let offset = 0
-      for (const waiting of group) {
-        const end = offset + waiting.docs.length
-        if (!failed) waiting.reject(error)
-        else if (failed.some((index) => index >= offset && index < end)) waiting.reject(error)
-        else waiting.resolve()
-        offset = end
-      }
+      if (error instanceof MongoBulkWriteError) return settleEach(group, error)
+      const documentFault = refusedBeforeSending(error)
+      if (documentFault && group.length > 1) return this.sendHalves(group)
+      for (const waiting of group) waiting.reject(documentFault ? (tooLargeToStore(waiting.docs) ?? error) : error)
     }
+  }
+
+  /** Documents already stored by the failed command, if any, count as stored when sent again (the unique index). */
+  private async sendHalves(group: Waiting[]): Promise<void> {
+    const middle = Math.ceil(group.length / 2)
+    await Promise.all([this.send(group.slice(0, middle)), this.send(group.slice(middle))])
+  }
+}
+
+/**
+ * Whether the driver refused the command for one of its documents before sending it (a document
+ * over the size limit, one it cannot serialise): the same documents fail the same way every time.
+ * Not the database's answer (a server error), nor a connection problem.
+ */
+function refusedBeforeSending(error: unknown): boolean {
+  return !(error instanceof MongoServerError) && !isRetryable(error)
+}
+
+/** After a bulk write error: each request fails only if one of its own documents did. */
+function settleEach(group: readonly Waiting[], error: MongoBulkWriteError): void {
+  const failed = failedIndexes(error)
+  let offset = 0
+  for (const waiting of group) {
+    const end = offset + waiting.docs.length
+    if (!failed) waiting.reject(error)
+    else if (failed.some((index) => index >= offset && index < end)) waiting.reject(error)
+    else waiting.resolve()
+    offset = end
   }
 }
 

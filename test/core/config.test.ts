@@ -25,7 +25,7 @@ describe('config', () => {
   it('applies every default to a minimal config', () => {
     const config = buildConfig({ plugins: [{ plugin: 'validate' }] })
     expect(config.server).to.deep.equal({
-      host: '0.0.0.0', port: 8000, bodyLimitBytes: 20 * 1024 * 1024, decodedLimitBytes: 100 * 1024 * 1024,
+      host: '0.0.0.0', port: 8000, bodyLimitBytes: 20 * 1024 * 1024, decodedLimitBytes: 100 * 1024 * 1024, eventLimitBytes: 1_000_000,
       requestTimeoutMs: 30_000, shutdownTimeoutMs: 10_000, adminCorsOrigins: [], trustProxy: true,
     })
     expect(config.storage).to.deep.equal({ database: 'hedgerow', dataDir: './data' })

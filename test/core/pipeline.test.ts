@@ -2,6 +2,7 @@ import { expect } from 'chai'
 import { MongoClient } from 'mongodb'
 import { pino } from 'pino'
 import { Pipeline } from '../../core/pipeline.ts'
+import { HttpError, tooLarge } from '../../core/errors.ts'
 import type { IngestRequest } from '../../core/pipeline.ts'
 import type { Project } from '../../core/plugin-api.ts'
 import { hooksWithOwner, sampleContext } from '../helpers/hooks.ts'
@@ -73,5 +74,21 @@ describe('Pipeline', () => {
     expect(sequences[0]).to.equal(sequences[2]).and.to.equal(sequences[3])
     expect(new Set(sequences).size).to.equal(3) // a and b of the first request, a of the second
     expect(sequences.map((sequence) => sequence.get('count'))).to.deep.equal([3, 1, 3, 3, 1])
+  })
+  it('answers a required sink\'s refusal of the request (413) as it is, and any other sink failure as a retryable 503', async () => {
+    const { hooks, as } = hooksWithOwner()
+    as('refusing', () =>
+      hooks.sink.tapPromise({ name: 'refusing' }, async (batch) => {
+        if (batch.events.some((e) => e.distinctId === 'huge')) throw tooLarge('maximum event size exceeded: event x would be stored as 17000000 bytes')
+        if (batch.events.some((e) => e.distinctId === 'down')) throw new Error('connection reset')
+      }),
+    true)
+    const pipeline = new Pipeline(hooks, client.db(testDbName('pipeline')), pino({ level: 'silent' }))
+    const refused = await pipeline.ingest(request(1, ['huge'])).catch((e: unknown) => e)
+    expect(refused).to.be.instanceOf(HttpError)
+    expect((refused as HttpError).toBody()).to.deep.equal({ type: 'validation_error', code: 'payload_too_large', detail: 'maximum event size exceeded: event x would be stored as 17000000 bytes', attr: null })
+    const failed = await pipeline.ingest(request(1, ['down'])).catch((e: unknown) => e)
+    expect((failed as HttpError).status).to.equal(503)
+    expect((failed as HttpError).retryable).to.equal(true)
   })
 })

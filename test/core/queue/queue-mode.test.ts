@@ -215,6 +215,34 @@ describe('queue mode', function () {
     expect(batches.some((b) => b.slow > 20), `a slow batch happened (${JSON.stringify(batches)})`).to.equal(true)
   })
 
+  it('sets aside an acknowledged event grown too large to store, stores the others of its request, and goes on', async () => {
+    // capture acknowledged it before any step ran: a step (here a plugin) can make it too large for the database
+    const inflate = definePlugin({
+      name: 'inflate-step',
+      apiVersion: API_VERSION,
+      setup(api) {
+        api.hooks.flagAttribution.tapPromise({ name: api.id }, async (event) => {
+          if (event.properties.inflate) return { ...event, properties: { ...event.properties, padding: 'x'.repeat(17 * 1024 * 1024) } }
+          return event
+        })
+      },
+    }) as PluginDefinition
+    const c = cluster([inflate])
+    const capture = await c.start('capture')
+    const worker = await c.start('worker')
+    const big = uuidv7()
+    const first = [{ event: 'kept', distinct_id: 'i-1', uuid: uuidv7() }, { event: 'inflated', distinct_id: 'i-1', uuid: big, properties: { inflate: true } }, { event: 'kept', distinct_id: 'i-2', uuid: uuidv7() }]
+    expect((await post(capture, first)).status).to.equal(200)
+    expect((await post(capture, [{ event: 'after', distinct_id: 'i-1', uuid: uuidv7() }])).status).to.equal(200)
+    await eventually(() => c.queued(), (count) => count === 0, 'an empty stream', 30_000)
+    const stored = await events(worker).find({ project_id: capture.project.id }, { projection: { _id: 0, event: 1 } }).toArray()
+    expect(stored.map((e) => e.event).sort()).to.deep.equal(['after', 'kept', 'kept'])
+    const letters = await worker.service.storage.db.collection('dead_letters').find({ project_id: capture.project.id }).toArray()
+    expect(letters).to.have.length(1)
+    expect(letters[0]!.error).to.match(/^maximum event size exceeded: event .* would be stored as \d+ bytes/)
+    expect(letters[0]!.event).to.deep.include({ uuid: big, event: 'inflated', distinct_id: 'i-1' })
+  })
+
   it('sets aside an event of a project that does not exist, and goes on', async () => {
     const c = cluster()
     const worker = await c.start('worker')

@@ -3,6 +3,7 @@ import { MongoClient } from 'mongodb'
 import type { Collection, CommandStartedEvent, Db } from 'mongodb'
 import { GroupInsert } from '../../../plugins/sink-mongo/group-insert.ts'
 import type { EventDocument } from '../../../plugins/sink-mongo/document.ts'
+import { HttpError } from '../../../core/errors.ts'
 import { monitoredClient, testDbName, testMongoUrl } from '../../helpers/mongo.ts'
 
 const eventDoc = (uuid: string, extra: Record<string, unknown> = {}) => ({ project_id: 1, uuid, event: '$pageview', distinct_id: 'd', properties: {}, timestamp: new Date(), ...extra }) as unknown as EventDocument
@@ -73,6 +74,41 @@ describe('GroupInsert', () => {
     const results = await Promise.allSettled([group.insert([eventDoc('ok-1')]), group.insert([eventDoc('bad', { _id: [1, 2] })]), group.insert([eventDoc('ok-2')])])
     expect(results.map((r) => r.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled'])
     expect(inserts).to.have.length(1)
+    expect((await collection.find({}, { projection: { _id: 0, uuid: 1 } }).sort({ uuid: 1 }).toArray()).map((d) => d.uuid)).to.deep.equal(['ok-1', 'ok-2'])
+  })
+
+  it('fails only the request holding a document too large to store, with a 413, and stores the rest of its group', async () => {
+    const group = new GroupInsert(collection, { w: 1 })
+    // a $set stored twice, in properties and person_properties: 18 MiB, past the driver's 17 MiB buffer (a RangeError)
+    const value = 'x'.repeat(9 * 1024 * 1024)
+    const huge = eventDoc('huge', { properties: { $set: { value } }, person_properties: { value } })
+    // just over 16 MiB: the driver's own check (an invalid-argument error)
+    const over = eventDoc('over', { properties: { value: 'y'.repeat(16 * 1024 * 1024 - 100) } })
+    const results = await Promise.allSettled([
+      group.insert([eventDoc('ok-1')]),
+      group.insert([eventDoc('ok-2'), huge]),
+      group.insert([eventDoc('ok-3')]),
+      group.insert([over]),
+      group.insert([eventDoc('ok-4'), eventDoc('ok-5')]),
+    ])
+    expect(results.map((r) => r.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled', 'rejected', 'fulfilled'])
+    for (const index of [1, 3]) {
+      const error = (results[index] as PromiseRejectedResult).reason as HttpError
+      expect(error).to.be.instanceOf(HttpError)
+      expect(error.status).to.equal(413)
+      expect(error.toBody()).to.include({ type: 'validation_error', code: 'event_too_large' })
+      expect(error.detail).to.match(/^maximum event size exceeded: event (huge|over) would be stored as \d+ bytes .*at most 16777215 bytes per event$/)
+    }
+    expect((await collection.find({}, { projection: { _id: 0, uuid: 1 } }).sort({ uuid: 1 }).toArray()).map((d) => d.uuid)).to.deep.equal(['ok-1', 'ok-3', 'ok-4', 'ok-5'])
+  })
+
+  it('fails only the request whose document the driver cannot serialise, and stores the others of its group', async () => {
+    const group = new GroupInsert(collection, { w: 1 })
+    const circular: Record<string, unknown> = {}
+    circular.self = circular
+    const results = await Promise.allSettled([group.insert([eventDoc('ok-1')]), group.insert([eventDoc('bad', { properties: circular })]), group.insert([eventDoc('ok-2')])])
+    expect(results.map((r) => r.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled'])
+    expect((results[1] as PromiseRejectedResult).reason).to.not.be.instanceOf(HttpError)
     expect((await collection.find({}, { projection: { _id: 0, uuid: 1 } }).sort({ uuid: 1 }).toArray()).map((d) => d.uuid)).to.deep.equal(['ok-1', 'ok-2'])
   })
 
