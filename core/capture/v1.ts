@@ -126,8 +126,12 @@ function dropReason(event: Record<string, unknown>): string | undefined {
   return undefined
 }
 
-/** The envelope and its events: refuses the batch whole where PostHog does, else one result per event. */
-export function readV1Batch(body: unknown, request: V1Request): V1Batch {
+/**
+ * The envelope and its events: refuses the batch whole where PostHog does, else one result per
+ * event. An event whose JSON passes `maxEventBytes` (server.eventLimitBytes) is dropped alone as
+ * `event_too_big`, which v1's per-event answer can say where /batch/ must refuse the request.
+ */
+export function readV1Batch(body: unknown, request: V1Request, maxEventBytes = Infinity): V1Batch {
   if (!isRecord(body) || !Array.isArray(body.batch) || typeof body.created_at !== 'string') {
     throw badRequest('request_parsing_error', 'failed to parse request: the body must be {"created_at": "<RFC 3339>", "batch": [events]}')
   }
@@ -141,7 +145,7 @@ export function readV1Batch(body: unknown, request: V1Request): V1Batch {
     if (!isUuid(uuid)) throw badRequest('invalid_event_uuid', `event ${index} has an invalid uuid: ${uuid}`, `batch.${index}.uuid`)
     const key = uuid.toLowerCase()
     if (results.has(key)) throw badRequest('duplicate_event_uuid', `duplicate event uuid: ${uuid}`, `batch.${index}.uuid`)
-    const reason = dropReason(raw)
+    const reason = dropReason(raw) ?? (Buffer.byteLength(JSON.stringify(raw)) > maxEventBytes ? 'event_too_big' : undefined)
     const options = reason ? undefined : optionProperties(raw.options)
     if (reason || !options) return void results.set(key, { result: 'drop', details: reason ?? 'invalid_options' })
     results.set(key, { result: 'ok' })

@@ -32,7 +32,7 @@ export function captureV1Handler({ config, projects, pipeline }: CaptureDeps) {
       const raw = await readBody(ctx.req, config.server.bodyLimitBytes)
       if (raw.length === 0) throw new HttpError(400, 'validation_error', 'empty_body', 'request body is empty')
       const bytes = encoding ? await decompressBounded(encoding, raw, config.server.decodedLimitBytes) : raw
-      const batch = readV1Batch(parseJson(bytes.toString('utf8')), request)
+      const batch = readV1Batch(parseJson(bytes.toString('utf8')), request, config.server.eventLimitBytes)
       const retryAfter = rateLimiter?.take(project.id, batch.events.length)
       if (retryAfter !== undefined) {
         ctx.set('Retry-After', String(retryAfter))

@@ -57,6 +57,7 @@ describe('capture v1 (/i/v1/analytics/events)', () => {
       invalid_event_timestamp: event({ timestamp: 'yesterday' }),
       malformed_event_properties: event({ properties: [1, 2] }),
       invalid_options: event({ options: { cookieless_mode: 'maybe' } }),
+      event_too_big: event({ properties: { blob: 'x'.repeat(1_000_001) } }),
     }
     const response = await post(batch(good, ...Object.values(cases)))
     expect(response.status).to.equal(200)
