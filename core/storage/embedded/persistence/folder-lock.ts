@@ -43,14 +43,15 @@ export class FolderInUseError extends Error {
 
 export interface FolderLock {
   readonly mechanism: LockMechanism
-  /** Removes the PID note, then lets the kernel lock go. Call it after the data is flushed. */
+  /** Clears the PID note, then lets the kernel lock go. Call it after the data is flushed. */
   release(): Promise<void>
 }
 
 interface Held {
-  /** Writes the PID note (through the locked descriptor when there is one). */
+  /** Writes the PID note (through the locked descriptor when there is one); '' clears it. */
   note(text: string): void
-  release(): Promise<void>
+  /** Lets the kernel lock go, leaving the note as it is. */
+  unlock(): Promise<void>
 }
 
 export interface LockOptions {
@@ -75,7 +76,7 @@ export async function lockFolder(dir: string, options: LockOptions): Promise<Fol
   const previous = readNote(dir)
   for (const socketPath of new Set([previous.socketPath, options.socketPath])) {
     if (socketPath && (await answers(socketPath))) {
-      await held.release()
+      await held.unlock()
       throw new FolderInUseError(`data folder ${dir} is in use by a running server listening on ${socketPath}${holderOf(dir)} (one this machine's lock cannot see, e.g. in another container); stop it, or give this server another folder`)
     }
   }
@@ -85,7 +86,10 @@ export async function lockFolder(dir: string, options: LockOptions): Promise<Fol
   return {
     mechanism,
     release: () =>
-      (released ??= held.release().finally(() => HELD.delete(identity))),
+      (released ??= (async () => {
+        held.note('')
+        await held.unlock()
+      })().finally(() => HELD.delete(identity))),
   }
 }
 
@@ -133,7 +137,8 @@ export function abstractLockName(dir: string): string {
 }
 
 function writeNote(dir: string, text: string): void {
-  writeFileSync(path.join(dir, LOCK_FILE), text, { mode: 0o600 })
+  if (text) writeFileSync(path.join(dir, LOCK_FILE), text, { mode: 0o600 })
+  else rmSync(path.join(dir, LOCK_FILE), { force: true })
 }
 
 function listenAbstract(dir: string): Promise<Held | undefined> {
@@ -145,10 +150,7 @@ function listenAbstract(dir: string): Promise<Held | undefined> {
       server.unref()
       resolve({
         note: (text) => writeNote(dir, text),
-        release: () => {
-          rmSync(path.join(dir, LOCK_FILE), { force: true })
-          return new Promise<void>((done) => server.close(() => done()))
-        },
+        unlock: () => new Promise<void>((done) => server.close(() => done())),
       })
     })
   })
@@ -164,22 +166,16 @@ function openExclusive(dir: string): Held | undefined {
     throw error
   }
   return {
+    // The file itself stays: removing it before closing would let a starter lock a new file while
+    // this server is still closing.
     note: (text) => {
       ftruncateSync(fd, 0)
-      writeSync(fd, text, 0)
+      if (text) writeSync(fd, text, 0)
     },
-    // The file stays: removing it before closing would let a starter lock a new file while this
-    // server is still closing.
-    release: async () => {
-      ftruncateSync(fd, 0)
-      closeSync(fd)
-    },
+    unlock: async () => closeSync(fd),
   }
 }
 
 function noKernelLock(dir: string): Held {
-  return {
-    note: (text) => writeNote(dir, text),
-    release: async () => rmSync(path.join(dir, LOCK_FILE), { force: true }),
-  }
+  return { note: (text) => writeNote(dir, text), unlock: async () => undefined }
 }
