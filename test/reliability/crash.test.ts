@@ -3,8 +3,8 @@
  * each followed at once (0 ms, as a supervisor without back-off does) by a restart on the same
  * data folder while the killed process is still an unreaped zombie holding its PID: every restart
  * starts, every acknowledged event is stored exactly once, every acknowledged person update is
- * kept, and the store opens and reads. RELIABILITY_CRASHES sets the number of kills (5 by default;
- * the long mode runs 20).
+ * kept, and the store opens and reads. RELIABILITY_CRASHES sets the number of kills (3 by default;
+ * `npm run test:long` runs 20).
  */
 import { expect } from 'chai'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
