@@ -1,7 +1,7 @@
 /**
  * Several HTTP processes on one port (node:cluster; the primary hands connections out in turn).
  * The primary serves no requests: it owns what must exist once per machine — the embedded
- * database (one data folder belongs to one process, so the workers reach it over TCP) and a
+ * database (one data folder belongs to one process, so the workers reach it over its Unix socket) and a
  * generated admin key — then forks the workers, replaces one that crashes, and on SIGTERM/SIGINT
  * stops them all (each drains its requests) before closing the database.
  *

@@ -74,7 +74,7 @@ export function spawnService(env: Record<string, string>): Child {
   return watch(child)
 }
 
-const listening = async (watched: Child) => (await watched.waitFor((l) => l.msg === 'hedgerow is listening', 'listening line')) as { url: string }
+const listening = async (watched: Child, timeoutMs?: number) => (await watched.waitFor((l) => l.msg === 'hedgerow is listening', 'listening line', timeoutMs)) as { url: string }
 
 /** `spawnService`, once it logged that it listens. */
 export async function startServiceProcess(env: Record<string, string>): Promise<Child & { url: string }> {
@@ -104,7 +104,8 @@ export async function startUnreapedService(env: Record<string, string>): Promise
     return watched.exited
   }
   try {
-    const { url } = await listening(watched)
+    // Generous: on a loaded machine a cold start (TypeScript compiled on the fly) takes seconds.
+    const { url } = await listening(watched, 60_000)
     const kill = async (signal: NodeJS.Signals) => {
       if (watched.process.exitCode === null) process.kill(servicePid, signal)
       await reap()
