@@ -55,9 +55,9 @@ function wantsSync(cmd: IncomingCommand): boolean {
 }
 
 /**
- * The embedded server on the current thread: catalog, data folder, Unix socket (and TCP) listeners. Commands run
- * one at a time on this thread's event loop; a write's reply waits until its log records are
- * written (and, when asked or configured, fsynced).
+ * The embedded server on the current thread: catalog, data folder, Unix socket (and TCP)
+ * listeners. Commands run one at a time on this thread's event loop; a write's reply waits until
+ * its log records are written (and, when asked or configured, fsynced).
  */
 export class EmbeddedServer {
   private readonly connections = new Set<Connection>()
