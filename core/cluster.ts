@@ -1,10 +1,10 @@
 /**
  * Several HTTP processes on one port (node:cluster; the primary hands connections out in turn).
  * The primary serves no requests: it owns what must exist once per machine — the embedded
- * database (one data folder belongs to one process, so the workers reach it over TCP) and a
- * generated admin key — then forks the workers, replaces one that crashes, and on SIGTERM/SIGINT
- * stops them all (each drains its requests) before closing the database, giving up (exit 1) when
- * that takes more than the workers' shutdown budget plus PRIMARY_EXTRA_MS.
+ * database (one data folder belongs to one process, so the workers reach it over its Unix
+ * socket) and a generated admin key — then forks the workers, replaces one that crashes, and on
+ * SIGTERM/SIGINT stops them all (each drains its requests) before closing the database, giving up
+ * (exit 1) when that takes more than the workers' shutdown budget plus PRIMARY_EXTRA_MS.
  *
  * Flag-definition caches stay correct across workers because the decide plugin polls the
  * project's version document in the shared database (pollIntervalMs).

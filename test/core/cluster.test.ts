@@ -1,11 +1,11 @@
 /**
- * `npm start` with two workers, as a real process tree: both workers serve the port, a flag
- * definition change made through one worker is seen by the other within a few seconds, and SIGTERM
- * to the primary stops every worker.
+ * `npm start` with two workers, as a real process tree: both workers serve the port and reach the
+ * primary's embedded database over its Unix socket, a flag definition change made through one
+ * worker is seen by the other within a few seconds, and SIGTERM to the primary stops every worker.
  */
 import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
 import net from 'node:net'
 import os from 'node:os'
@@ -13,7 +13,7 @@ import path from 'node:path'
 import { expect } from 'chai'
 import { buildConfig } from '../../core/config.ts'
 import { workerCount } from '../../core/cluster.ts'
-import { testDbName, testMongoUrl } from '../helpers/mongo.ts'
+import { tcpListeningPorts } from '../helpers/listening.ts'
 import { ROOT_DIR } from '../helpers/service.ts'
 
 const ADMIN_KEY = 'cluster-admin-key-0123456789'
@@ -59,6 +59,7 @@ describe('core/cluster', () => {
     this.timeout(60_000)
     let primary: ChildProcess
     let url: string
+    let port: number
     let dir: string
     let stderr = ''
 
@@ -66,11 +67,11 @@ describe('core/cluster', () => {
       dir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-cluster-'))
       const configFile = path.join(dir, 'config.json')
       writeFileSync(configFile, JSON.stringify({ plugins: [{ plugin: 'validate' }, { plugin: 'decide', options: { pollIntervalMs: 200 } }, { plugin: 'sink-mongo', required: true }] }))
-      const port = await freePort()
+      port = await freePort()
       url = `http://127.0.0.1:${port}`
       primary = spawn(process.execPath, ['--import', 'tsx', 'core/main.ts'], {
         cwd: ROOT_DIR,
-        env: { ...process.env, WORKERS: '2', PORT: String(port), HOST: '127.0.0.1', CONFIG_FILE: configFile, MONGODB_URL: await testMongoUrl(), MONGODB_DB: testDbName('cluster'), DATA_DIR: dir, ADMIN_API_KEY: ADMIN_KEY, LOG_LEVEL: 'warn' },
+        env: { ...process.env, WORKERS: '2', PORT: String(port), HOST: '127.0.0.1', CONFIG_FILE: configFile, MONGODB_URL: '', DATA_DIR: dir, ADMIN_API_KEY: ADMIN_KEY, LOG_LEVEL: 'warn' },
         stdio: ['ignore', 'ignore', 'pipe'],
       })
       primary.stderr!.on('data', (c: Buffer) => (stderr += c.toString()))
@@ -89,6 +90,10 @@ describe('core/cluster', () => {
 
     it('runs two worker processes that serve the port and share the database', async () => {
       expect(childPids(primary.pid!)).to.have.length(2)
+      // The database is the primary's, on the socket in the data folder; no TCP port but the service's.
+      expect(statSync(path.join(dir, 'mongo', 'mongod.sock')).isSocket()).to.equal(true)
+      expect(tcpListeningPorts(primary.pid!) ?? [port]).to.deep.equal([port])
+      for (const worker of childPids(primary.pid!)) expect(tcpListeningPorts(worker) ?? []).to.deep.equal([])
       const created = await post(`${url}/api/projects`, { name: 'cluster' }, { Authorization: `Bearer ${ADMIN_KEY}` })
       expect(created.status).to.equal(201)
       for (let i = 0; i < 4; i++) expect((await post(`${url}/i/v0/e/`, { api_key: created.body.api_token, event: 'e', distinct_id: `d${i}` })).status).to.equal(200)

@@ -1,7 +1,8 @@
 import { expect } from 'chai'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { tcpListeningPorts } from '../helpers/listening.ts'
 import { spawnService, startServiceProcess } from '../helpers/process.ts'
 import { testDbName, testMongoUrl } from '../helpers/mongo.ts'
 
@@ -18,6 +19,27 @@ describe('main (npm start)', () => {
     running.process.kill('SIGTERM')
     expect(await running.exited).to.equal(0)
     expect(running.lines.some((l) => l.msg === 'shutting down')).to.equal(true)
+  })
+
+  it('keeps the embedded database on a Unix socket in its 0700 folder: its only TCP port is the HTTP one', async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-main-'))
+    const running = await startServiceProcess({ DATA_DIR: dataDir, MONGODB_URL: '', ADMIN_API_KEY: 'main-test-admin-key-123' })
+    try {
+      const mongoDir = path.join(dataDir, 'mongo')
+      const socketPath = path.join(mongoDir, 'mongod.sock')
+      const logged = running.lines.find((l) => typeof l.dataDir === 'string' && typeof l.url === 'string')
+      expect(logged?.url).to.equal(`mongodb://${encodeURIComponent(socketPath)}/?directConnection=true`)
+      expect(statSync(socketPath).isSocket()).to.equal(true)
+      expect(statSync(mongoDir).mode & 0o777).to.equal(0o700)
+      const created = await fetch(`${running.url}/api/projects`, { method: 'POST', headers: { Authorization: 'Bearer main-test-admin-key-123', 'Content-Type': 'application/json' }, body: '{"name":"p"}' })
+      expect(created.status).to.equal(201)
+      const ports = tcpListeningPorts(running.process.pid!)
+      if (ports) expect(ports).to.deep.equal([Number(new URL(running.url).port)])
+    } finally {
+      running.process.kill('SIGTERM')
+      expect(await running.exited).to.equal(0)
+      rmSync(dataDir, { recursive: true, force: true })
+    }
   })
 
   it('exits 1 naming the JSON path when the config has an unknown key', async () => {

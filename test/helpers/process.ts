@@ -65,21 +65,57 @@ function watch(child: ChildProcess, stdoutOnly = false): Child {
   }
 }
 
+const SERVICE = [process.execPath, '--import', 'tsx', 'core/main.ts']
+const serviceEnv = (env: Record<string, string>) => ({ ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env })
+
 /** The service as an operator runs it (`tsx core/main.ts`), configured through the environment. */
 export function spawnService(env: Record<string, string>): Child {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'core/main.ts'], {
-    cwd: ROOT_DIR,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  const child = spawn(SERVICE[0], SERVICE.slice(1), { cwd: ROOT_DIR, env: serviceEnv(env), stdio: ['ignore', 'pipe', 'pipe'] })
   return watch(child)
 }
+
+const listening = async (watched: Child, timeoutMs?: number) => (await watched.waitFor((l) => l.msg === 'hedgerow is listening', 'listening line', timeoutMs)) as { url: string }
 
 /** `spawnService`, once it logged that it listens. */
 export async function startServiceProcess(env: Record<string, string>): Promise<Child & { url: string }> {
   const watched = spawnService(env)
-  const { url } = (await watched.waitFor((l) => l.msg === 'hedgerow is listening', 'listening line')) as { url: string }
+  const { url } = await listening(watched)
   return { ...watched, url }
+}
+
+export interface UnreapedService extends Child {
+  readonly url: string
+  /** The service's own pid (the Child's process is the shell that holds it). */
+  readonly pid: number
+  /** Lets the shell wait for the service; resolves with the service's exit code (128 + signal when killed). */
+  reap(): Promise<number | null>
+}
+
+/**
+ * The service under a shell that reaps it only when `reap()` is called: killed, it stays a zombie
+ * still holding its PID, as under a supervisor that restarts it before calling wait().
+ */
+export async function startUnreapedService(env: Record<string, string>): Promise<UnreapedService> {
+  const shell = spawn('sh', ['-c', '"$@" & echo "{\\"servicePid\\":$!}"; read _; wait $!', 'keeper', ...SERVICE], { cwd: ROOT_DIR, env: serviceEnv(env), stdio: ['pipe', 'pipe', 'pipe'] })
+  const watched = watch(shell)
+  const { servicePid } = (await watched.waitFor((l) => typeof l.servicePid === 'number', 'service pid')) as { servicePid: number }
+  const reap = () => {
+    shell.stdin!.end('\n')
+    return watched.exited
+  }
+  try {
+    // Generous: on a loaded machine a cold start (TypeScript compiled on the fly) takes seconds.
+    const { url } = await listening(watched, 60_000)
+    const kill = async (signal: NodeJS.Signals) => {
+      if (watched.process.exitCode === null) process.kill(servicePid, signal)
+      await reap()
+    }
+    return { ...watched, url, pid: servicePid, reap, kill }
+  } catch (error) {
+    process.kill(servicePid, 'SIGKILL')
+    await reap()
+    throw error
+  }
 }
 
 /** The embedded database as its own process on a fixed port (so a restart keeps the same URL). */

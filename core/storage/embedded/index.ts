@@ -1,12 +1,14 @@
 import path from 'node:path'
+import { socketPlace, socketUrl, tcpUrl } from './listen-address.ts'
 import { DataDir } from './persistence/data-dir.ts'
-import { DEFAULT_DURABILITY, type DurabilityOptions } from './persistence/store.ts'
+import { lockFolder, type FolderLock } from './persistence/folder-lock.ts'
+import { DEFAULT_DURABILITY } from './persistence/store.ts'
 import { EmbeddedServer, type ServerOptions } from './server.ts'
 import { startInWorker, type HostedServer } from './worker.ts'
 
 async function startHere(options: ServerOptions): Promise<HostedServer> {
   const server = await EmbeddedServer.start(options)
-  return { ...server.info, close: () => server.close() }
+  return { tcpPort: server.info.tcpPort, close: () => server.close() }
 }
 
 /**
@@ -14,18 +16,21 @@ async function startHere(options: ServerOptions): Promise<HostedServer> {
  * database. See docs/embedded-mongo.md for what it supports and how durable it is.
  */
 export interface EmbeddedMongoOptions {
-  /** Folder of the data (created if missing); one server per folder. */
+  /** Folder of the data (created 0700 if missing); one server per folder. */
   dataDir: string
-  /** Default 127.0.0.1. */
-  host?: string
-  /** Default 0: an ephemeral port (read it from `port` or `url`). */
-  port?: number
+  /**
+   * Also listen on TCP (default: only the Unix socket in the data folder). The server has no
+   * authentication: over TCP any local user can read and write everything. For tools only.
+   */
+  tcp?: { host?: string; port?: number }
   /** Answer hello as a one-member replica set of this name (enables change streams). */
   replSetName?: string
   /** fdatasync the log at most this long after an acknowledged write; 0 = before each reply. Default 100. */
   syncIntervalMs?: number
   /** Compact the log once it is larger than both the live data and this. Default 64 MiB. */
   compactMinBytes?: number
+  /** How long to wait for a server that holds the folder to finish exiting. Default 2 s. */
+  lockWaitMs?: number
   /** Where the server reports problems it cannot answer to a client (default: console.error). */
   log?: ServerOptions['log']
   /**
@@ -36,56 +41,68 @@ export interface EmbeddedMongoOptions {
 }
 
 export interface EmbeddedMongo {
-  /** mongodb://host:port/?directConnection=true (plus &replicaSet=name in replica-set mode). */
+  /** The driver's URL of the Unix socket: mongodb://%2F…%2Fmongod.sock/?directConnection=true[&replicaSet=name]. */
   readonly url: string
-  readonly port: number
+  readonly socketPath: string
+  /** Set when asked to listen on TCP too. */
+  readonly tcpUrl?: string
+  readonly tcpPort?: number
   /** Stops accepting, closes connections, flushes and fsyncs the log, releases the folder. */
   close(): Promise<void>
-}
-
-function urlOf(host: string, port: number, replSetName: string | undefined): string {
-  const shownHost = host.includes(':') ? `[${host}]` : host
-  const rs = replSetName ? `&replicaSet=${encodeURIComponent(replSetName)}` : ''
-  return `mongodb://${shownHost}:${port}/?directConnection=true${rs}`
 }
 
 const defaultLog: ServerOptions['log'] = (level, message, error) => {
   if (level !== 'info') console.error(`[embedded-mongo] ${level}: ${message}`, error ?? '')
 }
 
-export function serverOptions(options: EmbeddedMongoOptions): ServerOptions {
-  const durability: DurabilityOptions = {
-    syncIntervalMs: options.syncIntervalMs ?? DEFAULT_DURABILITY.syncIntervalMs,
-    compactMinBytes: options.compactMinBytes ?? DEFAULT_DURABILITY.compactMinBytes,
-  }
-  return {
-    dataDir: path.resolve(options.dataDir),
-    host: options.host ?? '127.0.0.1',
-    port: options.port ?? 0,
-    replSetName: options.replSetName,
-    durability,
-    log: options.log ?? defaultLog,
-  }
-}
-
+/**
+ * Makes the folder private, takes its lock, then serves it. The lock comes before anything is
+ * read or written: a stale socket file is only removed by the holder.
+ */
 export async function startEmbeddedMongo(options: EmbeddedMongoOptions): Promise<EmbeddedMongo> {
-  const resolved = serverOptions(options)
-  const dir = new DataDir(resolved.dataDir)
-  dir.lock()
+  const dataDir = path.resolve(options.dataDir)
+  const log = options.log ?? defaultLog
+  for (const problem of new DataDir(dataDir).makePrivate()) log('warn', `could not make the data folder private: ${problem}`)
+  const socket = socketPlace(dataDir)
+  let lock: FolderLock
+  try {
+    lock = await lockFolder(dataDir, { socketPath: socket.path, waitMs: options.lockWaitMs })
+  } catch (error) {
+    socket.dispose()
+    throw error
+  }
+  socket.removeStale()
+  const tcp = options.tcp ? { host: options.tcp.host ?? '127.0.0.1', port: options.tcp.port ?? 0 } : undefined
+  const resolved: ServerOptions = {
+    dataDir,
+    socketPath: socket.path,
+    tcp,
+    replSetName: options.replSetName,
+    durability: {
+      syncIntervalMs: options.syncIntervalMs ?? DEFAULT_DURABILITY.syncIntervalMs,
+      compactMinBytes: options.compactMinBytes ?? DEFAULT_DURABILITY.compactMinBytes,
+    },
+    log,
+  }
   let server: HostedServer
   try {
     server = options.runIn === 'current-thread' ? await startHere(resolved) : await startInWorker(resolved)
   } catch (error) {
-    dir.unlock()
+    await lock.release()
+    socket.dispose()
     throw error
   }
-  const { host, port, replSetName } = server
   let closing: Promise<void> | undefined
   return {
-    url: urlOf(host, port, replSetName),
-    port,
+    url: socketUrl(socket.path, options.replSetName),
+    socketPath: socket.path,
+    tcpUrl: tcp && server.tcpPort !== undefined ? tcpUrl(tcp.host, server.tcpPort, options.replSetName) : undefined,
+    tcpPort: server.tcpPort,
     close() {
-      closing ??= server.close().finally(() => dir.unlock())
+      closing ??= server.close().finally(async () => {
+        await lock.release()
+        socket.dispose()
+      })
       return closing
     },
   }

@@ -2,14 +2,16 @@
  * Runs the embedded MongoDB-compatible server on its own, so that operators and tools (mongosh,
  * Compass, mongodump) can reach the data while the service is down:
  *
- *   npm run mongo-embedded -- --port 27017 --data ./data/mongo [--host 127.0.0.1] [--replset rs0]
+ *   npm run mongo-embedded -- --data ./data/mongo [--replset rs0] [--port 27017 [--host 127.0.0.1]]
  *
- * Prints one line with the connection URL; SIGTERM or SIGINT closes it cleanly (log flushed).
+ * It listens on the Unix socket in the data folder (only its owner can connect); --port adds a
+ * TCP listener, which any local user can use (the server has no authentication). Prints one line
+ * with the connection URL (the TCP one when --port is given); SIGTERM or SIGINT closes it cleanly.
  */
 import { parseArgs } from 'node:util'
 import { startEmbeddedMongo } from './index.ts'
 
-const USAGE = 'usage: mongo-embedded [--port 27017] [--data ./data/mongo] [--host 127.0.0.1] [--replset NAME] [--sync-interval-ms 100]'
+const USAGE = 'usage: mongo-embedded [--data ./data/mongo] [--replset NAME] [--sync-interval-ms 100] [--port N [--host 127.0.0.1]]  (--port adds TCP, open to every local user)'
 
 function fail(message: string): never {
   console.error(message)
@@ -44,16 +46,21 @@ async function main(): Promise<void> {
     console.log(USAGE)
     return
   }
+  if (values.host !== undefined && values.port === undefined) fail('--host needs --port (without them it listens on the Unix socket only)')
   const server = await startEmbeddedMongo({
     dataDir: values.data ?? './data/mongo',
-    host: values.host ?? '127.0.0.1',
-    port: parseInteger(values.port, 'port', 27017),
+    tcp: values.port === undefined ? undefined : { host: values.host ?? '127.0.0.1', port: parseInteger(values.port, 'port', 27017) },
     replSetName: values.replset,
     syncIntervalMs: parseInteger(values['sync-interval-ms'], 'sync-interval-ms', 100),
     // This process does nothing else: no reason for a second thread.
     runIn: 'current-thread',
   })
-  console.log(`embedded MongoDB listening on ${server.url} (data: ${values.data ?? './data/mongo'})`)
+  const data = values.data ?? './data/mongo'
+  if (server.tcpUrl) {
+    console.log(`embedded MongoDB listening on ${server.tcpUrl} (data: ${data}; TCP: any local user can connect) and on ${server.url}`)
+  } else {
+    console.log(`embedded MongoDB listening on ${server.url} (data: ${data}; Unix socket, only this user can connect)`)
+  }
   let stopping = false
   const stop = (signal: string) => {
     if (stopping) return

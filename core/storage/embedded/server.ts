@@ -1,4 +1,5 @@
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net'
+import { chmodSync } from 'node:fs'
+import { createServer, type AddressInfo, type ListenOptions, type Server, type Socket } from 'node:net'
 import { encode, isPlainObject } from './bson/codec.ts'
 import { ChangeFeed } from './change-streams.ts'
 import type { CommandContext, Parameters, ServerInfo } from './commands/context.ts'
@@ -6,6 +7,8 @@ import { commandName, runCommand, WRITE_COMMANDS } from './commands/dispatch.ts'
 import { CursorRegistry } from './cursors.ts'
 import { Catalog } from './engine/catalog.ts'
 import { mongoError } from './errors.ts'
+import { tcpAddress } from './listen-address.ts'
+import { FILE_MODE } from './persistence/data-dir.ts'
 import { fanOut, SILENT } from './persistence/journal.ts'
 import { Store, type DurabilityOptions } from './persistence/store.ts'
 import { TtlMonitor } from './ttl.ts'
@@ -15,8 +18,10 @@ import type { IncomingCommand } from './wire/messages.ts'
 
 export interface ServerOptions {
   dataDir: string
-  host: string
-  port: number
+  /** The Unix socket to listen on (a stale file there must have been removed by the lock holder). */
+  socketPath: string
+  /** Also listen on TCP (tools on a machine that can't use the socket): any local user can connect. */
+  tcp?: { host: string; port: number }
   replSetName?: string
   durability: DurabilityOptions
   log: (level: 'info' | 'warn' | 'error', message: string, error?: unknown) => void
@@ -33,6 +38,16 @@ function retryKey(cmd: IncomingCommand): string | undefined {
   return `${Buffer.from(id.buffer).toString('hex')}:${String(txnNumber)}`
 }
 
+function listen(server: Server, where: ListenOptions): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(where, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+}
+
 /** Whether the client asked for journaled durability (j: true, or w: "majority"). */
 function wantsSync(cmd: IncomingCommand): boolean {
   const wc = cmd.body.writeConcern
@@ -40,9 +55,9 @@ function wantsSync(cmd: IncomingCommand): boolean {
 }
 
 /**
- * The embedded server on the current thread: catalog, data folder, TCP listener. Commands run
- * one at a time on this thread's event loop; a write's reply waits until its log records are
- * written (and, when asked or configured, fsynced).
+ * The embedded server on the current thread: catalog, data folder, Unix socket (and TCP)
+ * listeners. Commands run one at a time on this thread's event loop; a write's reply waits until
+ * its log records are written (and, when asked or configured, fsynced).
  */
 export class EmbeddedServer {
   private readonly connections = new Set<Connection>()
@@ -54,7 +69,7 @@ export class EmbeddedServer {
   private readonly writeTurns = new WriteTurns()
 
   private constructor(
-    private readonly server: Server,
+    private readonly listeners: Server[],
     private readonly store: Store,
     private readonly catalog: Catalog,
     private readonly cursors: CursorRegistry,
@@ -73,20 +88,23 @@ export class EmbeddedServer {
     const parameters: Parameters = { ttlMonitorSleepSecs: 60 }
     const cursors = new CursorRegistry()
     const ttl = new TtlMonitor(catalog, () => parameters.ttlMonitorSleepSecs, () => store.commit(false), (e) => options.log('error', 'TTL pass failed', e))
-    const server = createServer()
-    const info: ServerInfo = { host: options.host, port: options.port, replSetName: options.replSetName, startedAt: new Date() }
-    const embedded = new EmbeddedServer(server, store, catalog, cursors, ttl, feed, info, parameters, options.log)
-    server.on('connection', (socket) => embedded.accept(socket))
+    const listeners = [createServer(), ...(options.tcp ? [createServer()] : [])]
+    const info: ServerInfo = { address: options.socketPath, replSetName: options.replSetName, startedAt: new Date() }
+    const embedded = new EmbeddedServer(listeners, store, catalog, cursors, ttl, feed, info, parameters, options.log)
+    for (const listener of listeners) listener.on('connection', (socket) => embedded.accept(socket))
     try {
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject)
-        server.listen(options.port, options.host, () => resolve())
-      })
+      await listen(listeners[0], { path: options.socketPath })
+      // The folder (0700) already keeps other users out; the socket follows the files' mode too.
+      chmodSync(options.socketPath, FILE_MODE)
+      if (options.tcp) {
+        await listen(listeners[1], options.tcp)
+        info.tcpPort = (listeners[1].address() as AddressInfo).port
+        info.address = tcpAddress(options.tcp.host, info.tcpPort)
+      }
     } catch (error) {
       await embedded.close()
       throw error
     }
-    info.port = (server.address() as AddressInfo).port
     return embedded
   }
 
@@ -162,7 +180,7 @@ export class EmbeddedServer {
   }
 
   private async shutdown(): Promise<void> {
-    const stopped = new Promise<void>((resolve) => this.server.close(() => resolve()))
+    const stopped = Promise.all(this.listeners.map((listener) => new Promise<void>((resolve) => listener.close(() => resolve()))))
     for (const connection of this.connections) connection.close()
     this.feed?.close()
     await Promise.all([...this.connections].map((c) => c.idle))

@@ -7,7 +7,7 @@ import type { ServerOptions } from './server.ts'
 import { EmbeddedServer } from './server.ts'
 
 export type HostMessage =
-  | { type: 'ready'; host: string; port: number; replSetName?: string }
+  | { type: 'ready'; tcpPort?: number }
   | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string; error?: string }
   | { type: 'closed' }
   | { type: 'failed'; message: string }
@@ -40,7 +40,7 @@ async function host(): Promise<void> {
       (error: unknown) => post({ type: 'failed', message: String(error) }),
     )
   })
-  post({ type: 'ready', host: server.info.host, port: server.info.port, replSetName: server.info.replSetName })
+  post({ type: 'ready', tcpPort: server.info.tcpPort })
 }
 
 void host()

@@ -3,9 +3,8 @@ import type { ServerOptions } from './server.ts'
 import type { HostMessage, HostOptions } from './worker-host.ts'
 
 export interface HostedServer {
-  host: string
-  port: number
-  replSetName?: string
+  /** The TCP port, when asked to listen on TCP too. */
+  tcpPort?: number
   close(): Promise<void>
 }
 
@@ -30,9 +29,7 @@ export function startInWorker(options: ServerOptions): Promise<HostedServer> {
       else if (message.type === 'failed') reject(new Error(message.message))
       else if (message.type === 'ready') {
         resolve({
-          host: message.host,
-          port: message.port,
-          replSetName: message.replSetName,
+          tcpPort: message.tcpPort,
           close() {
             closed ??= new Promise<void>((done, fail) => {
               worker.on('message', (m: HostMessage) => {

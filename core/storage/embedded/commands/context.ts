@@ -6,8 +6,10 @@ import { mongoError } from '../errors.ts'
 import type { IncomingCommand } from '../wire/messages.ts'
 
 export interface ServerInfo {
-  host: string
-  port: number
+  /** How clients reach it: the socket path, or host:port when it listens on TCP too. */
+  address: string
+  /** The TCP port, when it listens on TCP. */
+  tcpPort?: number
   replSetName?: string
   startedAt: Date
 }

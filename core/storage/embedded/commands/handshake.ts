@@ -1,3 +1,4 @@
+import os from 'node:os'
 import { Long, ObjectId, Timestamp } from 'bson'
 import type { Doc } from '../bson/codec.ts'
 import { mongoError } from '../errors.ts'
@@ -12,7 +13,7 @@ const MAX_WIRE_VERSION = 21
 
 function hello(body: Doc, ctx: CommandContext, legacyName: boolean): Doc {
   const { info } = ctx
-  const me = `${info.host}:${info.port}`
+  const me = info.address
   const reply: Doc = {
     ...(body.helloOk === true ? { helloOk: true } : {}),
     [legacyName ? 'ismaster' : 'isWritablePrimary']: true,
@@ -77,7 +78,7 @@ export const handshakeCommands: Record<string, CommandHandler> = {
     return { was, ok: 1 }
   },
   serverStatus: (_cmd, ctx) => ({
-    host: `${ctx.info.host}:${ctx.info.port}`,
+    host: ctx.info.address,
     version: EMULATED_VERSION,
     process: 'hedgerow-embedded-mongo',
     pid: Long.fromNumber(process.pid),
@@ -88,7 +89,7 @@ export const handshakeCommands: Record<string, CommandHandler> = {
     metrics: { commands: Object.fromEntries([...commandTotals()].map(([name, total]) => [name, { total: Long.fromNumber(total) }])) },
     ok: 1,
   }),
-  hostInfo: (_cmd, ctx) => ({ system: { hostname: ctx.info.host, currentTime: new Date() }, os: { type: process.platform }, ok: 1 }),
+  hostInfo: () => ({ system: { hostname: os.hostname(), currentTime: new Date() }, os: { type: process.platform }, ok: 1 }),
   whatsmyuri: () => ({ you: '127.0.0.1:0', ok: 1 }),
   getLog: (cmd) => (cmd.body.getLog === '*' ? { names: ['startupWarnings'], ok: 1 } : { totalLinesWritten: 0, log: [], ok: 1 }),
   getCmdLineOpts: () => ({ argv: ['hedgerow-embedded-mongo'], parsed: {}, ok: 1 }),
@@ -106,7 +107,7 @@ export const handshakeCommands: Record<string, CommandHandler> = {
       set: ctx.info.replSetName,
       date: new Date(),
       myState: 1,
-      members: [{ _id: 0, name: `${ctx.info.host}:${ctx.info.port}`, health: 1, state: 1, stateStr: 'PRIMARY', self: true }],
+      members: [{ _id: 0, name: ctx.info.address, health: 1, state: 1, stateStr: 'PRIMARY', self: true }],
       ok: 1,
     }
   },

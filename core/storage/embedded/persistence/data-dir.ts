@@ -1,9 +1,10 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readdirSync, rmSync, statSync } from 'node:fs'
 import path from 'node:path'
 
 /**
  * Layout of a data folder:
- *   mongod.lock            pid of the server using it
+ *   mongod.lock            pid and socket of the server using it (the lock itself: folder-lock.ts)
+ *   mongod.sock            the server's Unix socket (unless the path is too long for one)
  *   snapshot-<gen>.bin     complete snapshot: the state when wal-<gen> began
  *   snapshot-<gen>.tmp     snapshot being written (ignored and removed at start)
  *   wal-<gen>.log          records after snapshot <gen>, in order
@@ -61,39 +62,27 @@ export class DataDir {
   }
 
   /**
-   * Takes the folder for this process. A lock left by a dead process (kill -9) is taken over; one
-   * held by a live process is refused, since two servers on one folder would corrupt it.
+   * Creates the folder private to this user (0700, files 0600: the log holds the projects' secret
+   * keys), and narrows the modes of a folder an older version left readable. Returns what could
+   * not be narrowed (a file owned by another user), for the caller to report.
    */
-  lock(): void {
-    mkdirSync(this.dir, { recursive: true })
-    const lockPath = path.join(this.dir, 'mongod.lock')
-    let holder = NaN
-    try {
-      holder = Number(readFileSync(lockPath, 'utf8').trim())
-    } catch {
-      // no lock file: free
+  makePrivate(): string[] {
+    mkdirSync(this.dir, { recursive: true, mode: FOLDER_MODE })
+    const problems: string[] = []
+    const narrow = (target: string, mode: number) => {
+      try {
+        if ((statSync(target).mode & 0o777) !== mode) chmodSync(target, mode)
+      } catch (error) {
+        problems.push(`${target}: ${(error as Error).message}`)
+      }
     }
-    if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) {
-      throw new Error(`data folder ${this.dir} is in use by process ${holder} (${lockPath})`)
+    narrow(this.dir, FOLDER_MODE)
+    for (const entry of readdirSync(this.dir, { withFileTypes: true })) {
+      if (entry.isFile() || entry.isSocket()) narrow(path.join(this.dir, entry.name), FILE_MODE)
     }
-    if (holder === process.pid && HELD.has(this.dir)) throw new Error(`data folder ${this.dir} is already open in this process`)
-    writeFileSync(lockPath, String(process.pid))
-    HELD.add(this.dir)
-  }
-
-  unlock(): void {
-    HELD.delete(this.dir)
-    rmSync(path.join(this.dir, 'mongod.lock'), { force: true })
+    return problems
   }
 }
 
-const HELD = new Set<string>()
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
+export const FOLDER_MODE = 0o700
+export const FILE_MODE = 0o600

@@ -1,4 +1,5 @@
 import { closeSync, fdatasync, fstatSync, ftruncateSync, openSync, writeSync } from 'node:fs'
+import { FILE_MODE } from './data-dir.ts'
 
 /**
  * Appends records to one log file. `flush()` hands the pending records to the kernel with one
@@ -14,7 +15,7 @@ export class LogWriter {
   private fd: number | undefined
 
   constructor(readonly path: string, validLength?: number) {
-    this.fd = openSync(path, 'a+')
+    this.fd = openSync(path, 'a+', FILE_MODE)
     if (validLength !== undefined && fstatSync(this.fd).size > validLength) ftruncateSync(this.fd, validLength)
     this.written = fstatSync(this.fd).size
     this.synced = this.written

@@ -1,6 +1,7 @@
 import { open } from 'node:fs/promises'
 import { encode } from '../bson/codec.ts'
 import type { Catalog } from '../engine/catalog.ts'
+import { FILE_MODE } from './data-dir.ts'
 import { encodeRecord, RecordOp } from './records.ts'
 
 /**
@@ -31,7 +32,7 @@ const BATCH_BYTES = 4 * 1024 * 1024
  * between batches so the server keeps answering; `aborted()` stops it early (server closing).
  */
 export async function writeSnapshot(path: string, image: SnapshotImage, aborted: () => boolean): Promise<boolean> {
-  const file = await open(path, 'w')
+  const file = await open(path, 'w', FILE_MODE)
   try {
     let batch: Buffer[] = []
     let bytes = 0

@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import { spawn, type ChildProcess } from 'node:child_process'
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { appendFileSync, chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { MongoClient, type Document } from 'mongodb'
@@ -167,6 +167,31 @@ describe('embedded MongoDB durability', () => {
       expect(docs).to.have.length(20)
       expect(docs.every((d) => d.v === 100)).to.equal(true)
       expect(existsSync(path.join(dataDir, 'snapshot-99999999.tmp'))).to.equal(false)
+    } finally {
+      await shut(running)
+    }
+  })
+
+  it('keeps the folder 0700 and every file in it 0600, across log compaction, and narrows an older folder at start', async () => {
+    const modes = (dir: string) => Object.fromEntries([['.', statSync(dir).mode & 0o777], ...readdirSync(dir).map((f) => [f.replace(/\d{8}/, 'N'), statSync(path.join(dir, f)).mode & 0o777])])
+    const fresh = path.join(dataDir, 'created', 'mongo')
+    let running = await open(fresh, { compactMinBytes: 16 * 1024 })
+    const c = running.client.db('app').collection('c')
+    await c.insertOne({ secret: 'phs_x' })
+    expect(modes(fresh)).to.deep.equal({ '.': 0o700, 'mongod.lock': 0o600, 'mongod.sock': 0o600, 'wal-N.log': 0o600 })
+    for (let round = 0; round < 40; round++) await c.insertOne({ pad: 'x'.repeat(1000) })
+    await running.client.db('app').command({ compact: 'c' })
+    expect(readdirSync(fresh).filter((f) => f.startsWith('snapshot-'))).to.have.length(1)
+    expect(modes(fresh)).to.deep.equal({ '.': 0o700, 'mongod.lock': 0o600, 'mongod.sock': 0o600, 'snapshot-N.bin': 0o600, 'wal-N.log': 0o600 })
+    await shut(running)
+
+    // As an older version left it: a 0755 folder of 0644 files.
+    chmodSync(fresh, 0o755)
+    for (const f of readdirSync(fresh)) chmodSync(path.join(fresh, f), 0o644)
+    running = await open(fresh)
+    try {
+      expect(await running.client.db('app').collection('c').countDocuments()).to.equal(41)
+      expect(modes(fresh)).to.deep.equal({ '.': 0o700, 'mongod.lock': 0o600, 'mongod.sock': 0o600, 'snapshot-N.bin': 0o600, 'wal-N.log': 0o600 })
     } finally {
       await shut(running)
     }
