@@ -21,7 +21,7 @@ interface FoundFilter {
   /** Dotted path of the filter, from the definition's root. */
   path: string
   key: string
-  /** Where it is, for the message: `condition 3` or `property group values.0.values.2`. */
+  /** Where it is, for the message: `condition set 3` or `property group cohorts.5.values.0`. */
   place: string
 }
 

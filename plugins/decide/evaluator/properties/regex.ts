@@ -104,8 +104,8 @@ function runFancy(re: RegExp, input: string, limitMs: number): boolean | typeof 
 
 /**
  * The matching time one request may still spend, in milliseconds of `clock` (a monotonic clock
- * passed in, so that the evaluator reads no time of its own). Both engines are charged: the
- * linear one is cheap per match but not on megabyte values.
+ * passed in by the caller, so that tests can drive it). Both engines are charged: the linear one
+ * is cheap per match but not on megabyte values.
  */
 export interface RegexBudget {
   readonly clock: () => number;
