@@ -13,6 +13,8 @@ import { DefinitionsReader } from './store/definitions.ts'
 import { ensureDecideIndexes } from './store/documents.ts'
 import { Generations } from './store/generations.ts'
 import { FlagsEvaluation } from './service.ts'
+import { BACKTRACKING_MATCH_LIMIT_MS } from './evaluator/index.ts'
+import { DEFAULT_REGEX_BUDGET_MS } from './definitions/regex-limit.ts'
 import type { FlagsService } from './service.ts'
 import { mountFlagsRoutes } from './http/flags-routes.ts'
 import { mountRemoteConfig } from './http/remote-config.ts'
@@ -41,6 +43,12 @@ export const optionsSchema = Type.Object(
     maxCachedProjects: Type.Integer({ minimum: 1, default: 10_000 }),
     /** Reading a request's person and groups longer than this fails the flags that need them (§11). */
     databaseTimeoutMs: Type.Integer({ minimum: 1, default: 2000 }),
+    /**
+     * Milliseconds of regular-expression matching one flags request may spend; flags whose patterns
+     * find none left fail (`timeout`). Definitions with more look-around/back-reference filters
+     * than it has room for at 10 ms each are refused (definitions/regex-limit.ts).
+     */
+    regexBudgetMs: Type.Integer({ minimum: BACKTRACKING_MATCH_LIMIT_MS, default: DEFAULT_REGEX_BUDGET_MS }),
     /** Wire size of a /flags or /decide body. */
     requestBodyLimitBytes: Type.Integer({ minimum: 1024, default: 2 * 1024 * 1024 }),
     /** Size of a /flags or /decide body once decompressed. */
@@ -71,9 +79,9 @@ export default definePlugin({
     await ensureDecideIndexes(api.db)
     const reader = new DefinitionsReader(api.db)
     const cache = new DefinitionsCache(reader, new Generations(api.db), { pollIntervalMs: options.pollIntervalMs, maxProjects: options.maxCachedProjects }, api.logger)
-    const flags = new FlagsEvaluation({ db: api.db, cache, geoip: optionalGeoip(api), databaseTimeoutMs: options.databaseTimeoutMs, logger: api.logger })
+    const flags = new FlagsEvaluation({ db: api.db, cache, geoip: optionalGeoip(api), databaseTimeoutMs: options.databaseTimeoutMs, regexBudgetMs: options.regexBudgetMs, logger: api.logger })
     api.provide('flags', flags)
-    const admin = { db: api.db, projects: api.projects, flags, bodyLimit: options.adminBodyLimitBytes }
+    const admin = { db: api.db, projects: api.projects, flags, bodyLimit: options.adminBodyLimitBytes, regexBudgetMs: options.regexBudgetMs }
     const streams = new DefinitionEventStreams(cache, api.logger)
     streams.watch(api.db)
     api.hooks.closing.tap({ name: api.id }, () => streams.close())

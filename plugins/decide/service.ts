@@ -9,7 +9,7 @@ import type { Db } from 'mongodb'
 import type { Logger } from 'pino'
 import type { Project } from '../../core/plugin-api.ts'
 import type { GeoipReader } from '../geoip/lookup.ts'
-import { evaluateFlags, normalizeDistinctId, planEvaluation } from './evaluator/index.ts'
+import { evaluateFlagsInSlices, normalizeDistinctId, planEvaluation } from './evaluator/index.ts'
 import type { DatabaseState, EvaluationPlan, EvaluationResult, EvaluationRuntime, Properties } from './evaluator/index.ts'
 import type { DefinitionsCache } from './cache.ts'
 import type { ProjectDefinitions } from './project-definitions.ts'
@@ -60,8 +60,21 @@ export interface FlagsServiceDeps {
   cache: DefinitionsCache
   geoip?: GeoipReader
   databaseTimeoutMs: number
+  /** Milliseconds of regular-expression matching one request may spend (the decide option `regexBudgetMs`). */
+  regexBudgetMs: number
   logger: Logger
 }
+
+/**
+ * How long one request evaluates before letting other work run: long enough that an ordinary
+ * request (well under a millisecond) never pauses, short enough that a health check waits for
+ * a slice, not for a whole request with costly flags.
+ */
+const EVALUATION_SLICE_MS = 10
+
+const clock = () => performance.now()
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
+const SLICES = { sliceMs: EVALUATION_SLICE_MS, clock, pause: nextTurn }
 
 class DatabaseTimeout extends Error {}
 
@@ -108,7 +121,7 @@ export class FlagsEvaluation implements FlagsService {
     const plan = planEvaluation({ flags: definitions.flags, prepared: definitions.prepared, personPropertyOverrides, distinctId, anonDistinctId, ...filters })
     const reads = this.database(project, plan, definitions, distinctId, request.groups ?? null)
     const [database, overrides] = plan.hashKeyOverrides.lookup === null ? [await reads, NO_OVERRIDES] : await Promise.all([reads, this.hashKeyOverrides(project, plan)])
-    return evaluateFlags({
+    return evaluateFlagsInSlices({
       flags: definitions.flags,
       prepared: definitions.prepared,
       cohorts: definitions.cohorts,
@@ -124,8 +137,9 @@ export class FlagsEvaluation implements FlagsService {
       hashKeyOverrideFailed: overrides.failed,
       timezone: project.timezone,
       now: request.now ?? new Date(),
+      budget: { clock, regexMs: this.deps.regexBudgetMs },
       ...filters,
-    })
+    }, SLICES)
   }
 
   private async database(project: Project, plan: EvaluationPlan, definitions: ProjectDefinitions, distinctId: string, groups: Record<string, unknown> | null): Promise<DatabaseState> {

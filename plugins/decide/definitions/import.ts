@@ -11,6 +11,7 @@ import { parseWith } from '../../../core/admin/schemas.ts'
 import type { FlagFilters } from '../evaluator/index.ts'
 import type { CohortDocument, FlagDocument } from '../store/documents.ts'
 import { DefinitionsBodySchema, checkPropertyGroup } from './schema.ts'
+import { DEFAULT_REGEX_BUDGET_MS, checkCohortRegexes, checkFlagRegexes } from './regex-limit.ts'
 import type { ImportedFlag } from './schema.ts'
 
 export type NewFlag = Omit<FlagDocument, 'project_id' | 'generation' | 'created_at' | 'updated_at'>
@@ -59,10 +60,11 @@ function dependenciesById(filters: FlagFilters, idOfKey: Map<string, number>): F
   return copy
 }
 
-function readCohort(id: string, value: Record<string, unknown>): NewCohort {
+function readCohort(id: string, value: Record<string, unknown>, regexBudgetMs: number): NewCohort {
   const base = { id: Number(id), version: 0, deleted: false, description: '', cohort_type: null }
   if ('values' in value && 'type' in value) {
     checkPropertyGroup(value, `cohorts.${id}`)
+    checkCohortRegexes(`cohort ${id}`, value, `cohorts.${id}`, regexBudgetMs)
     return { ...base, name: null, is_static: false, filters: { properties: value } }
   }
   const at = `cohorts.${id}`
@@ -70,7 +72,11 @@ function readCohort(id: string, value: Record<string, unknown>): NewCohort {
   if (value.is_static !== undefined && typeof value.is_static !== 'boolean') throw invalid(`${at}.is_static`, 'must be a boolean')
   if (value.deleted !== undefined && typeof value.deleted !== 'boolean') throw invalid(`${at}.deleted`, 'must be a boolean')
   const isStatic = value.is_static === true
-  if (!isStatic) checkPropertyGroup(isRecord(value.filters) ? value.filters.properties : undefined, `${at}.filters.properties`)
+  if (!isStatic) {
+    const properties = isRecord(value.filters) ? value.filters.properties : undefined
+    checkPropertyGroup(properties, `${at}.filters.properties`)
+    if (value.deleted !== true) checkCohortRegexes(`cohort ${id}`, properties, `${at}.filters.properties`, regexBudgetMs)
+  }
   return {
     ...base,
     name: typeof value.name === 'string' ? value.name : null,
@@ -96,9 +102,13 @@ function checkFlagIdentities(flags: ImportedFlag[]): void {
   })
 }
 
-export function readDefinitions(body: unknown): ImportedDefinitions {
+/** The definitions to store, or a 400 naming the first problem; `regexBudgetMs` is the decide option (regex-limit.ts). */
+export function readDefinitions(body: unknown, regexBudgetMs = DEFAULT_REGEX_BUDGET_MS): ImportedDefinitions {
   const parsed = parseWith(DefinitionsBodySchema, body)
   checkFlagIdentities(parsed.flags)
+  parsed.flags.forEach((flag, i) => {
+    if (!flag.deleted) checkFlagRegexes(flag.key, flag.filters, `flags.${i}.filters`, regexBudgetMs)
+  })
   const mapping = parsed.group_type_mapping ?? {}
   const names = new Set<string>()
   for (const [index, name] of Object.entries(mapping)) {
@@ -108,7 +118,7 @@ export function readDefinitions(body: unknown): ImportedDefinitions {
   const idOfKey = new Map(parsed.flags.filter((flag) => !flag.deleted).map((flag) => [flag.key, flag.id]))
   return {
     flags: parsed.flags.map((flag) => flagDocument(flag, dependenciesById(flag.filters as FlagFilters, idOfKey))),
-    cohorts: Object.entries(parsed.cohorts ?? {}).map(([id, value]) => readCohort(id, value)),
+    cohorts: Object.entries(parsed.cohorts ?? {}).map(([id, value]) => readCohort(id, value, regexBudgetMs)),
     groupTypeMapping: { ...mapping },
   }
 }

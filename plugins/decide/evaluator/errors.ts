@@ -20,6 +20,13 @@ export const cohortCycle = (id: number) =>
 export const cohortFiltersUnparseable = (id: number | null = null) =>
   new FlagEvaluationError('cohort_filters_parsing_error', 'Failed to parse cohort filters', id);
 
+/**
+ * The request's time for regular expressions ran out before this flag's were matched. PostHog's
+ * code for an evaluation that timed out; the SDKs keep their cached value for a failed flag.
+ */
+export const regexBudgetExhausted = () =>
+  new FlagEvaluationError('timeout', "Timeout: the request's time budget for regular expressions was used up");
+
 export const DATABASE_ERROR = { code: 'database_error', description: 'Database connection error during evaluation' };
 export const HASH_KEY_OVERRIDE_ERROR = {
   code: 'hash_key_override_error',

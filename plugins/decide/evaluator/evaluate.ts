@@ -82,12 +82,41 @@ function usesGroupAggregation(flag: FlagDefinition): boolean {
   return (filters.groups ?? []).some((set) => set.aggregation_group_type_index !== null && set.aggregation_group_type_index !== undefined);
 }
 
+/** When an evaluation in slices gives the event loop back; `pause` is the caller's (setImmediate in the service). */
+export interface EvaluationSlices {
+  /** Evaluate this long at most before pausing; one flag is never split. */
+  sliceMs: number;
+  /** Monotonic milliseconds. */
+  clock: () => number;
+  pause: () => Promise<void>;
+}
+
 /**
  * Evaluates a project's flags for one request, as PostHog's flags service
  * does: excluded flags are left out, dependencies are evaluated first, and
  * storage failures fail only the flags that needed storage (§11).
  */
 export function evaluateFlags(input: EvaluationInput): EvaluationResult {
+  const steps = evaluation(input, null);
+  let step = steps.next();
+  while (!step.done) step = steps.next();
+  return step.value;
+}
+
+/**
+ * evaluateFlags, pausing between flags once a slice has passed: a request with costly flags then
+ * delays other requests (and health checks) by one slice at a time, not by its whole evaluation.
+ */
+export async function evaluateFlagsInSlices(input: EvaluationInput, slices: EvaluationSlices): Promise<EvaluationResult> {
+  const steps = evaluation(input, slices);
+  for (let step = steps.next(); ; step = steps.next()) {
+    if (step.done) return step.value;
+    await slices.pause();
+  }
+}
+
+/** The evaluation, yielding between flags when a slice has passed (never without slices). */
+function* evaluation(input: EvaluationInput, slices: Pick<EvaluationSlices, 'sliceMs' | 'clock'> | null): Generator<void, EvaluationResult, void> {
   const prepared = preparedFor(input.flags, input.prepared);
   const { problems } = prepared;
   const distinctId = normalizeDistinctId(input.distinctId);
@@ -120,8 +149,13 @@ export function evaluateFlags(input: EvaluationInput): EvaluationResult {
 
   const ctx = buildRequestContext(input, prepared.lookup, distinctId, resolveTimeZone(input.timezone), nowMillis);
   for (const id of excludedIds) ctx.results.set(id, false);
+  let sliceStarted = slices ? slices.clock() : 0;
   for (const flag of evaluable) {
     if (results[flag.key]) continue;
+    if (slices && slices.clock() - sliceStarted >= slices.sliceMs) {
+      yield;
+      sliceStarted = slices.clock();
+    }
     try {
       const match = plan.brokenIds.has(flag.id) ? MISSING_DEPENDENCY : evaluateFlag(flag, ctx);
       results[flag.key] = answered(prepared, flag, match);

@@ -3,7 +3,7 @@
  * (flags.md) with storage passed in as data. See evaluate.ts for the entry
  * point and plan.ts for what to fetch first.
  */
-export { evaluateFlags } from './evaluate.ts';
+export { evaluateFlags, evaluateFlagsInSlices, type EvaluationSlices } from './evaluate.ts';
 export { planEvaluation, type EvaluationPlan, type PlanInput } from './plan.ts';
 export { prepareFlags, type PreparedFlags } from './prepared.ts';
 export { calculateHash, hashFor, holdoutHash, normalizeDistinctId } from './hash.ts';
@@ -17,4 +17,5 @@ export { detectEvaluationRuntime, isFlagExcluded, type EvaluationRuntime, type R
 export { fillInitialProperties, mergePersonProperties } from './person-properties.ts';
 export { flagNeedsHashKeyOverride, flagRequiresDatabase, propertyNeeds, type PropertyNeeds } from './requirements.ts';
 export { FlagEvaluationError } from './errors.ts';
+export { BACKTRACKING_MATCH_LIMIT_MS, needsBacktracking } from './properties/regex.ts';
 export type * from './types.ts';

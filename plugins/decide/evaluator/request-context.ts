@@ -82,7 +82,8 @@ export function buildRequestContext(
   const database = input.database;
   const loaded = database.status === 'loaded';
   const person = mergePersonProperties(loaded ? database.person : undefined, input.personPropertyOverrides, distinctId);
-  const match = { timeZone, nowMillis };
+  const budget = input.budget;
+  const match = { timeZone, nowMillis, regexBudget: budget ? { clock: budget.clock, remainingMs: budget.regexMs } : null };
   let cohorts: RequestContext['cohorts'] = null;
   if (loaded) {
     const index = cohortIndexOf(input.cohorts);

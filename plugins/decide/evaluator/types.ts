@@ -128,6 +128,18 @@ export interface EvaluationInput {
   runtime?: 'all' | 'client' | 'server' | null;
   evaluationContexts?: string[] | null;
   onlySurveyFlags?: boolean;
+  /** Bounds on the request's evaluation time; unbounded when absent. */
+  budget?: EvaluationBudget | null;
+}
+
+/**
+ * What one request may spend. The clock is passed in (monotonic milliseconds, `performance.now`
+ * in the service) so that the evaluator reads no time of its own.
+ */
+export interface EvaluationBudget {
+  clock: () => number;
+  /** Milliseconds of regular-expression matching; a flag whose patterns find none left fails with `timeout`. */
+  regexMs: number;
 }
 
 export interface FlagReason {

@@ -11,6 +11,7 @@ import { Type } from 'typebox'
 import { badRequest } from '../../../core/errors.ts'
 import { parseWith } from '../../../core/admin/schemas.ts'
 import { checkPropertyGroup } from '../definitions/schema.ts'
+import { checkCohortRegexes } from '../definitions/regex-limit.ts'
 import { DefinitionEdits } from '../store/edits.ts'
 import type { CohortDocument } from '../store/documents.ts'
 import { CohortMembers } from '../store/members.ts'
@@ -54,7 +55,7 @@ function cohortJson(doc: CohortDocument, count: number | null) {
   }
 }
 
-export function mountCohortRoutes(router: Router, { db, projects, flags, bodyLimit }: AdminDeps): void {
+export function mountCohortRoutes(router: Router, { db, projects, flags, bodyLimit, regexBudgetMs }: AdminDeps): void {
   const base = '/api/projects/:id/cohorts'
   const edits = DefinitionEdits.cohorts(db)
   const members = new CohortMembers(db)
@@ -77,6 +78,7 @@ export function mountCohortRoutes(router: Router, { db, projects, flags, bodyLim
     const body = parseWith(CohortCreateBody, await jsonBody(ctx, bodyLimit))
     const isStatic = body.is_static === true
     if (!isStatic) checkPropertyGroup(body.filters?.properties, 'filters.properties')
+    if (!isStatic) checkCohortRegexes(`cohort "${body.name}"`, body.filters?.properties, 'filters.properties', regexBudgetMs)
     if (!isStatic && body.distinct_ids) throw badRequest('invalid_input', 'distinct_ids: only static cohorts have members', 'distinct_ids')
     const now = new Date()
     const created = await edits.create(project.id, (id) => ({
@@ -102,6 +104,7 @@ export function mountCohortRoutes(router: Router, { db, projects, flags, bodyLim
       if (body.is_static !== undefined && body.is_static !== doc.is_static) throw badRequest('invalid_input', 'is_static: a cohort cannot change between static and dynamic', 'is_static')
       if (body.filters !== undefined && doc.is_static) throw badRequest('invalid_input', 'filters: a static cohort has members, not filters', 'filters')
       if (body.filters !== undefined) checkPropertyGroup(body.filters.properties, 'filters.properties')
+      if (body.filters !== undefined) checkCohortRegexes(`cohort ${doc.id}`, body.filters.properties, 'filters.properties', regexBudgetMs)
       return {
         ...doc,
         ...(body.name !== undefined && { name: body.name }),

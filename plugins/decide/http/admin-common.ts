@@ -13,6 +13,8 @@ export interface AdminDeps {
   flags: FlagsService
   /** Largest JSON body accepted, in bytes. */
   bodyLimit: number
+  /** The decide option: definitions with more backtracking regexes than it has room for are refused (regex-limit.ts). */
+  regexBudgetMs: number
 }
 
 /** PostHog's REST paths end with a slash; both forms are served. */

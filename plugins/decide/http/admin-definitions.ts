@@ -25,7 +25,7 @@ export function exportDefinitions(definitions: ProjectDefinitions) {
   return { ...sdk, cohorts }
 }
 
-export function mountDefinitionRoutes(router: Router, { db, projects, flags, bodyLimit }: AdminDeps): void {
+export function mountDefinitionRoutes(router: Router, { db, projects, flags, bodyLimit, regexBudgetMs }: AdminDeps): void {
   const path = '/api/projects/:id/flag_definitions'
   route(router, 'get', path, async (ctx) => {
     const project = await projectParam(ctx, projects)
@@ -33,7 +33,7 @@ export function mountDefinitionRoutes(router: Router, { db, projects, flags, bod
   })
   route(router, 'put', path, async (ctx) => {
     const project = await projectParam(ctx, projects)
-    const imported = readDefinitions(await jsonBody(ctx, bodyLimit))
+    const imported = readDefinitions(await jsonBody(ctx, bodyLimit), regexBudgetMs)
     await replaceDefinitions(db, project.id, imported)
     await flags.refresh(project.id)
     ctx.body = exportDefinitions(await flags.definitions(project.id))

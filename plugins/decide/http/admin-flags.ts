@@ -13,6 +13,7 @@ import { HttpError, badRequest } from '../../../core/errors.ts'
 import { parseWith } from '../../../core/admin/schemas.ts'
 import type { FlagFilters } from '../evaluator/index.ts'
 import { FiltersSchema, FlagOptionalFields } from '../definitions/schema.ts'
+import { checkFlagRegexes } from '../definitions/regex-limit.ts'
 import { DefinitionEdits } from '../store/edits.ts'
 import type { FlagDocument } from '../store/documents.ts'
 import { idParam, jsonBody, page, projectParam, route } from './admin-common.ts'
@@ -76,7 +77,7 @@ function applyChanges(doc: FlagDocument, changes: FlagChanges): FlagDocument {
   return next
 }
 
-export function mountFlagRoutes(router: Router, { db, projects, flags, bodyLimit }: AdminDeps): void {
+export function mountFlagRoutes(router: Router, { db, projects, flags, bodyLimit, regexBudgetMs }: AdminDeps): void {
   const base = '/api/projects/:id/feature_flags'
   const edits = DefinitionEdits.flags(db)
 
@@ -89,6 +90,7 @@ export function mountFlagRoutes(router: Router, { db, projects, flags, bodyLimit
   route(router, 'post', base, async (ctx) => {
     const project = await projectParam(ctx, projects)
     const body = parseWith(FlagCreateBody, await jsonBody(ctx, bodyLimit))
+    if (body.deleted !== true) checkFlagRegexes(body.key, body.filters, 'filters', regexBudgetMs)
     const now = new Date()
     const created = await edits.create(project.id, (id, siblings) => {
       assertKeyFree(body.key, null, siblings)
@@ -116,7 +118,10 @@ export function mountFlagRoutes(router: Router, { db, projects, flags, bodyLimit
       }
       if (body.key !== undefined && body.key !== doc.key) assertKeyFree(body.key, id, await siblings())
       if (body.deleted === false && doc.deleted) assertKeyFree(body.key ?? doc.key, id, await siblings())
-      return applyChanges(doc, body)
+      const next = applyChanges(doc, body)
+      // checked when the filters change or come back into use; a stored flag's other fields stay editable
+      if (!next.deleted && (body.filters !== undefined || doc.deleted)) checkFlagRegexes(next.key, next.filters, 'filters', regexBudgetMs)
+      return next
     })
     await flags.refresh(project.id)
     ctx.body = flagJson(updated, project.id)

@@ -44,7 +44,7 @@ describe('decide flags service', () => {
   let t: TestDb
   let geoip: GeoipReader
   const cacheOf = (db = t.db) => new DefinitionsCache(new DefinitionsReader(db), new Generations(db), { pollIntervalMs: 1000, maxProjects: 10 }, logger)
-  const service = (db = t.db, cache = cacheOf()) => new FlagsEvaluation({ db, cache, geoip, databaseTimeoutMs: 2000, logger })
+  const service = (db = t.db, cache = cacheOf()) => new FlagsEvaluation({ db, cache, geoip, databaseTimeoutMs: 2000, regexBudgetMs: 100, logger })
 
   before(async () => {
     t = await openTestDb('decide_service')
@@ -104,7 +104,7 @@ describe('decide flags service', () => {
     const { port } = silent.address() as net.AddressInfo
     const hung = new MongoClient(`mongodb://127.0.0.1:${port}/?directConnection=true`, { serverSelectionTimeoutMS: 3000 })
     try {
-      const svc = new FlagsEvaluation({ db: hung.db('x'), cache: cacheOf(), geoip, databaseTimeoutMs: 100, logger })
+      const svc = new FlagsEvaluation({ db: hung.db('x'), cache: cacheOf(), geoip, databaseTimeoutMs: 100, regexBudgetMs: 100, logger })
       const started = Date.now()
       const result = await svc.evaluate(project, { distinctId: 'alice', flagKeys: ['plan-pro', 'rollout'] })
       expect(Date.now() - started).to.be.below(1000)

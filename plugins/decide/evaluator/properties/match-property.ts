@@ -2,7 +2,7 @@ import type { Properties, PropertyFilter } from '../types.ts';
 import { compareDates } from './dates.ts';
 import { exactMatch } from './equality.ts';
 import { compareNumbers, inRange } from './numeric.ts';
-import { regexSearch } from './regex.ts';
+import { regexSearch, type RegexBudget } from './regex.ts';
 import { compareSemver, matchSemverRange } from './semver.ts';
 import { containsAnyText, containsText, endsWithText, startsWithText } from './text.ts';
 import { toText } from './values.ts';
@@ -11,6 +11,8 @@ export interface MatchContext {
   /** A resolved IANA zone (see resolveTimeZone). */
   timeZone: string;
   nowMillis: number;
+  /** The request's remaining time for regular expressions; unbounded when absent. */
+  regexBudget?: RegexBudget | null;
 }
 
 /** The persons-table columns a `person_metadata` filter reads, stored under a prefixed key. */
@@ -71,7 +73,7 @@ export function matchProperty(filter: PropertyFilter, properties: Properties, ct
       return !containsAnyText(v, x);
     case 'regex':
     case 'not_regex': {
-      const found = regexSearch(toText(v), toText(x));
+      const found = regexSearch(toText(v), toText(x), ctx.regexBudget);
       if (found === null) return false;
       return operator === 'regex' ? found : !found;
     }

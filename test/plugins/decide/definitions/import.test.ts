@@ -101,3 +101,20 @@ describe('decide definitions import', () => {
     expect(filters.aggregation_group_type_index, 'the input is not changed').to.equal(0)
   })
 })
+
+describe('decide definitions import: backtracking regexes', () => {
+  const lookAroundSets = (count: number) => Array.from({ length: count }, (_, i) => ({ properties: [{ key: 'email', type: 'person', operator: 'regex', value: `(?<=@)corp${i}` }], rollout_percentage: 100 }))
+
+  it('refuses a flag with more than fit in the budget, and accepts it with a larger budget or once deleted', () => {
+    const body = { flags: [flag(1, 'fine'), flag(2, 'costly', { filters: { groups: lookAroundSets(11) } })] }
+    expect(attrOf(body)).to.equal('flags.1.filters.groups.10.properties.0.value')
+    expect(readDefinitions(body, 110).flags).to.have.length(2)
+    expect(readDefinitions({ flags: [flag(2, 'costly', { deleted: true, filters: { groups: lookAroundSets(11) } })] }).flags).to.have.length(1)
+  })
+
+  it('refuses a dynamic cohort with more than fit, in either cohort form', () => {
+    const group = { type: 'OR', values: lookAroundSets(11).map((set) => ({ type: 'AND', values: set.properties })) }
+    expect(attrOf({ flags: [], cohorts: { 5: group } })).to.equal('cohorts.5.values.10.values.0.value')
+    expect(attrOf({ flags: [], cohorts: { 6: { name: 'N', filters: { properties: group } } } })).to.equal('cohorts.6.filters.properties.values.10.values.0.value')
+  })
+})

@@ -74,4 +74,15 @@ describe('decide admin API: cohorts and static membership', () => {
     expect((await call('POST', base(), { name: 'S', is_static: true })).status).to.equal(201)
     expect((await call('GET', `${base()}777/`)).status).to.equal(404)
   })
+
+  it('refuses a dynamic cohort with more look-around regexes than fit in the request budget', async () => {
+    const leaves = (count: number) => Array.from({ length: count }, (_, i) => ({ key: 'email', type: 'person', operator: 'regex', value: `(?<=@)corp${i}` }))
+    const refused = await call('POST', base(), { name: 'Costly', filters: { properties: { type: 'OR', values: [{ type: 'OR', values: leaves(11) }] } } })
+    expect(refused.status).to.equal(400)
+    expect(refused.body).to.include({ code: 'too_many_backtracking_regexes', attr: 'filters.properties.values.0.values.10.value' })
+    const created = await call('POST', base(), { name: 'Costly', filters: { properties: { type: 'OR', values: [{ type: 'OR', values: leaves(10) }] } } })
+    expect(created.status).to.equal(201)
+    const patched = await call('PATCH', `${base()}${created.body.id}/`, { filters: { properties: { type: 'AND', values: [{ type: 'AND', values: leaves(20) }] } } })
+    expect(patched.body).to.include({ attr: 'filters.properties.values.0.values.10.value' })
+  })
 })

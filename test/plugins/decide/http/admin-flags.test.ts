@@ -60,6 +60,21 @@ describe('decide admin API: feature flags (PostHog REST shape)', () => {
     expect((await call('POST', base(), { key: 'doomed' })).status).to.equal(201)
   })
 
+  it('refuses more look-around regexes than fit in the request budget (10 at the default 100 ms), on create and on change', async () => {
+    const sets = (count: number, pattern = (i: number) => `(?<=@)corp${i}`) =>
+      Array.from({ length: count }, (_, i) => ({ properties: [{ key: 'email', type: 'person', operator: 'regex', value: pattern(i) }], rollout_percentage: 100 }))
+    const refused = await call('POST', base(), { key: 'costly', filters: { groups: sets(11) } })
+    expect(refused.status).to.equal(400)
+    expect(refused.body).to.include({ code: 'too_many_backtracking_regexes', attr: 'filters.groups.10.properties.0.value' })
+    expect(refused.body.detail).to.include('flag "costly", condition set 11, property "email"')
+    const created = await call('POST', base(), { key: 'costly', filters: { groups: sets(10) } })
+    expect(created.status).to.equal(201)
+    expect((await call('PATCH', `${base()}${created.body.id}/`, { filters: { groups: sets(12) } })).body).to.include({ attr: 'filters.groups.10.properties.0.value' })
+    expect((await call('PATCH', `${base()}${created.body.id}/`, { name: 'renamed' })).status).to.equal(200)
+    // linear patterns, however many, and however catastrophic for a backtracking engine
+    expect((await call('POST', base(), { key: 'linear', filters: { groups: sets(50, (i) => `^(a+)+${i}$`) } })).status).to.equal(201)
+  })
+
   it('answers 404 for unknown flags and projects', async () => {
     expect((await call('GET', `${base()}9999/`)).status).to.equal(404)
     expect((await call('GET', `${base()}abc/`)).status).to.equal(404)

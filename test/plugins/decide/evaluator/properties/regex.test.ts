@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { matches } from './helpers.ts';
-import { regexSearch } from '../../../../../plugins/decide/evaluator/properties/regex.ts';
+import { BACKTRACKING_MATCH_LIMIT_MS, needsBacktracking, regexSearch } from '../../../../../plugins/decide/evaluator/properties/regex.ts';
+import { FlagEvaluationError } from '../../../../../plugins/decide/evaluator/errors.ts';
 
 describe('property operators: regex, not_regex (flags.md §8)', () => {
   it('searches anywhere in the text form of the value', () => {
@@ -65,5 +66,58 @@ describe('property operators: regex, not_regex (flags.md §8)', () => {
       expect(matches('regex', '(x+x+)+y', { key: 'x'.repeat(100_000) })).to.equal(false);
       expect(performance.now() - started).to.be.below(1000);
     });
+  });
+});
+
+describe('regexSearch within a request budget', () => {
+  const catastrophic = '^(a+)+\\1$';
+  const crafted = 'a'.repeat(30) + 'b';
+  const budget = (remainingMs: number) => ({ clock: () => performance.now(), remainingMs });
+  const timeoutError = (run: () => unknown) => {
+    try {
+      run();
+    } catch (error) {
+      return error instanceof FlagEvaluationError ? error.code : error;
+    }
+    return 'no error';
+  };
+
+  it('gives the same answers and charges the time taken, for both engines', () => {
+    const left = budget(1000);
+    expect(regexSearch('ab+c', 'xxabbbcxx', left)).to.equal(true);
+    expect(regexSearch('(?<=@)example', 'sam@example.com', left)).to.equal(true);
+    expect(regexSearch('(?<!@)example', 'sam@example.com', left)).to.equal(false);
+    expect(left.remainingMs).to.be.below(1000).and.above(0);
+  });
+
+  it('answers no match at the match limit, as the server does at its backtrack limit, when the budget had room for it', () => {
+    const left = budget(1000);
+    expect(regexSearch(catastrophic, crafted, left)).to.equal(null);
+    // charged at least about the limit (the watchdog and the clock disagree by a fraction of a millisecond)
+    expect(left.remainingMs).to.be.below(1000 - BACKTRACKING_MATCH_LIMIT_MS / 2);
+  });
+
+  it('fails (timeout) when less than the match limit is left and the match does not finish: its answer is unknown', () => {
+    const left = budget(3);
+    const started = performance.now();
+    expect(timeoutError(() => regexSearch(catastrophic, crafted, left))).to.equal('timeout');
+    expect(performance.now() - started).to.be.below(250);
+  });
+
+  it('fails (timeout) once nothing is left, for either engine, without running the pattern', () => {
+    expect(timeoutError(() => regexSearch('ab+c', 'abc', budget(0)))).to.equal('timeout');
+    expect(timeoutError(() => regexSearch('(\\w)\\1', 'hello', budget(-5)))).to.equal('timeout');
+    expect(timeoutError(() => regexSearch('(?<=a)b', 'ab', budget(0.5)))).to.equal('timeout');
+  });
+
+  it('needs no time for an invalid pattern: still no match for both operators', () => {
+    expect(regexSearch('(unclosed', 'anything', budget(0))).to.equal(null);
+  });
+});
+
+describe('needsBacktracking', () => {
+  it('is true only for valid patterns that need look-around or back-references', () => {
+    for (const pattern of ['(?<=@)example', '(?!test)', '(\\w)\\1', '(?P<n>a)\\k<n>']) expect(needsBacktracking(pattern), pattern).to.equal(true);
+    for (const pattern of ['ab+c', '^(a+)+$', '(?i)hello', '(?P<user>\\w+)@', '(unclosed', '(?<=unclosed']) expect(needsBacktracking(pattern), pattern).to.equal(false);
   });
 });
