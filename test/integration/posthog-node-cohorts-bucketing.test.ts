@@ -5,7 +5,9 @@
  * null or empty meaning distinct_id. The real posthog-node evaluates both ways.
  */
 import { expect } from 'chai'
-import { PostHog } from 'posthog-node'
+import type { PostHog } from 'posthog-node'
+import { posthogNodePair } from '../helpers/posthog-node.ts'
+import type { PosthogNodePair } from '../helpers/posthog-node.ts'
 import { startTestService } from '../helpers/service.ts'
 import type { TestService } from '../helpers/service.ts'
 
@@ -58,16 +60,15 @@ describe('posthog-node and the service agree on nested cohorts and device-id buc
   let t: TestService
   let remote: PostHog
   let local: PostHog
+  let pair: PosthogNodePair
   before(async () => {
     t = await startTestService({ plugins: [{ plugin: 'validate' }, { plugin: 'decide' }, { plugin: 'sink-mongo', required: true }] })
     const imported = await t.admin('PUT', `/api/projects/${t.project.id}/flag_definitions`, DEFINITIONS)
     expect(imported.status, await imported.clone().text()).to.equal(200)
-    remote = new PostHog(t.project.api_token, { host: t.url, flushAt: 500, flushInterval: 0, fetchRetryCount: 0 })
-    local = new PostHog(t.project.api_token, { host: t.url, flushAt: 500, flushInterval: 0, fetchRetryCount: 0, personalApiKey: t.project.secret_api_token, featureFlagsPollingInterval: 60_000 })
-    expect(await local.waitForLocalEvaluationReady(5000)).to.equal(true)
+    ;({ remote, local } = pair = await posthogNodePair(t))
   })
   after(async () => {
-    await Promise.all([remote?.shutdown(), local?.shutdown()])
+    await pair?.shutdown()
     await t?.close()
   })
 
