@@ -1,6 +1,6 @@
 /**
  * What one hostile event costs the service: `npx tsx test/bench/event-bounds.ts <scenario> <n>`,
- * scenarios `groups` (n group types in `$groups`), `set`, `set_once`, `unset` (n keys) and
+ * scenarios `groups` (n group types in `$groups`), `props` (n event properties), `set`, `set_once`, `unset` (n keys) and
  * `anon_id` (an `$anon_distinct_id` of n characters). Runs the service in this process with the
  * default plugins on the embedded database, posts the event once, and prints the time to the
  * answer, the growth of this process's RSS (peak, sampled every 2 ms), and the ingestion warnings
@@ -23,6 +23,8 @@ function hostileEvent(): Record<string, unknown> {
   switch (scenario) {
     case 'groups':
       return { ...base, properties: { $groups: keys('type') } }
+    case 'props':
+      return { ...base, properties: keys('prop') }
     case 'set':
       return { ...base, properties: { $set: keys('key') } }
     case 'set_once':
