@@ -5,6 +5,7 @@
 import type { IngestEvent, WireEvent } from './plugin-api.ts'
 import { distinctIdOf } from './capture/distinct-id.ts'
 import { computeTimestamp } from './capture/timestamp.ts'
+import { canonicalUuid } from './capture/uuid.ts'
 
 type Json = Record<string, unknown>
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -17,7 +18,7 @@ export function fromWire(raw: WireEvent, request: { receivedAt: Date; sentAt?: D
     if (isObject(top)) properties[key] = { ...(isObject(properties[key]) ? properties[key] : {}), ...top }
   }
   return {
-    uuid: typeof raw.uuid === 'string' ? raw.uuid : '',
+    uuid: typeof raw.uuid === 'string' ? canonicalUuid(raw.uuid) : '',
     event: typeof raw.event === 'string' ? raw.event : '',
     distinctId: distinctIdOf(raw),
     properties,

@@ -2,6 +2,7 @@
  * The distinct_id of a wire event as one string (capture.md §1.6).
  */
 import type { WireEvent } from './request.ts'
+import { boundedJson } from './bounded-json.ts'
 
 export const MAX_DISTINCT_ID_CHARS = 200
 
@@ -9,8 +10,16 @@ export const MAX_DISTINCT_ID_CHARS = 200
 export function distinctIdOf(event: WireEvent): string {
   const value = rawDistinctId(event)
   if (value === undefined || value === null) return ''
-  const text = typeof value === 'string' ? value : canonicalJson(value, MAX_DISTINCT_ID_CHARS)
-  return cutToScalars(text.replaceAll('\0', '\uFFFD'), MAX_DISTINCT_ID_CHARS)
+  return asDistinctId(typeof value === 'string' ? value : canonicalJson(value, MAX_DISTINCT_ID_CHARS))
+}
+
+/**
+ * Text made a distinct_id: NUL replaced by U+FFFD, cut to 200 Unicode scalars. The ids an event
+ * names besides its own (`$anon_distinct_id`, the `alias` of `$create_alias`) become distinct
+ * ids of a person too, so they are cut the same way.
+ */
+export function asDistinctId(text: string): string {
+  return cutToScalars(text, MAX_DISTINCT_ID_CHARS).replaceAll('\0', '\uFFFD')
 }
 
 function rawDistinctId(event: WireEvent): unknown {
@@ -25,47 +34,9 @@ function rawDistinctId(event: WireEvent): unknown {
   return undefined
 }
 
-/**
- * Compact JSON with object keys sorted, the way PostHog's capture prints a non-string id.
- * It stops once `limit` characters are written, since the id is cut there anyway; that also
- * bounds the recursion, because every level of nesting writes at least one character.
- */
+/** Compact JSON with object keys sorted, the way PostHog's capture prints a non-string id. */
 export function canonicalJson(value: unknown, limit = Number.POSITIVE_INFINITY): string {
-  const out: string[] = []
-  let length = 0
-  const write = (text: string) => {
-    out.push(text)
-    length += text.length
-  }
-  const visit = (node: unknown): void => {
-    if (Array.isArray(node)) {
-      write('[')
-      for (let index = 0; index < node.length && length <= limit; index++) {
-        if (index > 0) write(',')
-        visit(node[index] === undefined ? null : node[index])
-      }
-      write(']')
-    } else if (typeof node === 'object' && node !== null) {
-      const record = node as Record<string, unknown>
-      const keys = Object.keys(record).sort(byUtf8Bytes)
-      write('{')
-      for (let index = 0; index < keys.length && length <= limit; index++) {
-        if (index > 0) write(',')
-        write(`${JSON.stringify(keys[index])}:`)
-        visit(record[keys[index]!])
-      }
-      write('}')
-    } else {
-      write(JSON.stringify(node) ?? 'null')
-    }
-  }
-  visit(value)
-  return out.join('')
-}
-
-/** serde_json keeps object keys in a BTreeMap, ordered by their UTF-8 bytes. */
-function byUtf8Bytes(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'))
+  return boundedJson(value, limit, { sortKeys: true })
 }
 
 /** The first `max` Unicode scalars (code points), not UTF-16 units and not bytes. */

@@ -27,6 +27,16 @@ export function isUuid(text: string): boolean {
 }
 
 /**
+ * The form a uuid is stored and compared in: lower-case hex, as PostHog's capture prints every uuid
+ * it parses, so that an SDK's retry is the same event whatever case it sends (the (project, uuid)
+ * index and the queue's message ids compare text). Anything that is not a uuid is left as it is,
+ * for the validate step to refuse.
+ */
+export function canonicalUuid(text: string): string {
+  return isUuid(text) ? text.toLowerCase() : text
+}
+
+/**
  * RFC 9562 version 7: 48 bits of Unix milliseconds taken from `at`, then the version nibble,
  * 12 random bits, the `10` variant and 62 random bits. Times before 1970 use 0.
  */

@@ -5,7 +5,7 @@
  * message is the same event to the worker and the (project, uuid) index stores it once.
  */
 import type { IngestRequest } from '../pipeline.ts'
-import { isUuid, uuidv7 } from '../capture/uuid.ts'
+import { canonicalUuid, isUuid, uuidv7 } from '../capture/uuid.ts'
 import { unavailable } from '../errors.ts'
 import { count } from '../metrics.ts'
 import type { QueueConnection } from './connection.ts'
@@ -23,7 +23,7 @@ export class QueuePublisher {
       const data = encodeQueuedEvent({ projectId, receivedAt: request.receivedAt, sentAt: request.sentAt, ip: request.ip, historicalMigration: request.historicalMigration, event })
       return js.publish(subjectOf(settings.subjectPrefix, projectId, partitionOf(event, settings.partitions)), data, {
         // JetStream drops a message id it saw inside the duplicate window: an SDK retry is queued once
-        msgID: isUuid(uuid) ? `${projectId}:${uuid}` : undefined,
+        msgID: isUuid(uuid) ? `${projectId}:${canonicalUuid(uuid)}` : undefined,
         expect: { streamName: settings.stream },
         timeout: settings.publishTimeoutMs,
       })

@@ -8,6 +8,7 @@ import { PersonContentionError, backoff } from './person-store.ts'
 import { MAX_ATTEMPTS, merge, mergeRequestOf } from './merge.ts'
 import { FAKE_PERSON_CREATED_AT, personUuid } from './person-uuid.ts'
 import { SequencePersons } from './sequence-persons.ts'
+import { withMergeIdAsDistinctId } from './merge-id.ts'
 import { emptyProperties, hasOwn } from './properties.ts'
 import { copyRecord, withFields } from '../../core/event.ts'
 
@@ -22,8 +23,9 @@ const PERSON_OPERATIONS = ['$set', '$set_once', '$unset']
 /** true is the default; PostHog drops the key from person-processed events */
 const PROCESS_PERSON_PROFILE = ['$process_person_profile']
 
-export async function resolveEvent(store: PersonStore, event: IngestEvent, ctx: EventContext, options: ResolveOptions): Promise<IngestEvent> {
-  if (event.personless) return resolvePersonless(store, event, ctx, options)
+export async function resolveEvent(store: PersonStore, sent: IngestEvent, ctx: EventContext, options: ResolveOptions): Promise<IngestEvent> {
+  if (sent.personless) return resolvePersonless(store, sent, ctx, options)
+  const event = withMergeIdAsDistinctId(sent)
   const request = mergeRequestOf(event)
   const sequence = SequencePersons.of(ctx)
   let resolved: ResolvedPerson

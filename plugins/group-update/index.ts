@@ -23,7 +23,7 @@ const BEFORE_PERSON_STEPS = -1000
 
 export const optionsSchema = Type.Object(
   {
-    /** A sixth group type in `$groups` is warned about once per project and type per this many seconds. */
+    /** A refused group type (past the fifth) is warned about once per project and type per this many seconds. */
     limitWarningIntervalSeconds: Type.Number({ minimum: 0, default: 600 }),
   },
   { additionalProperties: false },

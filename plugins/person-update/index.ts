@@ -12,6 +12,8 @@ export const optionsSchema = Type.Object(
     skipFilteredWrites: Type.Boolean({ default: true }),
     /** `$set_once` fills a stored null (PostHog's newest rule); false keeps a stored null forever. */
     setOnceFillsNull: Type.Boolean({ default: true }),
+    /** `$set`, `$set_once` and `$unset` are each applied with their first this-many keys; more is warned about. */
+    maxKeysPerOperation: Type.Integer({ minimum: 1, default: 1000 }),
   },
   { additionalProperties: false },
 )

@@ -3,7 +3,7 @@
  * of the event become `$set` (latest touch) and `$initial_*` in `$set_once` (first touch).
  */
 import type { Properties } from '../alias-resolve/properties.ts'
-import { copyProperties, hasOwn, isPlainObject } from '../alias-resolve/properties.ts'
+import { copyProperties, emptyProperties, hasOwn, isPlainObject } from '../alias-resolve/properties.ts'
 import { copyRecord } from '../../core/event.ts'
 
 const DEVICE_AND_PAGE_KEYS = [
@@ -63,10 +63,34 @@ export interface PersonOperations {
   readonly setOnce: Properties
   /** String keys only: an array's strings, or an object's keys. */
   readonly unset: readonly string[]
+  /** The keys sent in each operation that had more than the limit (only the first ones are applied). */
+  readonly exceeded?: Readonly<Partial<Record<'set_keys' | 'set_once_keys' | 'unset_keys', number>>>
 }
 
-export function operationsOf(properties: Properties): PersonOperations {
-  const unset = properties.$unset
-  const keys = Array.isArray(unset) ? unset.filter((key): key is string => typeof key === 'string') : isPlainObject(unset) ? Object.keys(unset) : []
-  return { set: copyProperties(properties.$set), setOnce: copyProperties(properties.$set_once), unset: keys }
+/**
+ * The operations of an event, each cut to its first `maxKeys` keys in the order sent: the work an
+ * event can make the person steps do (compare, copy, write, show on the event) stays bounded
+ * however many keys it sends. PostHog has no such count limit, only the size limit of a person.
+ */
+export function operationsOf(properties: Properties, maxKeys = Number.POSITIVE_INFINITY): PersonOperations {
+  const exceeded: Record<string, number> = {}
+  const set = firstKeys(properties.$set, maxKeys, exceeded, 'set_keys')
+  const setOnce = firstKeys(properties.$set_once, maxKeys, exceeded, 'set_once_keys')
+  const unsetSource = properties.$unset
+  let unset = Array.isArray(unsetSource) ? unsetSource.filter((key): key is string => typeof key === 'string') : isPlainObject(unsetSource) ? Object.keys(unsetSource) : []
+  if (unset.length > maxKeys) {
+    exceeded.unset_keys = unset.length
+    unset = unset.slice(0, maxKeys)
+  }
+  return Object.keys(exceeded).length ? { set, setOnce, unset, exceeded } : { set, setOnce, unset }
+}
+
+function firstKeys(source: unknown, maxKeys: number, exceeded: Record<string, number>, name: string): Properties {
+  if (!isPlainObject(source)) return copyProperties(source)
+  const keys = Object.keys(source)
+  if (keys.length <= maxKeys) return copyProperties(source)
+  exceeded[name] = keys.length
+  const copy = emptyProperties()
+  for (let index = 0; index < maxKeys; index++) copy[keys[index]!] = source[keys[index]!]
+  return copy
 }

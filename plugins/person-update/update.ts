@@ -18,6 +18,8 @@ import { copyRecord } from '../../core/event.ts'
 export interface UpdateOptions {
   readonly skipFilteredWrites: boolean
   readonly setOnceFillsNull: boolean
+  /** Each of `$set`, `$set_once` and `$unset` is applied with its first this-many keys. */
+  readonly maxKeysPerOperation: number
 }
 
 /** Processed in their own pipeline at PostHog, unordered with other person updates. */
@@ -35,7 +37,7 @@ function normalisedProperties(event: IngestEvent): Record<string, unknown> {
  */
 export function creationProperties(event: IngestEvent, created: Record<string, unknown>, options: UpdateOptions): Record<string, unknown> {
   if (event.event === '$groupidentify' || NO_PERSON_UPDATE_EVENTS.has(event.event)) return created
-  const ops = operationsOf(normalisedProperties(event))
+  const ops = operationsOf(normalisedProperties(event), options.maxKeysPerOperation)
   const change = applyOperations(created, ops, { event: event.event, ...options, ignoreUnset: true })
   // too large: the person is created without them, and the update step records the violation
   return change.write && withinPersonPropertiesLimit(change.properties) ? change.properties : created
@@ -49,7 +51,8 @@ export async function updateEvent(store: PersonStore, event: IngestEvent, ctx: E
     return { ...event, properties: copyRecord(properties, PERSON_OPERATIONS) }
   }
   properties = normalisedProperties(event)
-  const ops = operationsOf(properties)
+  const ops = operationsOf(properties, options.maxKeysPerOperation)
+  if (ops.exceeded) ctx.warn('person_update_keys_limit_reached', { ...ops.exceeded, max_keys: options.maxKeysPerOperation })
   const handed = store.resolved.get(event)
   let person = handed?.person ?? (await store.findById(ctx.project.id, event.person.id))
   let personProperties = person?.properties ?? event.person.properties

@@ -7,6 +7,11 @@ describe('event', () => {
     expect(event).to.deep.equal({ uuid: '', event: 'e', distinctId: '7', properties: { a: 1, $set: { x: 1, y: 2 } }, timestamp: new Date('2026-01-01T00:00:01.000Z') })
   })
 
+  it('stores a uuid in lower case, whatever case the client sent it in', () => {
+    const event = fromWire({ event: 'e', distinct_id: 'd', uuid: '0190A000-0000-7000-8000-0000000000AB' }, { receivedAt: new Date() })
+    expect(event.uuid).to.equal('0190a000-0000-7000-8000-0000000000ab')
+  })
+
   it('withFields is a spread: the same keys and values, the source untouched', () => {
     const source = { a: 1, b: 2 }
     const made = withFields<Record<string, number>>(source, { b: 3, c: 4 })

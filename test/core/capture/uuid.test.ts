@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { isUuid, uuidv7 } from '../../../core/capture/uuid.ts'
+import { canonicalUuid, isUuid, uuidv7 } from '../../../core/capture/uuid.ts'
 
 describe('isUuid', () => {
   it('accepts the hyphenated form of any version, in either case', () => {
@@ -13,6 +13,19 @@ describe('isUuid', () => {
       '2c3b9713-e41e-4a84-9cb3-870a619fe35', '2c3b9713-e41e-4a84-9cb3-870a619fe355 ', 'g2c3b971-e41e-4a84-9cb3-870a619fe355']) {
       expect(isUuid(text), text).to.equal(false)
     }
+  })
+})
+
+describe('canonicalUuid', () => {
+  it('lower-cases a uuid, so that the same uuid in either case is one event', () => {
+    expect(canonicalUuid('2C3B9713-E41E-4A84-9CB3-870A619FE355')).to.equal('2c3b9713-e41e-4a84-9cb3-870a619fe355')
+    expect(canonicalUuid('2c3B9713-e41e-4A84-9cb3-870a619fE355')).to.equal('2c3b9713-e41e-4a84-9cb3-870a619fe355')
+    expect(canonicalUuid('2c3b9713-e41e-4a84-9cb3-870a619fe355')).to.equal('2c3b9713-e41e-4a84-9cb3-870a619fe355')
+  })
+
+  it('leaves text that is not a uuid as it is, for validate to refuse', () => {
+    expect(canonicalUuid('NOT-A-UUID')).to.equal('NOT-A-UUID')
+    expect(canonicalUuid('')).to.equal('')
   })
 })
 

@@ -86,6 +86,8 @@ describe('queue mode', function () {
     const capture = await c.start('capture')
     const batch = [{ event: 'a', distinct_id: 'r-1', uuid: uuidv7() }, { event: 'b', distinct_id: 'r-2', uuid: uuidv7() }]
     for (let i = 0; i < 3; i++) expect((await post(capture, batch)).status).to.equal(200)
+    // a retry that sends the uuids in upper case is the same events
+    expect((await post(capture, batch.map((event) => ({ ...event, uuid: event.uuid.toUpperCase() })))).status).to.equal(200)
     expect(await c.queued()).to.equal(2)
   })
 

@@ -27,6 +27,21 @@ describe('alias-resolve step', () => {
     expect(store.resolved.get(again)?.created).to.equal(false)
   })
 
+  it('links a 5 MiB $anon_distinct_id or alias by its first 200 characters, the id a later event with it as distinct_id has', async () => {
+    const projectId = nextProjectId()
+    const store = t.store()
+    const long = (c: string) => c.repeat(5 * 1024 * 1024)
+    const identify = await resolveEvent(store, personEvent({ event: '$identify', distinctId: 'user', properties: { $anon_distinct_id: long('a') } }), contextFor(projectId), options)
+    const alias = await resolveEvent(store, personEvent({ event: '$create_alias', distinctId: 'user', properties: { alias: long('b') } }), contextFor(projectId), options)
+    const ids = await t.db.collection('person_distinct_ids').find({ project_id: projectId }).toArray()
+    expect(ids.map((row) => row.distinct_id).sort()).to.deep.equal(['a'.repeat(200), 'b'.repeat(200), 'user'])
+    expect(identify.properties.$anon_distinct_id).to.equal('a'.repeat(200))
+    expect(alias.properties.alias).to.equal('b'.repeat(200))
+    // capture cuts the distinct_id of an event to the same 200 characters: it is the same person
+    const later = await resolveEvent(store, personEvent({ distinctId: 'a'.repeat(200) }), contextFor(projectId), options)
+    expect(later.person?.id).to.equal(identify.person?.id)
+  })
+
   it('makes one person when many processes see the first event of an id at once', async () => {
     const projectId = nextProjectId()
     const results = await Promise.all(Array.from({ length: 10 }, () => findOrCreate(t.store(), personEvent({ distinctId: 'rush' }), projectId)))

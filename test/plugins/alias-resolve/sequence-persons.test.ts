@@ -10,7 +10,7 @@ import { contextFor, nextProjectId, openCountedPersonDb, personEvent, plain } fr
 import type { CountedPersonDb } from './fixtures.ts'
 
 const RESOLVE = { forceUpgrade: true, forceUpgradeAfterMs: 60_000 }
-const UPDATE = { skipFilteredWrites: true, setOnceFillsNull: true }
+const UPDATE = { skipFilteredWrites: true, setOnceFillsNull: true, maxKeysPerOperation: 1000 }
 
 describe('alias-resolve: the persons of a sequence of events', () => {
   let t: CountedPersonDb

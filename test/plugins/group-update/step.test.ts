@@ -67,6 +67,34 @@ describe('group-update step', () => {
     const results = []
     for (let i = 0; i < 3; i++) results.push(await processGroups(event('e', { $groups: { a: 'k', sixth: 'k' } }), ctx, deps))
     expect(results.map((r) => r?.properties)).to.deep.equal(Array(3).fill({ $groups: { a: 'k', sixth: 'k' }, $group_0: 'k' }))
-    expect(ctx.warnings).to.deep.equal([{ type: 'group_type_limit_reached', details: { group_type: 'sixth', max_group_types: 5 } }])
+    expect(ctx.warnings).to.deep.equal([{ type: 'group_type_limit_reached', details: { group_type: 'sixth', group_types: ['sixth'], refused_count: 1, max_group_types: 5 } }])
+  })
+
+  it('records one warning for an event with 2,000 types, with the count of refused types, and attaches the first five', async () => {
+    const ctx = context()
+    const types = Array.from({ length: 2000 }, (_, i) => `type_${i}`)
+    const result = await processGroups(event('e', { $groups: Object.fromEntries(types.map((type) => [type, 'k'])) }), ctx, deps)
+    expect(Object.keys(result!.properties).filter((key) => key.startsWith('$group_'))).to.deep.equal(['$group_0', '$group_1', '$group_2', '$group_3', '$group_4'])
+    expect(ctx.warnings).to.deep.equal([
+      { type: 'group_type_limit_reached', details: { group_type: 'type_5', group_types: types.slice(5, 15), refused_count: 1995, max_group_types: 5 } },
+    ])
+    expect(await db.collection(GROUP_COLLECTIONS.groupTypeMappings).countDocuments({ project_id: projectId })).to.equal(5)
+  })
+
+  it('warns again when an event names a refused type not warned about in the window, and cuts long names', async () => {
+    const ctx = context()
+    await processGroups(event('e', { $groups: { a: 'k', b: 'k', c: 'k', d: 'k', e: 'k', f: 'k' } }), ctx, deps)
+    const long = 'x'.repeat(5000)
+    await processGroups(event('e', { $groups: { f: 'k', [long]: 'k' } }), ctx, deps)
+    await processGroups(event('e', { $groups: { f: 'k', [long]: 'k' } }), ctx, deps)
+    expect(ctx.warnings.map((w) => w.details?.group_types)).to.deep.equal([['f'], ['f', 'x'.repeat(200)]])
+  })
+
+  it('counts a refused $groupidentify type in the same single warning, without writing its group', async () => {
+    const ctx = context()
+    await processGroups(event('e', { $groups: { a: 'k', b: 'k', c: 'k', d: 'k', e: 'k' } }), ctx, deps)
+    await processGroups(event('$groupidentify', { $group_type: 'sixth', $group_key: 'acme', $groups: { sixth: 'acme', seventh: 'x' } }), ctx, deps)
+    expect(ctx.warnings.map((w) => w.details)).to.deep.equal([{ group_type: 'sixth', group_types: ['sixth', 'seventh'], refused_count: 2, max_group_types: 5 }])
+    expect(await groups()).to.deep.equal([])
   })
 })

@@ -58,4 +58,10 @@ describe('person-update normalisation', () => {
     expect(operationsOf({ $unset: { c: 1, d: null } }).unset).to.deep.equal(['c', 'd'])
     expect(operationsOf({ $unset: 'x' }).unset).to.deep.equal([])
   })
+
+  it('keeps the first maxKeys keys of each operation in the order sent, and counts what was sent', () => {
+    const ops = operationsOf({ $set: { a: 1, b: 2, c: 3 }, $set_once: { x: 1 }, $unset: ['p', 1, 'q', 'r'] }, 2)
+    expect(JSON.parse(JSON.stringify(ops))).to.deep.equal({ set: { a: 1, b: 2 }, setOnce: { x: 1 }, unset: ['p', 'q'], exceeded: { set_keys: 3, unset_keys: 3 } })
+    expect(operationsOf({ $set: { a: 1, b: 2 } }, 2)).to.not.have.property('exceeded')
+  })
 })

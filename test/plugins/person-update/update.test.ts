@@ -7,7 +7,7 @@ import type { PersonStore } from '../../../plugins/alias-resolve/person-store.ts
 import { contextFor, nextProjectId, openPersonDb, personEvent, plain } from '../alias-resolve/fixtures.ts'
 import type { PersonDb } from '../alias-resolve/fixtures.ts'
 
-const options = { skipFilteredWrites: true, setOnceFillsNull: true }
+const options = { skipFilteredWrites: true, setOnceFillsNull: true, maxKeysPerOperation: 1000 }
 const resolveOptions = { forceUpgrade: true, forceUpgradeAfterMs: 60_000 }
 
 describe('person-update step', () => {
@@ -150,6 +150,41 @@ describe('person-update step', () => {
       expect(plain(person.properties)).to.include({ name: 'Ada', $browser: 'Firefox', $initial_browser: 'Firefox', $creator_event_uuid: personEvent().uuid })
       await ingest(projectId, { distinctId: 'u', properties: { $set: { name: 'Grace' } } }, hookedStore())
       expect(await stored(projectId, 'u')).to.deep.include({ version: 1 })
+    })
+  })
+
+  describe('the limit on keys per operation (1,000 by default)', () => {
+    const keys = (n: number, prefix = 'k') => Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, i]))
+
+    it('applies the first 1,000 keys of each operation in the order sent, and warns once for the event', async () => {
+      const projectId = nextProjectId()
+      await ingest(projectId, { distinctId: 'u', properties: { $set: keys(10, 'old') } })
+      const ctx = contextFor(projectId)
+      const unset = [...Array.from({ length: 10 }, (_, i) => `old${i}`), ...Object.keys(keys(100_000, 'x'))]
+      const resolved = await resolveEvent(t.store(), personEvent({ distinctId: 'u', properties: { $set: keys(100_000), $set_once: keys(1_500, 'once'), $unset: unset } }), ctx, resolveOptions)
+      const event = (await updateEvent(t.store(), resolved, ctx, options))!
+      const person = await stored(projectId, 'u')
+      expect(Object.keys(person.properties).filter((key) => /^k\d+$/.test(key))).to.deep.equal(Object.keys(keys(1000)))
+      expect(Object.keys(person.properties).filter((key) => key.startsWith('once'))).to.have.length(1000)
+      expect(Object.keys(person.properties).filter((key) => key.startsWith('old'))).to.deep.equal([])
+      expect(ctx.warnings).to.deep.equal([{ type: 'person_update_keys_limit_reached', details: { set_keys: 100_000, set_once_keys: 1_500, unset_keys: 100_010, max_keys: 1000 } }])
+      // the stored event shows the $set that was applied, and keeps the properties as sent
+      expect(Object.keys(event.person!.properties).filter((key) => /^k\d+$/.test(key))).to.have.length(1000)
+      expect(Object.keys(event.properties.$set as object)).to.have.length(100_000)
+    })
+
+    it('applies an operation of exactly the limit whole, without a warning', async () => {
+      const projectId = nextProjectId()
+      const ctx = contextFor(projectId)
+      const resolved = await resolveEvent(t.store(), personEvent({ distinctId: 'u', properties: { $set: keys(1000) } }), ctx, resolveOptions)
+      await updateEvent(t.store(), resolved, ctx, options)
+      expect(Object.keys((await stored(projectId, 'u')).properties).filter((key) => /^k\d+$/.test(key))).to.have.length(1000)
+      expect(ctx.warnings).to.deep.equal([])
+    })
+
+    it('creates a person with the first 1,000 keys too', async () => {
+      const created = creationProperties(personEvent({ distinctId: 'v', properties: { $set: keys(5000) } }), { $creator_event_uuid: 'e' }, options)
+      expect(Object.keys(created)).to.have.length(1001)
     })
   })
 
