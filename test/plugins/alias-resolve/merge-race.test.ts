@@ -16,7 +16,7 @@ import { contextFor, nextProjectId, openPersonDb, personEvent } from './fixtures
 import type { PersonDb } from './fixtures.ts'
 
 const RESOLVE = { forceUpgrade: true, forceUpgradeAfterMs: 60_000 }
-const UPDATE = { skipFilteredWrites: true, setOnceFillsNull: true }
+const UPDATE = { skipFilteredWrites: true, setOnceFillsNull: true, maxKeysPerOperation: 1000 }
 const PAIRS = 50
 const ROUNDS = 2
 /** Sends of one request at most (the first and its retries). */

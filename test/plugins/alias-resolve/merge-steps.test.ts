@@ -77,7 +77,7 @@ describe('alias-resolve merge steps', () => {
     const event = personEvent({ distinctId: 'anon', properties: { $set: { written: 'after' } } })
     const resolved = { ...event, person: { id: anon.id, properties: anon.properties, createdAt: anon.created_at, mode: 'full' as const } }
     store.resolved.set(resolved, { person: anon, created: false })
-    await updateEvent(store, resolved, contextFor(projectId), { skipFilteredWrites: true, setOnceFillsNull: true })
+    await updateEvent(store, resolved, contextFor(projectId), { skipFilteredWrites: true, setOnceFillsNull: true, maxKeysPerOperation: 1000 })
     expect(plain((await raw(projectId, user.id))!.properties)).to.include({ written: 'after', plan: 'pro' })
   })
 
