@@ -35,7 +35,10 @@ const MAX_DISTINCT_ID_CHARS = 200;
 /** A numeric distinct id becomes its JSON text; ids are cut to 200 characters (code points) (§4.1). */
 export function normalizeDistinctId(raw: string | number): string {
   const text = typeof raw === 'number' ? formatNumber(raw) : raw;
-  // Rust checks the byte length, then keeps 200 chars; counting code points is the same cut.
-  const codePoints = Array.from(text);
-  return codePoints.length > MAX_DISTINCT_ID_CHARS ? codePoints.slice(0, MAX_DISTINCT_ID_CHARS).join('') : text;
+  // Rust checks the byte length, then keeps 200 chars; counting code points is the same cut. Only
+  // the first 200 are walked: a client may send megabytes.
+  if (text.length <= MAX_DISTINCT_ID_CHARS) return text;
+  let end = 0;
+  for (let count = 0; count < MAX_DISTINCT_ID_CHARS && end < text.length; count++) end += (text.codePointAt(end) as number) > 0xffff ? 2 : 1;
+  return end >= text.length ? text : text.slice(0, end);
 }

@@ -100,6 +100,12 @@ describe('evaluator hash (flags.md §2)', () => {
       expect(normalizeDistinctId('x'.repeat(250))).to.equal('x'.repeat(200));
       expect(normalizeDistinctId('😀'.repeat(201))).to.equal('😀'.repeat(200));
       expect(normalizeDistinctId('short')).to.equal('short');
+      expect(normalizeDistinctId('😀'.repeat(150))).to.equal('😀'.repeat(150));
+      expect(normalizeDistinctId('a\uD800b'.repeat(100))).to.equal(Array.from('a\uD800b'.repeat(100)).slice(0, 200).join(''));
+    });
+
+    it('cuts a multi-megabyte id to its first 200 code points', () => {
+      expect(normalizeDistinctId('é'.repeat(8 * 1024 * 1024))).to.equal('é'.repeat(200));
     });
   });
 });
