@@ -11,11 +11,10 @@ const ROOT_DIR = path.resolve(import.meta.dirname, '../..')
 const FIXTURE = 'test/fixtures/requires/tools.fixture.ts'
 const MOCHA = path.join(ROOT_DIR, 'node_modules/mocha/bin/mocha.js')
 
-function mocha(env: Record<string, string>): { status: number | null; output: string; lastLine: string } {
+function mocha(env: Record<string, string>, args: string[] = []): { status: number | null; stdout: string; stderr: string; output: string; lastLine: string } {
   const { HEDGEROW_TEST_REQUIRE_ALL: _, ...inherited } = process.env
-  const run = spawnSync(process.execPath, [MOCHA, '--no-color', FIXTURE], { cwd: ROOT_DIR, env: { ...inherited, ...env }, encoding: 'utf8', timeout: 60_000 })
-  const output = run.stdout + run.stderr
-  return { status: run.status, output, lastLine: run.stdout.trimEnd().split('\n').at(-1) ?? '' }
+  const run = spawnSync(process.execPath, [MOCHA, '--no-color', ...args, FIXTURE], { cwd: ROOT_DIR, env: { ...inherited, ...env }, encoding: 'utf8', timeout: 60_000 })
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr, output: run.stdout + run.stderr, lastLine: run.stdout.trimEnd().split('\n').at(-1) ?? '' }
 }
 
 describe('requireTool (test/helpers/requires.ts)', function () {
@@ -39,6 +38,15 @@ describe('requireTool (test/helpers/requires.ts)', function () {
     expect(run.output).to.include('HEDGEROW_TEST_REQUIRE_ALL=1 forbids skipping "needs nats-server": apt-get install -y nats-server')
     expect(run.output).to.include('HEDGEROW_TEST_REQUIRE_ALL=1 forbids skipping "needs chromium"')
     expect(run.output).to.not.match(/^skipped "/m)
+  })
+
+  it('leaves stdout to a machine-readable reporter and closes on stderr instead', () => {
+    const run = mocha(missing, ['--reporter', 'json'])
+    expect(run.status, run.output).to.equal(0)
+    const report = JSON.parse(run.stdout) as { stats: { passes: number; pending: number } }
+    expect(report.stats).to.include({ passes: 1, pending: 4 })
+    expect(run.stderr).to.include('4 tests in 2 suites skipped because nats-server and chromium are missing')
+    expect(run.stderr.trimEnd().split('\n').at(-1)).to.equal('mocha: 1 passed, 0 failed, 4 skipped')
   })
 
   it('runs every suite when the tools are there, and reports no skip', () => {

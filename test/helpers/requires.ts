@@ -82,11 +82,21 @@ export function skipReport(): string[] {
   return lines
 }
 
+/** The reporter named on mocha's command line (the default is spec). */
+function reporterName(argv = process.argv): string {
+  const at = argv.findIndex((arg) => arg === '--reporter' || arg === '-R' || arg.startsWith('--reporter='))
+  if (at < 0) return 'spec'
+  return argv[at].startsWith('--reporter=') ? argv[at].slice('--reporter='.length) : (argv[at + 1] ?? 'spec')
+}
+
 /**
  * Mocha global teardown (this file is loaded with `require`): it runs after mocha's own summary, so
  * these lines close the output, the last one in the plain "N passed, N failed, N skipped" form.
+ * Under another reporter than spec (json, for a program to read) they go to stderr instead, so
+ * that stdout stays what that reporter wrote.
  */
 export function mochaGlobalTeardown(this: Runner): void {
   const { passes = 0, failures = 0, pending = 0 } = this.stats ?? {}
-  console.log(['', ...skipReport(), `mocha: ${passes} passed, ${failures} failed, ${pending} skipped`].join('\n'))
+  const text = ['', ...skipReport(), `mocha: ${passes} passed, ${failures} failed, ${pending} skipped`, ''].join('\n')
+  ;(reporterName() === 'spec' ? process.stdout : process.stderr).write(text)
 }
