@@ -24,7 +24,7 @@ describe('requireTool (test/helpers/requires.ts)', function () {
   it('skips the suites whose tool is missing, with one line each naming the command that enables it, and counts them at the end', () => {
     const run = mocha(missing)
     expect(run.status, run.output).to.equal(0)
-    expect(run.output).to.include('skipped "needs nats-server" (2 tests): no runnable /nonexistent/nats-server; to run it: apt-get install -y nats-server')
+    expect(run.output).to.include('skipped "needs nats-server" (2 tests): no runnable nats-server at /nonexistent/nats-server; to run it: apt-get install -y nats-server')
     expect(run.output).to.include('skipped "needs chromium" (2 tests): no Chromium at /nonexistent/chromium; to run it: apt-get install -y chromium')
     expect(run.output.match(/^skipped "/gm)).to.have.length(2)
     expect(run.output).to.include('4 tests in 2 suites skipped because nats-server and chromium are missing')

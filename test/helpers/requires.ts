@@ -27,7 +27,7 @@ interface Tool {
 
 export const TOOLS = {
   'nats-server': {
-    missing: () => (spawnSync(NATS_SERVER, ['--version']).status === 0 ? undefined : `no runnable ${NATS_SERVER}`),
+    missing: () => (spawnSync(NATS_SERVER, ['--version']).status === 0 ? undefined : `no runnable nats-server${NATS_SERVER === 'nats-server' ? ' on PATH' : ` at ${NATS_SERVER}`}`),
     enable: 'apt-get install -y nats-server',
   },
   chromium: {
@@ -71,14 +71,15 @@ export function requireTool(tool: ToolName): void {
   })
 }
 
+const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`
+
 /** The per-suite lines and the count of tests skipped for a missing tool; empty when there were none. */
 export function skipReport(): string[] {
   if (skipped.length === 0) return []
-  const lines = skipped.map((s) => `skipped "${s.title}" (${s.tests} tests): ${s.reason}; to run it: ${TOOLS[s.tool].enable}`)
+  const lines = skipped.map((s) => `skipped "${s.title}" (${plural(s.tests, 'test')}): ${s.reason}; to run it: ${TOOLS[s.tool].enable}`)
   const tests = skipped.reduce((sum, s) => sum + s.tests, 0)
   const tools = [...new Set(skipped.map((s) => s.tool))]
-  const suites = skipped.length === 1 ? '1 suite' : `${skipped.length} suites`
-  lines.push(`${tests} tests in ${suites} skipped because ${tools.join(' and ')} ${tools.length > 1 ? 'are' : 'is'} missing (counted in "pending" above); .ci/run installs them and fails on such a skip`)
+  lines.push(`${plural(tests, 'test')} in ${plural(skipped.length, 'suite')} skipped because ${tools.join(' and ')} ${tools.length > 1 ? 'are' : 'is'} missing (counted in "pending" above); .ci/run installs them and fails on such a skip`)
   return lines
 }
 
