@@ -84,7 +84,14 @@ export const ConfigSchema = Type.Object(
       },
       { ...strict, default: {} },
     ),
-    log: Type.Object({ level: { ...LogLevel, default: 'info' } }, { ...strict, default: {} }),
+    log: Type.Object(
+      {
+        level: { ...LogLevel, default: 'info' },
+        /** `auto`: human-readable (pino-pretty) when stdout is a terminal, JSON lines otherwise. */
+        format: Type.Union([Type.Literal('auto'), Type.Literal('json'), Type.Literal('pretty')], { default: 'auto' }),
+      },
+      { ...strict, default: {} },
+    ),
     pipeline: Type.Object(
       {
         /** A step or sink that takes longer fails with a retryable error (the request answers 503). */
@@ -157,6 +164,7 @@ const ENV_OVERRIDES: ReadonlyArray<[string, (c: Json, v: string) => void]> = [
   ['DATA_DIR', (c, v) => ((c.storage as Json).dataDir = v)],
   ['ADMIN_API_KEY', (c, v) => ((c.admin as Json).apiKey = v)],
   ['LOG_LEVEL', (c, v) => ((c.log as Json).level = v)],
+  ['LOG_FORMAT', (c, v) => ((c.log as Json).format = v)],
   ['WORKERS', (c, v) => ((c.server as Json).workers = Number(v))],
   ['ADMIN_CORS_ORIGINS', (c, v) => ((c.server as Json).adminCorsOrigins = v.split(',').map((o) => o.trim()).filter(Boolean))],
   ['MODE', (c, v) => (c.mode = v)],

@@ -15,7 +15,7 @@ import { createHooks } from './hooks.ts'
 import type { IsolationState } from './isolation.ts'
 import { loadPlugins, runTeardowns } from './loader.ts'
 import type { LoadedPlugin } from './loader.ts'
-import { createLogger } from './logger.ts'
+import { createLogger, stdoutDestination } from './logger.ts'
 import { openStorage } from './storage/mongo.ts'
 import type { Storage } from './storage/mongo.ts'
 import { ProjectStore } from './projects.ts'
@@ -63,7 +63,7 @@ export interface Service {
 export async function createService(options: ServiceOptions): Promise<Service> {
   const { config } = options
   const rootDir = path.resolve(options.rootDir ?? process.cwd())
-  const logger = options.logger ?? createLogger(config.log.level)
+  const logger = options.logger ?? createLogger(config.log.level, stdoutDestination(config.log.format))
   const dataDir = path.resolve(rootDir, config.storage.dataDir)
   const state: IsolationState = { stepTimeoutMs: config.pipeline.stepTimeoutMs, onStepFailed: (info) => hooks.stepFailed.call(info) }
   const hooks = createHooks(state)

@@ -1,6 +1,7 @@
 /**
  * The root pino logger: JSON lines on stdout, one per request, with child loggers per plugin; the
- * lines of one event-loop turn are written together (turnBatched).
+ * lines of one event-loop turn are written together (turnBatched). When stdout is a terminal (and
+ * the config does not ask for JSON) the lines are printed human-readable by pino-pretty instead.
  *
  * Keys never reach the log: every finished line goes through `redactKeys` just before it is
  * written, whatever logged it (access log, error stacks, plugins). Secret project keys (`phs_…`)
@@ -10,6 +11,7 @@
  */
 import { pino } from 'pino'
 import type { DestinationStream, Logger } from 'pino'
+import { prettyFactory } from 'pino-pretty'
 
 /** Shorter registered keys are not redacted: replacing every "abc" would garble the log, and such a key is guessable anyway. */
 export const MIN_REDACTED_KEY_LENGTH = 8
@@ -82,7 +84,29 @@ function batchedStdout(): DestinationStream {
   return stdout
 }
 
-export function createLogger(level: string, destination?: DestinationStream): Logger {
+/** `auto`: pretty for a person at a terminal, JSON for whatever else reads stdout (a pipe, a file, a log collector). */
+export type LogFormat = 'auto' | 'json' | 'pretty'
+
+export function chooseLogFormat(format: LogFormat, isTTY: boolean | undefined): 'json' | 'pretty' {
+  return format === 'auto' ? (isTTY ? 'pretty' : 'json') : format
+}
+
+/**
+ * Each finished (already redacted) JSON line, made human-readable by pino-pretty's formatter and
+ * written synchronously. In-process on purpose: pino's `transport` option would run pino-pretty in
+ * a worker thread, whose buffered lines are lost when the process exits abruptly.
+ */
+export function prettyLines(sink: { write(text: string): unknown }, colorize?: boolean): DestinationStream {
+  const prettify = prettyFactory({ colorize, singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' })
+  return { write: (line: string) => void sink.write(prettify(line)) }
+}
+
+/** Where the service logs: stdout, as JSON lines or pretty ones (see chooseLogFormat). */
+export function stdoutDestination(format: LogFormat, isTTY = process.stdout.isTTY): DestinationStream {
+  return chooseLogFormat(format, isTTY) === 'pretty' ? prettyLines(pino.destination({ dest: 1, sync: true })) : batchedStdout()
+}
+
+export function createLogger(level: string, destination: DestinationStream = stdoutDestination('auto')): Logger {
   const options = { level, base: { service: 'hedgerow' }, timestamp: pino.stdTimeFunctions.isoTime, hooks: { streamWrite: redactKeys } }
-  return pino(options, destination ?? batchedStdout())
+  return pino(options, destination)
 }

@@ -8,7 +8,7 @@ import cluster from 'node:cluster'
 import { startPrimary, workerCount } from './cluster.ts'
 import { loadConfig } from './config.ts'
 import { createService } from './index.ts'
-import { createLogger } from './logger.ts'
+import { createLogger, stdoutDestination } from './logger.ts'
 import type { Config } from './config.ts'
 import type { Logger } from 'pino'
 
@@ -16,7 +16,7 @@ const rootDir = process.cwd()
 
 async function main(): Promise<void> {
   const { config, configDir, sources } = loadConfig(rootDir)
-  const logger = createLogger(config.log.level)
+  const logger = createLogger(config.log.level, stdoutDestination(config.log.format))
   const consumesOnly = config.mode === 'queue' && config.queue.role === 'worker'
   const workers = consumesOnly ? 1 : workerCount(config)
   if (cluster.isPrimary && workers > 1) return runPrimary(config, logger, workers, sources)

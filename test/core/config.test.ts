@@ -29,7 +29,15 @@ describe('config', () => {
       requestTimeoutMs: 30_000, shutdownTimeoutMs: 10_000, adminCorsOrigins: [], trustProxy: true,
     })
     expect(config.storage).to.deep.equal({ database: 'hedgerow', dataDir: './data' })
-    expect(config.log.level).to.equal('info')
+    expect(config.log).to.deep.equal({ level: 'info', format: 'auto' })
+  })
+
+  it('takes the log format from LOG_FORMAT and refuses one it does not know', () => {
+    const root = appWith({ 'config/default.json': { plugins: [] } })
+    expect(loadConfig(root, { LOG_FORMAT: 'json' }).config.log.format).to.equal('json')
+    expect(loadConfig(root, { LOG_FORMAT: 'pretty' }).config.log.format).to.equal('pretty')
+    const error = errorOf(() => loadConfig(root, { LOG_FORMAT: 'xml' }))
+    expect([error.jsonPath, error.reason]).to.deep.equal(['/log/format', 'is not one of the allowed values'])
   })
 
   it('names the JSON path of an unknown key', () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { createLogger, MIN_REDACTED_KEY_LENGTH, redactInLogs, redactKeys, turnBatched } from '../../core/logger.ts'
+import { chooseLogFormat, createLogger, MIN_REDACTED_KEY_LENGTH, prettyLines, redactInLogs, redactKeys, turnBatched } from '../../core/logger.ts'
 
 /** A logger writing into an array, one parsed line per entry. */
 function capture() {
@@ -72,5 +72,25 @@ describe('logger turnBatched', () => {
     destination.flush()
     const lines = writes.join('').trim().split('\n')
     expect(lines.map((line) => (JSON.parse(line) as { i: number }).i)).to.deep.equal([...Array(1000).keys()])
+  })
+})
+
+describe('logger format', () => {
+  it('is pretty at a terminal and JSON elsewhere when left on auto, and what the config says otherwise', () => {
+    expect(chooseLogFormat('auto', true)).to.equal('pretty')
+    expect(chooseLogFormat('auto', false)).to.equal('json')
+    expect(chooseLogFormat('auto', undefined)).to.equal('json')
+    expect(chooseLogFormat('json', true)).to.equal('json')
+    expect(chooseLogFormat('pretty', false)).to.equal('pretty')
+  })
+
+  it('prints one pretty line with the time, level, message and fields, written as it is logged, with keys still redacted', () => {
+    const written: string[] = []
+    const logger = createLogger('info', prettyLines({ write: (text: string) => written.push(text) }, false))
+    const secret = 'phs_' + 'PrettySecretKey_0123456789abcdef'
+    logger.info({ url: 'http://127.0.0.1:8000', token: secret }, 'hedgerow is listening')
+    expect(written, 'synchronously, one write per line').to.have.length(1)
+    expect(written[0]).to.equal(`[${written[0].slice(1, 13)}] INFO: hedgerow is listening {"url":"http://127.0.0.1:8000","token":"phs_[redacted]"}\n`)
+    expect(written[0]).to.match(/^\[\d\d:\d\d:\d\d\.\d{3}\]/)
   })
 })

@@ -42,6 +42,20 @@ describe('main (npm start)', () => {
     }
   })
 
+  it('logs human-readable lines when LOG_FORMAT=pretty (as at a terminal), JSON lines to a pipe otherwise', async function () {
+    this.timeout(60_000)
+    const env = async () => ({ DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'hedgerow-main-')), MONGODB_URL: await testMongoUrl(), MONGODB_DB: testDbName('main'), ADMIN_API_KEY: 'main-test-admin-key-123' })
+    const pretty = spawnService({ ...(await env()), LOG_FORMAT: 'pretty' })
+    const json = spawnService(await env())
+    await Promise.all([
+      pretty.waitFor((l) => typeof l.msg === 'string' && / INFO: hedgerow is listening \{"url":"http:\/\/127\.0\.0\.1:\d+"/.test(l.msg), 'pretty listening line', 50_000),
+      json.waitFor((l) => l.msg === 'hedgerow is listening', 'JSON listening line', 50_000),
+    ])
+    await Promise.all([pretty.kill('SIGTERM'), json.kill('SIGTERM')])
+    expect(pretty.output()).to.not.match(/^\{/m)
+    expect(json.lines.find((l) => l.msg === 'hedgerow is listening')).to.include({ level: 30, service: 'hedgerow' })
+  })
+
   it('exits 1 naming the JSON path when the config has an unknown key', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-badconf-'))
     writeFileSync(path.join(dir, 'bad.json'), JSON.stringify({ server: { prot: 1 } }))

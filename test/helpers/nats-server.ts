@@ -1,14 +1,16 @@
 /**
  * A real `nats-server -js` for the tests, on a loopback port it picks itself (`-p -1`), with its
- * store in a temporary folder. `.ci/run` installs the Debian package when it is missing.
+ * store in a temporary folder. Suites using it call `requireTool('nats-server')` first (./requires.ts),
+ * which skips them where it is missing; `.ci/run` installs the Debian package.
  */
-import { spawn, spawnSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { connect } from 'nats'
 import type { NatsConnection } from 'nats'
+import { NATS_SERVER, TOOLS, missingReason } from './requires.ts'
 
 const READY_WITHIN_MS = 10_000
 
@@ -17,18 +19,15 @@ export class NatsServer {
   port = 0
   private readonly storeDir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-nats-'))
 
-  static installed(): boolean {
-    return spawnSync('nats-server', ['--version']).status === 0
-  }
-
   get url(): string {
     return `nats://127.0.0.1:${this.port}`
   }
 
   /** Starts the server (again on the same port after `stop`, with the same store). */
   async start(): Promise<void> {
-    if (!NatsServer.installed()) throw new Error('nats-server is not installed: apt-get install -y nats-server (.ci/run does this)')
-    const child = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(this.port || -1), '-sd', this.storeDir], { stdio: ['ignore', 'ignore', 'pipe'] })
+    const missing = missingReason('nats-server')
+    if (missing) throw new Error(`${missing}: ${TOOLS['nats-server'].enable}`)
+    const child = spawn(NATS_SERVER, ['-js', '-a', '127.0.0.1', '-p', String(this.port || -1), '-sd', this.storeDir], { stdio: ['ignore', 'ignore', 'pipe'] })
     this.child = child
     let log = ''
     this.port = await new Promise<number>((resolve, reject) => {

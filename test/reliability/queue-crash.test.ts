@@ -16,6 +16,7 @@ import type { EmbeddedMongo } from '../../core/storage/embedded/index.ts'
 import { spawnService, startServiceProcess } from '../helpers/process.ts'
 import type { Child } from '../helpers/process.ts'
 import { NatsServer } from '../helpers/nats-server.ts'
+import { requireTool } from '../helpers/requires.ts'
 import { CaptureLoad } from './helpers/load.ts'
 import { checkStore } from './helpers/verify.ts'
 
@@ -58,6 +59,7 @@ describe('kill -9 of queue workers under load (queue mode)', function () {
   this.timeout(120_000 + CRASHES * 30_000)
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-queue-crash-'))
   const nats = new NatsServer()
+  requireTool('nats-server')
   let store: EmbeddedMongo
   const children: Child[] = []
   before(async () => {

@@ -1,14 +1,13 @@
 /**
  * One headless Debian Chromium per test file, driven by playwright-core (no browser download works
- * on the build machines, so it is the system's /usr/bin/chromium, which .ci/run installs). Every
+ * on the build machines, so it is the system's /usr/bin/chromium, which .ci/run installs, or the one
+ * CHROMIUM_PATH names; without it the suite is skipped, see ../../helpers/requires.ts). Every
  * page records its console and the requests it made; when a test fails they are printed, since a
  * browser test that only says "expected 0 to equal 3" cannot be debugged.
  */
-import { existsSync } from 'node:fs'
 import { chromium } from 'playwright-core'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
-
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+import { CHROMIUM_PATH, requireTool } from '../../helpers/requires.ts'
 
 /** Without the networking flags Chromium keeps calling Google's hosts, which this network refuses. */
 const CHROMIUM_ARGS = [
@@ -86,15 +85,15 @@ export interface BrowserHandle {
 }
 
 /**
- * Registers the mocha hooks of a browser test file: launch before, close after, and after each test
+ * Registers the mocha hooks of a browser test file: skip without a Chromium, launch before, close after, and after each test
  * print the logs of its pages when it failed, then close them. Call it inside `describe`.
  */
 export function useBrowser(): BrowserHandle {
   let browser: Browser | undefined
   let open: Array<{ context: BrowserContext; log: PageLog }> = []
 
+  requireTool('chromium')
   before(async function () {
-    if (!existsSync(CHROMIUM_PATH)) throw new Error(`no Chromium at ${CHROMIUM_PATH}: install Debian's (apt-get install -y chromium) or set CHROMIUM_PATH`)
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS })
   })
   afterEach(async function () {

@@ -1,5 +1,5 @@
 /**
- * Every capture request the official SDKs were recorded sending (../shared/fixtures/sdk-wire),
+ * Every capture request the official SDKs were recorded sending (test/fixtures/sdk-wire),
  * rebuilt into its wire form and run through decodePayload and parseCaptureRequest.
  *
  * The recordings keep the decoded JSON and the decoding steps, not the raw bytes, so each body
@@ -8,7 +8,7 @@
  * out exactly as long as the recorded body; gzip output differs between compressors.
  */
 import { expect } from 'chai'
-import { existsSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { gzipSync } from 'node:zlib'
 import { decodePayload } from '../../../core/capture/decode.ts'
 import { distinctIdOf } from '../../../core/capture/distinct-id.ts'
@@ -16,7 +16,7 @@ import { parseCaptureRequest } from '../../../core/capture/request.ts'
 import { computeTimestamp } from '../../../core/capture/timestamp.ts'
 import { isUuid } from '../../../core/capture/uuid.ts'
 
-const FIXTURES = new URL('../../../../shared/fixtures/sdk-wire/', import.meta.url)
+const FIXTURES = new URL('../../fixtures/sdk-wire/', import.meta.url)
 const FILES = ['node-requests.jsonl', 'browser-requests.jsonl', 'python-requests.jsonl']
 const CAPTURE_PATH = /^\/(e|i\/v0\/e|batch|capture|track|engage)\/?$/
 const PROJECT_KEY = 'phc_testprojectkey123'
@@ -52,11 +52,6 @@ function rebuildBody(recorded: RecordedRequest): Buffer {
 const isJavaScriptSdk = (recorded: RecordedRequest) => !/python/.test(recorded.headers['user-agent'] ?? '')
 
 describe('the recorded SDK capture requests (sdk-wire fixtures)', function () {
-  if (!existsSync(FIXTURES)) {
-    it('needs ../shared/fixtures/sdk-wire next to the repository; skipped because it is absent')
-    return
-  }
-
   for (const file of FILES) {
     describe(file, () => {
       const requests = recordedCaptures(file)

@@ -2,6 +2,7 @@ import { expect } from 'chai'
 import type { NatsConnection } from 'nats'
 import { pino } from 'pino'
 import { NatsServer } from '../../helpers/nats-server.ts'
+import { requireTool } from '../../helpers/requires.ts'
 import { PartitionLeases } from '../../../core/queue/leases.ts'
 
 const logger = pino({ level: 'silent' })
@@ -10,6 +11,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 describe('partition leases', function () {
   this.timeout(30_000)
   const nats = new NatsServer()
+  requireTool('nats-server')
   let nc: NatsConnection
   let bucket = 0
   const running: PartitionLeases[] = []

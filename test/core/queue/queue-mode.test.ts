@@ -7,6 +7,7 @@ import type { NatsConnection } from 'nats'
 import { startTestService } from '../../helpers/service.ts'
 import type { TestService } from '../../helpers/service.ts'
 import { NatsServer } from '../../helpers/nats-server.ts'
+import { requireTool } from '../../helpers/requires.ts'
 import { testDbName } from '../../helpers/mongo.ts'
 import { builtInPlugins } from '../../../plugins/index.ts'
 import { API_VERSION, definePlugin } from '../../../core/plugin-api.ts'
@@ -30,6 +31,7 @@ async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean
 describe('queue mode', function () {
   this.timeout(60_000)
   const nats = new NatsServer()
+  requireTool('nats-server')
   let nc: NatsConnection
   let n = 0
   const running: TestService[] = []

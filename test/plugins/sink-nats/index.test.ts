@@ -4,9 +4,11 @@ import { startTestService } from '../../helpers/service.ts'
 import type { TestService } from '../../helpers/service.ts'
 import { uuidv7 } from '../../../core/capture/uuid.ts'
 import { NatsServer, readStream } from '../../helpers/nats-server.ts'
+import { requireTool } from '../../helpers/requires.ts'
 
 describe('sink-nats plugin', () => {
   const server = new NatsServer()
+  requireTool('nats-server')
   let nc: NatsConnection
   before(async () => {
     await server.start()

@@ -1,15 +1,14 @@
 /**
- * The recorded SDK traffic (../shared/fixtures/sdk-wire) as test input: the flag definitions the
+ * The recorded SDK traffic (test/fixtures/sdk-wire) as test input: the flag definitions the
  * recording server handed posthog-node, and every recorded /flags request with its wire body
  * rebuilt from the decoded JSON and decoding steps (as test/core/capture/sdk-wire.test.ts does).
  */
-import { existsSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { gzipSync } from 'node:zlib'
 import { startTestService } from '../../../helpers/service.ts'
 import type { TestService } from '../../../helpers/service.ts'
 
-export const FIXTURES = new URL('../../../../../shared/fixtures/sdk-wire/', import.meta.url)
-export const FIXTURES_PRESENT = existsSync(FIXTURES)
+export const FIXTURES = new URL('../../../fixtures/sdk-wire/', import.meta.url)
 const RECORDED_TOKEN = 'phc_testprojectkey123'
 
 export interface RecordedRequest {

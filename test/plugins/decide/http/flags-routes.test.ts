@@ -2,7 +2,7 @@ import { expect } from 'chai'
 import { gzipSync } from 'node:zlib'
 import LZString from 'lz-string'
 import type { TestService } from '../../../helpers/service.ts'
-import { FIXTURES_PRESENT, postFlags, putDefinitions, rebuildBody, recorded, recordedDefinitions, startDecideService } from './fixtures.ts'
+import { postFlags, putDefinitions, rebuildBody, recorded, recordedDefinitions, startDecideService } from './fixtures.ts'
 import type { RecordedRequest } from './fixtures.ts'
 
 type Json = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -14,10 +14,6 @@ const EXTRA_FLAGS = [
 const ACTIVE_KEYS = ['beta-feature', 'multivariate-flag', 'person-prop-flag', 'group-flag']
 
 describe('decide /flags and /decide', function () {
-  if (!FIXTURES_PRESENT) {
-    it('needs ../shared/fixtures/sdk-wire next to the repository; skipped because it is absent')
-    return
-  }
   let t: TestService
   before(async () => {
     t = await startDecideService()
