@@ -1,5 +1,6 @@
 /**
- * Suites that need software from outside npm (Debian's nats-server, a Chromium) run where it is
+ * Suites that need software from outside npm (Debian's nats-server, a Chromium, Python for the real
+ * posthog-python) run where it is
  * present and are skipped where it is not, so that `npm install && npm test` passes on a machine
  * with only Node and npm. Each skipped suite gets one line at the end of the run saying what was
  * skipped and the command that enables it, and a closing line counts the tests skipped that way.
@@ -14,6 +15,7 @@
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import type { Runner, Suite } from 'mocha'
+import { posthogPython } from './python.ts'
 
 export const NATS_SERVER = process.env.NATS_SERVER ?? 'nats-server'
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -33,6 +35,14 @@ export const TOOLS = {
   chromium: {
     missing: () => (existsSync(CHROMIUM_PATH) ? undefined : `no Chromium at ${CHROMIUM_PATH}`),
     enable: 'apt-get install -y chromium (or point CHROMIUM_PATH at a Chromium)',
+  },
+  /** A virtualenv with the pinned posthog-python, made on first use (test/helpers/python.ts). */
+  'posthog-python': {
+    missing: () => {
+      const env = posthogPython()
+      return 'skipped' in env ? env.skipped : undefined
+    },
+    enable: 'apt-get install -y python3 python3-venv (and a package index pip can reach)',
   },
 } satisfies Record<string, Tool>
 

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process'
 import path from 'node:path'
 import { expect } from 'chai'
 import { POSTHOG_PYTHON_DIR, posthogPython } from '../../helpers/python.ts'
+import { requireTool } from '../../helpers/requires.ts'
 import { startTestService, storedEvents } from '../../helpers/service.ts'
 import type { TestService } from '../../helpers/service.ts'
 
@@ -29,12 +30,10 @@ describe('posthog-python capture v1 against the service', function () {
   this.timeout(240_000)
   let t: TestService
   let python: string
+  requireTool('posthog-python')
   before(async function () {
     const env = posthogPython()
-    if ('skipped' in env) {
-      console.log(`      skipped: posthog-python capture v1 suite: ${env.skipped}`)
-      return this.skip()
-    }
+    if ('skipped' in env) throw new Error(env.skipped)
     python = env.python
     t = await startTestService({ plugins: [{ plugin: 'validate' }, { plugin: 'alias-resolve' }, { plugin: 'person-update' }, { plugin: 'sink-mongo', required: true }] })
   })
