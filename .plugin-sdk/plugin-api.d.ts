@@ -12,6 +12,7 @@ import type { Static, TSchema } from 'typebox';
 import type { Logger } from 'pino';
 import type { Db } from 'mongodb';
 import type Router from '@koa/router';
+import type { Context, Next } from 'koa';
 /** The loader refuses plugins built against another version of this contract. */
 export declare const API_VERSION: 1;
 /** A project (PostHog's "team"): events, persons and flags belong to exactly one. */
@@ -174,3 +175,16 @@ export interface PluginDefinition<S extends TSchema = TSchema> {
 }
 /** Identity function that gives plugin authors type inference for their options. */
 export declare function definePlugin<S extends TSchema>(definition: PluginDefinition<S>): PluginDefinition<S>;
+/** What `crossOrigin` carries, found by the core's CORS (a symbol of the global registry, so the published copy of this file marks routes the same way). */
+export declare const CROSS_ORIGIN: unique symbol;
+/**
+ * Put first among a route's handlers when browsers call it from pages of other sites (capture,
+ * /flags, OFREP): the route answers CORS permissively, as PostHog's public endpoints do — the
+ * Origin echoed with credentials, or `*` without one — preflights included. Routes without it
+ * answer cross-origin only to the operator's `server.adminCorsOrigins`.
+ */
+export declare const crossOrigin: ((ctx: Context, next: Next) => Promise<unknown>) & {
+    [CROSS_ORIGIN]: true;
+};
+/** The headers of a granted cross-origin response. */
+export declare function grantCrossOrigin(ctx: Context): void;

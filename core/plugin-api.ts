@@ -11,6 +11,7 @@ import type { Static, TSchema } from 'typebox'
 import type { Logger } from 'pino'
 import type { Db } from 'mongodb'
 import type Router from '@koa/router'
+import type { Context, Next } from 'koa'
 
 /** The loader refuses plugins built against another version of this contract. */
 export const API_VERSION = 1 as const
@@ -197,4 +198,33 @@ export interface PluginDefinition<S extends TSchema = TSchema> {
 /** Identity function that gives plugin authors type inference for their options. */
 export function definePlugin<S extends TSchema>(definition: PluginDefinition<S>): PluginDefinition<S> {
   return definition
+}
+
+/** What `crossOrigin` carries, found by the core's CORS (a symbol of the global registry, so the published copy of this file marks routes the same way). */
+export const CROSS_ORIGIN = Symbol.for('hedgerow.crossOrigin')
+
+/**
+ * Put first among a route's handlers when browsers call it from pages of other sites (capture,
+ * /flags, OFREP): the route answers CORS permissively, as PostHog's public endpoints do — the
+ * Origin echoed with credentials, or `*` without one — preflights included. Routes without it
+ * answer cross-origin only to the operator's `server.adminCorsOrigins`.
+ */
+export const crossOrigin = Object.assign(
+  function crossOrigin(ctx: Context, next: Next): Promise<unknown> {
+    grantCrossOrigin(ctx)
+    return next()
+  },
+  { [CROSS_ORIGIN]: true as const },
+)
+
+/** The headers of a granted cross-origin response. */
+export function grantCrossOrigin(ctx: Context): void {
+  const origin = ctx.get('Origin')
+  if (origin) {
+    ctx.set('Access-Control-Allow-Origin', origin)
+    ctx.set('Access-Control-Allow-Credentials', 'true')
+    ctx.vary('Origin')
+  } else {
+    ctx.set('Access-Control-Allow-Origin', '*')
+  }
 }

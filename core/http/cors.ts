@@ -16,7 +16,8 @@
  * read from the router: the path is cross-origin when a route at it starts with `crossOrigin`.
  */
 import type Router from '@koa/router'
-import type { Context, Middleware, Next } from 'koa'
+import type { Context, Middleware } from 'koa'
+import { CROSS_ORIGIN, grantCrossOrigin } from '../plugin-api.ts'
 
 export interface CorsOptions {
   /** Origins (`scheme://host[:port]`) granted cross-origin access with credentials to the other routes. */
@@ -25,29 +26,10 @@ export interface CorsOptions {
 
 const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS'
 
-/** Sets the headers of a granted cross-origin response: the Origin echoed with credentials, or `*` without one. */
-function grant(ctx: Context): void {
-  const origin = ctx.get('Origin')
-  if (origin) {
-    ctx.set('Access-Control-Allow-Origin', origin)
-    ctx.set('Access-Control-Allow-Credentials', 'true')
-    ctx.vary('Origin')
-  } else {
-    ctx.set('Access-Control-Allow-Origin', '*')
-  }
-}
-
-/**
- * The first handler of a route browsers reach cross-origin. Not async: it only waits for what
- * follows, and an async wrapper was one more promise per request.
- */
-export const crossOrigin: Middleware = function crossOrigin(ctx: Context, next: Next) {
-  grant(ctx)
-  return next()
-}
-
+/** `crossOrigin` lives in the plugin contract, so that a third party's routes can be marked too. */
+export { crossOrigin } from '../plugin-api.ts'
 function isCrossOriginPath(router: Router, path: string): boolean {
-  return router.match(path, 'GET').path.some((layer) => (layer.stack as Middleware[]).includes(crossOrigin))
+  return router.match(path, 'GET').path.some((layer) => (layer.stack as unknown as Array<Record<symbol, unknown>>).some((handler) => handler[CROSS_ORIGIN] === true))
 }
 
 export function cors(router: Router, options: CorsOptions): Middleware {
@@ -59,7 +41,7 @@ export function cors(router: Router, options: CorsOptions): Middleware {
     // The answer differs by Origin, so a cache in front must key on it.
     ctx.vary('Origin')
     if (!adminOrigins.has(origin)) return false
-    grant(ctx)
+    grantCrossOrigin(ctx)
     return true
   }
 
@@ -69,7 +51,7 @@ export function cors(router: Router, options: CorsOptions): Middleware {
       grantConfigured(ctx)
       return next()
     }
-    const granted = isCrossOriginPath(router, ctx.path) ? (grant(ctx), true) : grantConfigured(ctx)
+    const granted = isCrossOriginPath(router, ctx.path) ? (grantCrossOrigin(ctx), true) : grantConfigured(ctx)
     if (granted) {
       ctx.set('Access-Control-Allow-Methods', ALLOWED_METHODS)
       ctx.set('Access-Control-Allow-Headers', ctx.get('Access-Control-Request-Headers') || 'Content-Type, Authorization')

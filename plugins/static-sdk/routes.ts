@@ -11,7 +11,7 @@
 import type Router from '@koa/router'
 import type { Context } from 'koa'
 import { HttpError } from '../../core/errors.ts'
-import { crossOrigin } from '../../core/http/cors.ts'
+import { crossOrigin } from '../../core/plugin-api.ts'
 import type { SdkAsset, SdkAssets } from './assets.ts'
 
 export interface StaticRouteOptions {

@@ -30,6 +30,7 @@ describe('CORS by class of route', () => {
     { name: '/decide/', path: () => '/decide/?v=4', method: 'POST', body: () => JSON.stringify({ token: t.project.api_token, distinct_id: 'cors' }) },
     { name: '/array/:token/config.js (remote config)', path: () => `/array/${t.project.api_token}/config.js`, method: 'GET' },
     { name: '/static/array.js (SDK)', path: () => '/static/array.js', method: 'GET' },
+    { name: '/ofrep/v1/evaluate/flags (OpenFeature)', path: () => '/ofrep/v1/evaluate/flags', method: 'POST', body: () => '{"context":{"targetingKey":"cors"}}', auth: () => t.project.api_token },
   ]
   const adminRoutes: Route[] = [
     { name: '/api/projects (admin)', path: () => '/api/projects', method: 'GET', auth: () => t.adminKey },
@@ -106,6 +107,22 @@ describe('CORS by class of route', () => {
       expect(cors(answer)).to.deep.equal({ status: 200, origin: null, credentials: null, methods: null })
       const refused = await fetch(`${plain.url}/api/projects`, { method: 'OPTIONS', headers: { Origin: CONFIGURED, 'Access-Control-Request-Method': 'GET' } })
       expect(cors(refused)).to.deep.equal({ status: 200, origin: null, credentials: null, methods: null })
+    } finally {
+      await plain.close()
+    }
+  })
+
+  it('treats a third party’s route marked with the published contract’s crossOrigin as cross-origin', async () => {
+    const published = (await import('../../../.plugin-sdk/plugin-api.js')) as { crossOrigin: (ctx: unknown, next: () => Promise<unknown>) => Promise<unknown> }
+    const plain = await startTestService({}, {})
+    try {
+      const router = (plain.service.app.middleware.find((m) => (m as { router?: unknown }).router !== undefined) as unknown as { router: { get(path: string, ...handlers: unknown[]): unknown } }).router
+      router.get('/third-party/widget', published.crossOrigin, (ctx: { body: unknown }) => {
+        ctx.body = { ok: true }
+      })
+      const preflight = await fetch(`${plain.url}/third-party/widget`, { method: 'OPTIONS', headers: { Origin: OTHER, 'Access-Control-Request-Method': 'GET' } })
+      expect(cors(preflight)).to.deep.equal({ status: 200, origin: OTHER, credentials: 'true', methods: 'GET, POST, PUT, PATCH, DELETE, OPTIONS' })
+      expect(cors(await fetch(`${plain.url}/third-party/widget`, { headers: { Origin: OTHER } }))).to.include({ status: 200, origin: OTHER, credentials: 'true' })
     } finally {
       await plain.close()
     }
