@@ -1,7 +1,7 @@
 import path from 'node:path'
 import { DataDir } from './persistence/data-dir.ts'
 import { DEFAULT_DURABILITY, type DurabilityOptions } from './persistence/store.ts'
-import { EmbeddedServer, type ServerOptions } from './server.ts'
+import { EmbeddedServer, type ServerOptions, type StorageEngine } from './server.ts'
 import { startInWorker, type HostedServer } from './worker.ts'
 
 async function startHere(options: ServerOptions): Promise<HostedServer> {
@@ -26,6 +26,14 @@ export interface EmbeddedMongoOptions {
   syncIntervalMs?: number
   /** Compact the log once it is larger than both the live data and this. Default 64 MiB. */
   compactMinBytes?: number
+  /**
+   * 'memory' (default): every collection in memory, rebuilt at start from a snapshot and a log.
+   * 'lmdb': on disk in <dataDir>/lmdb, only the working set in memory (a folder in the memory
+   * engine's format is migrated once). The EMBEDDED_MONGO_ENGINE environment variable sets the default.
+   */
+  engine?: StorageEngine
+  /** lmdb only: LZ4-compress stored documents larger than 1 KB (default on). */
+  compression?: boolean
   /** Where the server reports problems it cannot answer to a client (default: console.error). */
   log?: ServerOptions['log']
   /**
@@ -53,6 +61,12 @@ const defaultLog: ServerOptions['log'] = (level, message, error) => {
   if (level !== 'info') console.error(`[embedded-mongo] ${level}: ${message}`, error ?? '')
 }
 
+function engineOf(value: string | undefined): StorageEngine {
+  if (value === undefined || value === '' || value === 'memory') return 'memory'
+  if (value === 'lmdb') return 'lmdb'
+  throw new Error(`unknown embedded MongoDB storage engine '${value}' (expected 'memory' or 'lmdb')`)
+}
+
 export function serverOptions(options: EmbeddedMongoOptions): ServerOptions {
   const durability: DurabilityOptions = {
     syncIntervalMs: options.syncIntervalMs ?? DEFAULT_DURABILITY.syncIntervalMs,
@@ -60,6 +74,8 @@ export function serverOptions(options: EmbeddedMongoOptions): ServerOptions {
   }
   return {
     dataDir: path.resolve(options.dataDir),
+    engine: engineOf(options.engine ?? process.env.EMBEDDED_MONGO_ENGINE),
+    compression: options.compression ?? true,
     host: options.host ?? '127.0.0.1',
     port: options.port ?? 0,
     replSetName: options.replSetName,
