@@ -32,7 +32,7 @@ export interface EmbeddedMongoOptions {
    * engine's format is migrated once). The EMBEDDED_MONGO_ENGINE environment variable sets the default.
    */
   engine?: StorageEngine
-  /** lmdb only: LZ4-compress stored documents larger than 1 KB (default on). */
+  /** lmdb only: LZ4-compress stored documents larger than 1 KB (default off: measured slower and no smaller). */
   compression?: boolean
   /** Where the server reports problems it cannot answer to a client (default: console.error). */
   log?: ServerOptions['log']
@@ -75,7 +75,7 @@ export function serverOptions(options: EmbeddedMongoOptions): ServerOptions {
   return {
     dataDir: path.resolve(options.dataDir),
     engine: engineOf(options.engine ?? process.env.EMBEDDED_MONGO_ENGINE),
-    compression: options.compression ?? true,
+    compression: options.compression ?? false,
     host: options.host ?? '127.0.0.1',
     port: options.port ?? 0,
     replSetName: options.replSetName,

@@ -138,7 +138,7 @@ export class Collection {
 
   /** Adds an index, building it from the current documents (fails, changing nothing, on duplicates). */
   addIndex(spec: IndexSpec): void {
-    const index = new SecondaryIndex(spec, this.ns, this.storage.newIndexEntries())
+    const index = new SecondaryIndex(spec, this.ns, this.storage.newIndexEntries(Boolean(spec.unique)))
     index.rebuild(this.decodedDocs())
     this.indexes.push(index)
   }

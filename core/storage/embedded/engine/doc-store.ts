@@ -39,7 +39,8 @@ export interface IndexEntries {
 /** The storage of one collection: its documents and a maker of index entry lists. */
 export interface CollectionStorage {
   docs: DocStore
-  newIndexEntries(): IndexEntries
+  /** Entries for a new index (a unique one holds one document per key). */
+  newIndexEntries(unique: boolean): IndexEntries
 }
 
 export interface StorageBackend {

@@ -44,7 +44,7 @@ export class LmdbBackend implements StorageBackend {
   }
 
   storage(docs: LmdbDocStore): CollectionStorage {
-    return { docs, newIndexEntries: () => new LmdbEntries(this.env, this.allocate()) }
+    return { docs, newIndexEntries: (unique) => new LmdbEntries(this.env, this.allocate(), unique) }
   }
 }
 
@@ -142,7 +142,7 @@ export class LmdbCatalogRecorder implements CatalogListener {
       const storage = backend.storage(new LmdbDocStore(this.env, record.prefix))
       const coll = catalog.create(ns.slice(0, dot), ns.slice(dot + 1), record.options ?? {}, record.uuid, storage)
       for (const ix of record.indexes) {
-        const index = new SecondaryIndex(ix.spec, coll.ns, new LmdbEntries(this.env, ix.prefix))
+        const index = new SecondaryIndex(ix.spec, coll.ns, new LmdbEntries(this.env, ix.prefix, Boolean(ix.spec.unique)))
         index.multikey = ix.multikey
         coll.indexes.push(index)
       }

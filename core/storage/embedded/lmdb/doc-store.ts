@@ -28,6 +28,7 @@ export class LmdbDocStore implements DocStore {
   private count = 0
   private bytes = 0
   private nextRecord = 1
+  private dropped = false
 
   constructor(
     private readonly env: LmdbEnvironment,
@@ -81,7 +82,7 @@ export class LmdbDocStore implements DocStore {
 
   put(idKey: string, raw: Uint8Array): void {
     const key = this.key(idKey)
-    const old = this.env.docs.getBinaryFast(key)
+    const old = this.env.docs.getBinary(key)
     let record: number
     if (old) {
       record = old.readUIntBE(2, 6)
@@ -97,22 +98,24 @@ export class LmdbDocStore implements DocStore {
     value.set(raw, RECORD)
     this.env.docs.putSync(key, value)
     this.bytes += raw.length
-    this.saveStats()
+    this.env.touched(this)
   }
 
   delete(idKey: string): void {
     const key = this.key(idKey)
-    const old = this.env.docs.getBinaryFast(key)
+    const old = this.env.docs.getBinary(key)
     if (!old) return
     const record = old.readUIntBE(2, 6)
     this.bytes -= old.length - RECORD
     this.count -= 1
     this.env.natural.removeSync(recordBytes(this.lo, record))
     this.env.docs.removeSync(key)
-    this.saveStats()
+    this.env.touched(this)
   }
 
-  private saveStats(): void {
+  /** Writes the counters (once per transaction that changed them). */
+  flush(): void {
+    if (this.dropped) return
     const b = Buffer.allocUnsafe(24)
     b.writeDoubleBE(this.count, 0)
     b.writeDoubleBE(this.bytes, 8)
@@ -128,5 +131,6 @@ export class LmdbDocStore implements DocStore {
     this.env.meta.removeSync(statsKey(this.prefix))
     this.count = 0
     this.bytes = 0
+    this.dropped = true
   }
 }

@@ -25,6 +25,9 @@ export interface EnvironmentOptions {
  * (lmdb's noSync); sync() flushes them to the disk. See store.ts for when that happens.
  */
 export class LmdbEnvironment {
+  /** Stores whose counters changed in the current transaction (written once, before its commit). */
+  private readonly dirty = new Set<{ flush(): void }>()
+
   private constructor(
     readonly dir: string,
     readonly root: RootDatabase,
@@ -44,9 +47,56 @@ export class LmdbEnvironment {
     return new LmdbEnvironment(dir, root, db('docs', options.compression), db('natural'), db('entries'), db('meta'))
   }
 
-  /** Runs `fn` in one write transaction (committed when it returns or its promise settles). */
+  /** A store's counters changed: they are written once, at the end of the transaction. */
+  touched(store: { flush(): void }): void {
+    this.dirty.add(store)
+  }
+
+  private flushTouched(): void {
+    for (const store of this.dirty) store.flush()
+    this.dirty.clear()
+  }
+
+  /**
+   * Runs `fn` in one write transaction, committed when it returns or its promise settles. It is
+   * committed even when `fn` fails: the catalog in memory already holds what `fn` changed before
+   * failing (a bulk write keeps the documents before its first error), so the file must too.
+   */
   transact<T>(fn: () => T): T {
-    return this.root.transactionSync(fn) as T
+    let failure: { error: unknown } | undefined
+    const result = this.root.transactionSync(() => {
+      let value: T
+      try {
+        value = fn()
+      } catch (error) {
+        failure = { error }
+        this.flushTouched()
+        return undefined
+      }
+      if (!(value instanceof Promise)) {
+        this.flushTouched()
+        return value
+      }
+      return value.then(
+        (settled: unknown) => {
+          this.flushTouched()
+          return settled
+        },
+        (error: unknown) => {
+          failure = { error }
+          this.flushTouched()
+          return undefined
+        },
+      )
+    }) as unknown
+    if (result instanceof Promise) {
+      return result.then((value: unknown) => {
+        if (failure) throw failure.error
+        return value
+      }) as T
+    }
+    if (failure) throw failure.error
+    return result as T
   }
 
   /** Flushes every commit so far to the disk (fdatasync of the data file). */

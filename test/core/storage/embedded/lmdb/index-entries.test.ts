@@ -32,8 +32,8 @@ describe('lmdb index entries', () => {
     const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)]
     const values = [null, 0, 1, -2.5, 'a', 'ab', 'é', '\ud83d\ude00', new Date(5), true, 'x\u0000y']
     const memory = new SortedEntries()
-    const disk = new LmdbEntries(env, 10)
-    const neighbour = new LmdbEntries(env, 12)
+    const disk = new LmdbEntries(env, 10, false)
+    const neighbour = new LmdbEntries(env, 12, false)
     env.transact(() => {
       neighbour.insert(encodeKey('a'), encodeKey(1))
       for (let i = 0; i < 600; i++) {
@@ -60,7 +60,7 @@ describe('lmdb index entries', () => {
   })
 
   it('sees entries written between the batches of a walk, as a cursor reading between writes does', () => {
-    const disk = new LmdbEntries(env, 20)
+    const disk = new LmdbEntries(env, 20, false)
     env.transact(() => {
       for (let i = 0; i < 300; i++) disk.insert(encodeKey(i), encodeKey(i))
     })
@@ -72,8 +72,27 @@ describe('lmdb index entries', () => {
     expect(seen).to.have.length(301)
   })
 
+  it('keeps a unique index as one _id per key: lookups, ranges and deletes as the in-memory list', () => {
+    const memory = new SortedEntries()
+    const disk = new LmdbEntries(env, 40, true)
+    env.transact(() => {
+      for (let i = 0; i < 300; i++) {
+        memory.insert(encodeKey(`k${i}`), encodeKey(i))
+        disk.insert(encodeKey(`k${i}`), encodeKey(i))
+      }
+      expect(disk.delete(encodeKey('k5'), encodeKey(6)), 'another document under that key').to.equal(false)
+      expect(disk.delete(encodeKey('k5'), encodeKey(5))).to.equal(true)
+      memory.delete(encodeKey('k5'), encodeKey(5))
+    })
+    expect(disk.idsWithKey(encodeKey('k7'))).to.deep.equal([encodeKey(7)])
+    expect(disk.idsWithKey(encodeKey('k5'))).to.deep.equal([])
+    for (const descending of [false, true]) {
+      expect([...disk.range(encodeKey('k1'), encodeKey('k3') + KEY_MAX, descending)]).to.deep.equal([...memory.range(encodeKey('k1'), encodeKey('k3') + KEY_MAX, descending)])
+    }
+  })
+
   it('refuses a key longer than lmdb can store, before writing anything', () => {
-    const disk = new LmdbEntries(env, 30)
+    const disk = new LmdbEntries(env, 30, false)
     expect(() => disk.check(encodeKey('x'.repeat(3000)), encodeKey(1))).to.throw(/too large/)
   })
 })
