@@ -27,9 +27,9 @@ export interface EmbeddedMongoOptions {
   /** Compact the log once it is larger than both the live data and this. Default 64 MiB. */
   compactMinBytes?: number
   /**
-   * 'memory' (default): every collection in memory, rebuilt at start from a snapshot and a log.
-   * 'lmdb': on disk in <dataDir>/lmdb, only the working set in memory (a folder in the memory
-   * engine's format is migrated once). The EMBEDDED_MONGO_ENGINE environment variable sets the default.
+   * 'lmdb' (default): on disk in <dataDir>/lmdb, only the working set in memory; a folder in the
+   * in-memory engine's format is migrated once at start. 'memory': every collection in memory,
+   * rebuilt at start from a snapshot and a log. EMBEDDED_MONGO_ENGINE sets the default.
    */
   engine?: StorageEngine
   /** lmdb only: LZ4-compress stored documents larger than 1 KB (default off: measured slower and no smaller). */
@@ -62,8 +62,8 @@ const defaultLog: ServerOptions['log'] = (level, message, error) => {
 }
 
 function engineOf(value: string | undefined): StorageEngine {
-  if (value === undefined || value === '' || value === 'memory') return 'memory'
-  if (value === 'lmdb') return 'lmdb'
+  if (value === undefined || value === '' || value === 'lmdb') return 'lmdb'
+  if (value === 'memory') return 'memory'
   throw new Error(`unknown embedded MongoDB storage engine '${value}' (expected 'memory' or 'lmdb')`)
 }
 

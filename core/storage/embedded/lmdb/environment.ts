@@ -8,6 +8,12 @@ export const MAX_KEY_BYTES = 1978
 export type BinaryDb = Database<Buffer, Buffer>
 
 export interface EnvironmentOptions {
+  /**
+   * lmdb's own durable commits: data fsynced before the meta page that makes it current, so a
+   * power cut keeps every acknowledged commit and the file consistent. Otherwise commits are
+   * only written (kill -9 keeps them) and sync() makes them durable.
+   */
+  syncEveryCommit?: boolean
   /** LZ4 per value (documents over 1 KB): fewer bytes on disk and in the page cache. */
   compression: boolean
 }
@@ -22,7 +28,7 @@ export interface EnvironmentOptions {
  *   meta     catalog records, per-collection counters, the prefix counter
  *
  * Commits are written to the file (write(2)) before a write is acknowledged, without fsync
- * (lmdb's noSync); sync() flushes them to the disk. See store.ts for when that happens.
+ * (lmdb's noSync) unless `syncEveryCommit`; sync() flushes them to the disk. See store.ts.
  */
 export class LmdbEnvironment {
   /** Stores whose counters changed in the current transaction (written once, before its commit). */
@@ -39,7 +45,7 @@ export class LmdbEnvironment {
 
   static open(dir: string, options: EnvironmentOptions): LmdbEnvironment {
     mkdirSync(dir, { recursive: true, mode: 0o700 })
-    const root = open({ path: dir, maxDbs: 8, noSync: true, overlappingSync: false, keyEncoding: 'binary', encoding: 'binary' })
+    const root = open({ path: dir, maxDbs: 8, noSync: !options.syncEveryCommit, overlappingSync: false, keyEncoding: 'binary', encoding: 'binary' })
     // lmdb creates its files 0644; the data folder is private, and so are they.
     for (const name of readdirSync(dir)) chmodSync(path.join(dir, name), 0o600)
     const db = (name: string, compression = false) =>

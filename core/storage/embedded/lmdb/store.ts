@@ -17,7 +17,8 @@ export interface LmdbOpenResult {
  *
  * Each write command runs in one lmdb transaction, committed (written to the file) before its
  * reply: it survives kill -9. The file is fdatasynced at most `syncIntervalMs` after a write, and
- * before the reply of a write asking for j: true or w: "majority" (every write when 0).
+ * before the reply of a write asking for j: true or w: "majority". With `syncIntervalMs: 0`
+ * every commit is lmdb's fully durable one (data, then the meta page, each fsynced).
  */
 export class LmdbStore {
   private dirty = false
@@ -38,7 +39,7 @@ export class LmdbStore {
   }
 
   static async open(dataDir: string, options: DurabilityOptions & { compression: boolean }): Promise<LmdbStore> {
-    const env = LmdbEnvironment.open(path.join(dataDir, 'lmdb'), { compression: options.compression })
+    const env = LmdbEnvironment.open(path.join(dataDir, 'lmdb'), { compression: options.compression, syncEveryCommit: options.syncIntervalMs === 0 })
     try {
       const backend = new LmdbBackend(env)
       const catalog = new Catalog(SILENT, backend)
@@ -64,7 +65,8 @@ export class LmdbStore {
   async commit(syncRequested: boolean): Promise<void> {
     if (this.failure) throw this.failure
     this.dirty = true
-    if (syncRequested || this.options.syncIntervalMs === 0) await this.sync()
+    if (this.options.syncIntervalMs === 0) return
+    if (syncRequested) await this.sync()
   }
 
   get failed(): Error | undefined {
