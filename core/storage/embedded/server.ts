@@ -160,7 +160,13 @@ export class EmbeddedServer {
       const retry = retryKey(cmd)
       const replayed = retry === undefined ? undefined : this.retries.get(retry)
       if (replayed) return replayed
-      reply = await this.store.transact(() => runCommand(cmd, this.context(connectionId)))
+      try {
+        reply = await this.store.transact(() => runCommand(cmd, this.context(connectionId)))
+      } catch (error) {
+        // runCommand answers every command error: this is the store failing to commit
+        this.log('error', 'could not commit a write', error)
+        return encode(mongoError('InternalError', error instanceof Error ? error.message : String(error)).toReply())
+      }
       if (retry !== undefined) {
         this.retries.set(retry, reply)
         if (this.retries.size > RETRY_MEMORY) this.retries.delete(this.retries.keys().next().value as string)

@@ -67,42 +67,42 @@ export class LmdbEnvironment {
    * Runs `fn` in one write transaction, committed when it returns or its promise settles. It is
    * committed even when `fn` fails: the catalog in memory already holds what `fn` changed before
    * failing (a bulk write keeps the documents before its first error), so the file must too.
+   * `fn`'s error is thrown after the commit; a failure of lmdb itself goes to `onCommitFailure`.
    */
-  transact<T>(fn: () => T): T {
+  transact<T>(fn: () => T, onCommitFailure: (error: unknown) => never = (error) => { throw error }): T {
     let failure: { error: unknown } | undefined
-    const result = this.root.transactionSync(() => {
+    const failed = (error: unknown) => {
+      failure = { error }
+      this.flushTouched()
+      return undefined
+    }
+    const body = (): unknown => {
       let value: T
       try {
         value = fn()
       } catch (error) {
-        failure = { error }
-        this.flushTouched()
-        return undefined
+        return failed(error)
       }
       if (!(value instanceof Promise)) {
         this.flushTouched()
         return value
       }
-      return value.then(
-        (settled: unknown) => {
-          this.flushTouched()
-          return settled
-        },
-        (error: unknown) => {
-          failure = { error }
-          this.flushTouched()
-          return undefined
-        },
-      )
-    }) as unknown
-    if (result instanceof Promise) {
-      return result.then((value: unknown) => {
-        if (failure) throw failure.error
-        return value
-      }) as T
+      return value.then((settled: unknown) => {
+        this.flushTouched()
+        return settled
+      }, failed)
     }
-    if (failure) throw failure.error
-    return result as T
+    let result: unknown
+    try {
+      result = this.root.transactionSync(body)
+    } catch (error) {
+      return onCommitFailure(error)
+    }
+    const settle = (value: unknown) => {
+      if (failure) throw failure.error
+      return value
+    }
+    return (result instanceof Promise ? result.then(settle, onCommitFailure) : settle(result)) as T
   }
 
   /** Flushes every commit so far to the disk (fdatasync of the data file). */

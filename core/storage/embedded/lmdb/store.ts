@@ -56,9 +56,17 @@ export class LmdbStore {
     }
   }
 
-  /** Runs one command's changes in one transaction (committed once `fn`'s promise settles). */
+  /**
+   * Runs one command's changes in one transaction (committed once `fn`'s promise settles). A
+   * commit that fails (disk full) leaves the catalog in memory ahead of the file: writes are then
+   * refused until a restart reopens the file as it is.
+   */
   transact<T>(fn: () => T): T {
-    return this.env.transact(fn)
+    const refuse = (error: unknown): never => {
+      this.failure ??= new Error(`the embedded database could not commit to its data file (${String(error)}); writes are refused until it is restarted`)
+      throw this.failure
+    }
+    return this.env.transact(fn, refuse)
   }
 
   /** After a write is committed, before it is acknowledged. */
