@@ -2,8 +2,13 @@ import { chmodSync, mkdirSync, readdirSync } from 'node:fs'
 import path from 'node:path'
 import { open, type Database, type RootDatabase } from 'lmdb'
 
-/** lmdb's largest key (default page size): longer index keys are refused, as MongoDB < 4.2 did. */
-export const MAX_KEY_BYTES = 1978
+/**
+ * 8 KiB pages (lmdb's default is the OS page, 4 KiB): documents of ~1 KB fill them better (the
+ * data file of the storage test's events is 15 % smaller) and keys may be twice as long.
+ */
+const PAGE_SIZE = 8192
+/** lmdb's largest key at that page size: longer index keys are refused, as MongoDB < 4.2 did. */
+export const MAX_KEY_BYTES = 4026
 
 export type BinaryDb = Database<Buffer, Buffer>
 
@@ -45,7 +50,7 @@ export class LmdbEnvironment {
 
   static open(dir: string, options: EnvironmentOptions): LmdbEnvironment {
     mkdirSync(dir, { recursive: true, mode: 0o700 })
-    const root = open({ path: dir, maxDbs: 8, noSync: !options.syncEveryCommit, overlappingSync: false, keyEncoding: 'binary', encoding: 'binary' })
+    const root = open({ path: dir, maxDbs: 8, pageSize: PAGE_SIZE, noSync: !options.syncEveryCommit, overlappingSync: false, keyEncoding: 'binary', encoding: 'binary' })
     // lmdb creates its files 0644; the data folder is private, and so are they.
     for (const name of readdirSync(dir)) chmodSync(path.join(dir, name), 0o600)
     const db = (name: string, compression = false) =>
