@@ -80,13 +80,21 @@ export class LmdbDocStore implements DocStore {
     if (length > MAX_KEY_BYTES) throw keyTooLong('the _id', length)
   }
 
+  /** The record number and size of a stored document, read in place (no copy of its bytes). */
+  private stored(key: Buffer): { record: number; size: number } | undefined {
+    const docs = this.env.docs as unknown as { getBinaryFast(key: Buffer): Buffer | undefined; lastSize: number }
+    const view = docs.getBinaryFast(key)
+    // the view may be lmdb's shared buffer, longer than the value: lastSize is the value's length
+    return view && { record: view.readUIntBE(2, 6), size: docs.lastSize - RECORD }
+  }
+
   put(idKey: string, raw: Uint8Array): void {
     const key = this.key(idKey)
-    const old = this.env.docs.getBinary(key)
+    const old = this.stored(key)
     let record: number
     if (old) {
-      record = old.readUIntBE(2, 6)
-      this.bytes -= old.length - RECORD
+      record = old.record
+      this.bytes -= old.size
     } else {
       record = this.nextRecord++
       this.count += 1
@@ -103,12 +111,11 @@ export class LmdbDocStore implements DocStore {
 
   delete(idKey: string): void {
     const key = this.key(idKey)
-    const old = this.env.docs.getBinary(key)
+    const old = this.stored(key)
     if (!old) return
-    const record = old.readUIntBE(2, 6)
-    this.bytes -= old.length - RECORD
+    this.bytes -= old.size
     this.count -= 1
-    this.env.natural.removeSync(recordBytes(this.lo, record))
+    this.env.natural.removeSync(recordBytes(this.lo, old.record))
     this.env.docs.removeSync(key)
     this.env.touched(this)
   }

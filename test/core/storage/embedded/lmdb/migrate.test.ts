@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { MongoClient, type Db } from 'mongodb'
@@ -60,6 +60,21 @@ describe('embedded MongoDB lmdb engine: migration of a data folder written by th
     expect(readdirSync(path.join(dataDir, 'pre-lmdb')).some((f) => f.startsWith('wal-'))).to.equal(true)
     // a second start reads lmdb only (the old files are out of the way) and finds the same
     await withServer({ dataDir, engine: 'lmdb' }, check)
+  })
+
+  it('starts a migration that was cut short over from the old files, which are still in place', async () => {
+    await withServer({ dataDir, engine: 'memory' }, (db) => db.collection('c').insertMany([{ n: 1 }, { n: 2 }]))
+    // an lmdb folder holding part of a copy and no "migrated" mark, as a crash mid-migration leaves it
+    const other = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-migrate-partial-'))
+    try {
+      await withServer({ dataDir: other, engine: 'lmdb' }, (db) => db.collection('c').insertOne({ n: 1, partial: true }))
+      cpSync(path.join(other, 'lmdb'), path.join(dataDir, 'lmdb'), { recursive: true })
+    } finally {
+      rmSync(other, { recursive: true, force: true })
+    }
+    await withServer({ dataDir, engine: 'lmdb' }, async (db) => {
+      expect((await db.collection('c').find({}, { projection: { _id: 0 } }).toArray())).to.deep.equal([{ n: 1 }, { n: 2 }])
+    })
   })
 
   it('creates the lmdb files readable by their owner only', async () => {
