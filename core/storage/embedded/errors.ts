@@ -41,6 +41,7 @@ export const ErrorCode = {
   Location15952: 15952,
   Location16410: 16410,
   DuplicateKey: 11000,
+  KeyTooLong: 17280,
 } as const
 
 export type ErrorCodeName = keyof typeof ErrorCode

@@ -3,7 +3,7 @@ import { socketPlace, socketUrl, tcpUrl } from './listen-address.ts'
 import { DataDir } from './persistence/data-dir.ts'
 import { lockFolder, type FolderLock } from './persistence/folder-lock.ts'
 import { DEFAULT_DURABILITY } from './persistence/store.ts'
-import { EmbeddedServer, type ServerOptions } from './server.ts'
+import { EmbeddedServer, type ServerOptions, type StorageEngine } from './server.ts'
 import { startInWorker, type HostedServer } from './worker.ts'
 
 async function startHere(options: ServerOptions): Promise<HostedServer> {
@@ -31,6 +31,14 @@ export interface EmbeddedMongoOptions {
   compactMinBytes?: number
   /** How long to wait for a server that holds the folder to finish exiting. Default 2 s. */
   lockWaitMs?: number
+  /**
+   * 'lmdb' (default): on disk in <dataDir>/lmdb, only the working set in memory; a folder in the
+   * in-memory engine's format is migrated once at start. 'memory': every collection in memory,
+   * rebuilt at start from a snapshot and a log. EMBEDDED_MONGO_ENGINE sets the default.
+   */
+  engine?: StorageEngine
+  /** lmdb only: LZ4-compress stored documents larger than 1 KB (default off: measured slower and no smaller). */
+  compression?: boolean
   /** Where the server reports problems it cannot answer to a client (default: console.error). */
   log?: ServerOptions['log']
   /**
@@ -56,6 +64,17 @@ const defaultLog: ServerOptions['log'] = (level, message, error) => {
 }
 
 /**
+ * 'memory' unless EMBEDDED_MONGO_ENGINE or the option says 'lmdb': lmdb keeps memory bounded, but
+ * its default sync mode can leave the file damaged after a power cut (docs/embedded-mongo.md), so
+ * it is not the default yet.
+ */
+function engineOf(value: string | undefined): StorageEngine {
+  if (value === undefined || value === '' || value === 'memory') return 'memory'
+  if (value === 'lmdb') return 'lmdb'
+  throw new Error(`unknown embedded MongoDB storage engine '${value}' (expected 'memory' or 'lmdb')`)
+}
+
+/**
  * Makes the folder private, takes its lock, then serves it. The lock comes before anything is
  * read or written: a stale socket file is only removed by the holder.
  */
@@ -75,6 +94,8 @@ export async function startEmbeddedMongo(options: EmbeddedMongoOptions): Promise
   const tcp = options.tcp ? { host: options.tcp.host ?? '127.0.0.1', port: options.tcp.port ?? 0 } : undefined
   const resolved: ServerOptions = {
     dataDir,
+    engine: engineOf(options.engine ?? process.env.EMBEDDED_MONGO_ENGINE),
+    compression: options.compression ?? false,
     socketPath: socket.path,
     tcp,
     replSetName: options.replSetName,

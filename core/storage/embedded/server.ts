@@ -5,7 +5,8 @@ import { ChangeFeed } from './change-streams.ts'
 import type { CommandContext, Parameters, ServerInfo } from './commands/context.ts'
 import { commandName, runCommand, WRITE_COMMANDS } from './commands/dispatch.ts'
 import { CursorRegistry } from './cursors.ts'
-import { Catalog } from './engine/catalog.ts'
+import { Catalog, type CatalogListener } from './engine/catalog.ts'
+import { LmdbStore } from './lmdb/store.ts'
 import { mongoError } from './errors.ts'
 import { tcpAddress } from './listen-address.ts'
 import { FILE_MODE } from './persistence/data-dir.ts'
@@ -16,8 +17,25 @@ import { Connection } from './wire/connection.ts'
 import { WriteTurns } from './write-turns.ts'
 import type { IncomingCommand } from './wire/messages.ts'
 
+/** What keeps the data: the in-memory catalog with its log and snapshots, or lmdb on disk. */
+export type StorageEngine = 'memory' | 'lmdb'
+
+/** The part of a store the server uses (persistence/store.ts, lmdb/store.ts). */
+interface Persistence {
+  readonly listener: CatalogListener
+  readonly failed: Error | undefined
+  transact<T>(fn: () => T): T
+  commit(syncRequested: boolean): Promise<void>
+  sync(): Promise<void>
+  compactNow(): Promise<void>
+  close(): Promise<void>
+}
+
 export interface ServerOptions {
   dataDir: string
+  engine: StorageEngine
+  /** lmdb only: LZ4-compress stored documents larger than 1 KB. */
+  compression: boolean
   /** The Unix socket to listen on (a stale file there must have been removed by the lock holder). */
   socketPath: string
   /** Also listen on TCP (tools on a machine that can't use the socket): any local user can connect. */
@@ -70,7 +88,7 @@ export class EmbeddedServer {
 
   private constructor(
     private readonly listeners: Server[],
-    private readonly store: Store,
+    private readonly store: Persistence,
     private readonly catalog: Catalog,
     private readonly cursors: CursorRegistry,
     private readonly ttl: TtlMonitor,
@@ -81,13 +99,21 @@ export class EmbeddedServer {
   ) {}
 
   static async start(options: ServerOptions): Promise<EmbeddedServer> {
-    const catalog = new Catalog(SILENT)
-    const store = Store.open(options.dataDir, catalog, options.durability, (e) => options.log('error', 'log compaction failed', e))
+    let catalog: Catalog
+    let store: Persistence
+    if (options.engine === 'lmdb') {
+      const lmdb = await LmdbStore.open(options.dataDir, { ...options.durability, compression: options.compression })
+      catalog = lmdb.catalog
+      store = lmdb
+    } else {
+      catalog = new Catalog(SILENT)
+      store = Store.open(options.dataDir, catalog, options.durability, (e) => options.log('error', 'log compaction failed', e))
+    }
     const feed = options.replSetName ? new ChangeFeed() : undefined
-    catalog.setListener(feed ? fanOut([store.journal, feed]) : store.journal)
+    catalog.setListener(feed ? fanOut([store.listener, feed]) : store.listener)
     const parameters: Parameters = { ttlMonitorSleepSecs: 60 }
     const cursors = new CursorRegistry()
-    const ttl = new TtlMonitor(catalog, () => parameters.ttlMonitorSleepSecs, () => store.commit(false), (e) => options.log('error', 'TTL pass failed', e))
+    const ttl = new TtlMonitor(catalog, () => parameters.ttlMonitorSleepSecs, () => store.commit(false), (e) => options.log('error', 'TTL pass failed', e), (fn) => store.transact(fn))
     const listeners = [createServer(), ...(options.tcp ? [createServer()] : [])]
     const info: ServerInfo = { address: options.socketPath, replSetName: options.replSetName, startedAt: new Date() }
     const embedded = new EmbeddedServer(listeners, store, catalog, cursors, ttl, feed, info, parameters, options.log)
@@ -106,10 +132,6 @@ export class EmbeddedServer {
       throw error
     }
     return embedded
-  }
-
-  get recovery() {
-    return this.store.recovery
   }
 
   private accept(socket: Socket): void {
@@ -156,7 +178,13 @@ export class EmbeddedServer {
       const retry = retryKey(cmd)
       const replayed = retry === undefined ? undefined : this.retries.get(retry)
       if (replayed) return replayed
-      reply = await runCommand(cmd, this.context(connectionId))
+      try {
+        reply = await this.store.transact(() => runCommand(cmd, this.context(connectionId)))
+      } catch (error) {
+        // runCommand answers every command error: this is the store failing to commit
+        this.log('error', 'could not commit a write', error)
+        return encode(mongoError('InternalError', error instanceof Error ? error.message : String(error)).toReply())
+      }
       if (retry !== undefined) {
         this.retries.set(retry, reply)
         if (this.retries.size > RETRY_MEMORY) this.retries.delete(this.retries.keys().next().value as string)

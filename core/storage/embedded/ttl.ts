@@ -29,6 +29,8 @@ export class TtlMonitor {
     private readonly sleepSecs: () => number,
     private readonly afterPass: (deleted: number) => Promise<void>,
     private readonly onError: (error: unknown) => void,
+    /** Runs one pass as one transaction of the store. */
+    private readonly transact: <T>(fn: () => T) => T = (fn) => fn(),
   ) {
     this.timer = setInterval(() => this.tick(), POLL_MS)
     this.timer.unref()
@@ -40,7 +42,7 @@ export class TtlMonitor {
     this.lastRun = Date.now()
     let deleted = 0
     try {
-      deleted = this.pass(new Date())
+      deleted = this.transact(() => this.pass(new Date()))
     } catch (error) {
       this.onError(error)
     }

@@ -3,6 +3,7 @@ import type { Doc } from '../bson/codec.ts'
 import { mongoError } from '../errors.ts'
 import { Collection, type MutationSink } from './collection.ts'
 import type { IndexSpec } from './index-spec.ts'
+import { MEMORY_BACKEND, type CollectionStorage, type StorageBackend } from './doc-store.ts'
 
 /** Everything that must follow the catalog: the write-ahead log, change streams. */
 export interface CatalogListener extends MutationSink {
@@ -28,12 +29,15 @@ export function validateCollectionName(db: string, name: string): void {
   }
 }
 
-/** Databases and their collections, in memory; the listener is told of every change. */
+/** Databases and their collections; the listener is told of every change. */
 export class Catalog {
   private readonly dbs = new Map<string, Map<string, Collection>>()
   private listener: CatalogListener
 
-  constructor(listener: CatalogListener) {
+  constructor(
+    listener: CatalogListener,
+    private readonly backend: StorageBackend = MEMORY_BACKEND,
+  ) {
     this.listener = listener
   }
 
@@ -57,11 +61,12 @@ export class Catalog {
     return this.get(db, name) ?? this.create(db, name, {})
   }
 
-  create(db: string, name: string, options: Doc, uuid?: UUID): Collection {
+  /** A new collection; `storage` is given when an on-disk store reopens an existing one. */
+  create(db: string, name: string, options: Doc, uuid?: UUID, storage?: CollectionStorage): Collection {
     validateDbName(db)
     validateCollectionName(db, name)
     if (this.get(db, name)) throw mongoError('NamespaceExists', `Collection ${db}.${name} already exists.`)
-    const coll = new Collection(db, name, this.sink, uuid, options)
+    const coll = new Collection(db, name, this.sink, uuid, options, storage ?? this.backend.newCollection())
     let colls = this.dbs.get(db)
     if (!colls) this.dbs.set(db, (colls = new Map()))
     colls.set(name, coll)

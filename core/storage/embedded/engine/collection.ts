@@ -3,7 +3,7 @@ import { decode, type Doc } from '../bson/codec.ts'
 import { fieldPicker } from '../bson/raw.ts'
 import { mongoError } from '../errors.ts'
 import { formatValue } from './format.ts'
-import { Arena, type Handle } from './arena.ts'
+import { MEMORY_BACKEND, MemoryDocStore, type CollectionStorage, type DocStore } from './doc-store.ts'
 import type { IndexSpec } from './index-spec.ts'
 import { encodeKey } from './key-encoding.ts'
 import { SecondaryIndex, type IndexKey } from './secondary-index.ts'
@@ -23,9 +23,7 @@ export const ID_INDEX: IndexSpec = { v: 2, key: { _id: 1 }, name: '_id_' }
  * checks every unique index before touching anything, so a failed write changes nothing.
  */
 export class Collection {
-  /** Encoded _id → where the document's bytes are (natural order = insertion order). */
-  private docs = new Map<string, Handle>()
-  private readonly arena = new Arena()
+  private readonly docs: DocStore
   indexes: SecondaryIndex[] = []
 
   constructor(
@@ -34,7 +32,10 @@ export class Collection {
     private readonly sink: MutationSink,
     readonly uuid: UUID = new UUID(),
     readonly options: Doc = {},
-  ) {}
+    readonly storage: CollectionStorage = MEMORY_BACKEND.newCollection(),
+  ) {
+    this.docs = storage.docs
+  }
 
   get ns(): string {
     return `${this.db}.${this.name}`
@@ -46,7 +47,7 @@ export class Collection {
 
   /** Bytes of all stored documents. */
   get dataBytes(): number {
-    return this.arena.live
+    return this.docs.dataBytes
   }
 
   has(idKey: string): boolean {
@@ -55,8 +56,7 @@ export class Collection {
 
   /** The stored bytes of a document (a view: do not keep it across writes). */
   raw(idKey: string): Buffer | undefined {
-    const handle = this.docs.get(idKey)
-    return handle === undefined ? undefined : this.arena.get(handle)
+    return this.docs.raw(idKey)
   }
 
   get(idKey: string): Doc | undefined {
@@ -64,37 +64,18 @@ export class Collection {
     return raw ? decode(raw) : undefined
   }
 
-  ids(): IterableIterator<string> {
-    return this.docs.keys()
+  ids(reverse = false): Iterable<string> {
+    return this.docs.ids(reverse)
   }
 
-  *entries(): Generator<[string, Buffer]> {
-    for (const [id, handle] of this.docs) yield [id, this.arena.get(handle)]
+  entries(): Iterable<[string, Buffer]> {
+    return this.docs.entries()
   }
 
   /** A consistent image of the documents' bytes, unaffected by later writes (for snapshots). */
   image(): Buffer[] {
-    const frozen = this.arena.frozen()
-    return [...this.docs.values()].map((h) => frozen.get(h))
-  }
-
-  private store(idKey: string, raw: Uint8Array): void {
-    const old = this.docs.get(idKey)
-    if (old !== undefined) this.arena.free(old)
-    this.docs.set(idKey, this.arena.add(raw))
-  }
-
-  private forget(idKey: string): void {
-    const old = this.docs.get(idKey)
-    if (old === undefined) return
-    this.arena.free(old)
-    this.docs.delete(idKey)
-    this.reclaim()
-  }
-
-  /** Copies live documents out of mostly-dead slabs, now and then (amortised by the arena). */
-  private reclaim(): void {
-    if (this.arena.wasteful) this.docs = this.arena.compact(this.docs)
+    if (this.docs instanceof MemoryDocStore) return this.docs.image()
+    return [...this.docs.entries()].map(([, raw]) => raw)
   }
 
   index(name: string): SecondaryIndex | undefined {
@@ -106,7 +87,9 @@ export class Collection {
   }
 
   private checkUnique(id: string, keys: IndexKey[][]): void {
+    this.docs.check(id)
     this.indexes.forEach((ix, i) => {
+      ix.checkKeys(id, keys[i])
       const error = ix.duplicateError(id, keys[i])
       if (error) throw error
     })
@@ -125,7 +108,7 @@ export class Collection {
     const keys = this.keysFor(doc)
     this.checkUnique(id, keys)
     this.indexes.forEach((ix, i) => ix.add(id, keys[i]))
-    this.store(id, raw)
+    this.docs.put(id, raw)
     this.sink.inserted(this, raw, doc)
   }
 
@@ -140,8 +123,7 @@ export class Collection {
       ix.remove(id, oldKeys[i])
       ix.add(id, newKeys[i])
     })
-    this.store(id, raw)
-    this.reclaim()
+    this.docs.put(id, raw)
     this.sink.replaced(this, before, raw, after, kind)
   }
 
@@ -150,13 +132,13 @@ export class Collection {
     if (!this.docs.has(id)) return
     const keys = this.keysFor(doc)
     this.indexes.forEach((ix, i) => ix.remove(id, keys[i]))
-    this.forget(id)
+    this.docs.delete(id)
     this.sink.deleted(this, doc)
   }
 
   /** Adds an index, building it from the current documents (fails, changing nothing, on duplicates). */
   addIndex(spec: IndexSpec): void {
-    const index = new SecondaryIndex(spec, this.ns)
+    const index = new SecondaryIndex(spec, this.ns, this.storage.newIndexEntries(Boolean(spec.unique)))
     index.rebuild(this.decodedDocs())
     this.indexes.push(index)
   }
@@ -167,6 +149,7 @@ export class Collection {
   }
 
   dropIndex(name: string): void {
+    this.indexes.find((ix) => ix.name === name)?.entries.clear()
     this.indexes = this.indexes.filter((ix) => ix.name !== name)
   }
 
@@ -176,11 +159,11 @@ export class Collection {
 
   /** Recovery: stores a document without index maintenance (indexes are rebuilt once at the end). */
   load(raw: Uint8Array, idKey: string): void {
-    this.store(idKey, raw)
+    this.docs.put(idKey, raw)
   }
 
   unload(idKey: string): void {
-    this.forget(idKey)
+    this.docs.delete(idKey)
   }
 
   /**

@@ -126,7 +126,7 @@ function resolveHint(coll: Collection, hint: unknown): SecondaryIndex | 'natural
 function collectionScan(coll: Collection, sort: SortSpec, reverse: boolean): Plan {
   const natural = sort.length === 1 && sort[0][0] === '$natural'
   return {
-    ids: () => (reverse || (natural && sort[0][1] === -1) ? [...coll.ids()].reverse() : coll.ids()),
+    ids: () => coll.ids(reverse || (natural && sort[0][1] === -1)),
     ordered: sort.length === 0 || natural,
     exact: false,
     stage: 'COLLSCAN',

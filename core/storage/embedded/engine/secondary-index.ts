@@ -4,7 +4,8 @@ import { formatValue } from './format.ts'
 import { indexFields, type IndexField, type IndexSpec } from './index-spec.ts'
 import { encodeKeys } from './key-encoding.ts'
 import { compileFilter, type Matcher } from './matcher.ts'
-import { SortedEntries } from './sorted-entries.ts'
+import { memoryIndexEntries, type IndexEntries } from './doc-store.ts'
+import type { Entry } from './sorted-entries.ts'
 
 /** One key a document contributes to an index, with the values it was made of (for errors). */
 export interface IndexKey {
@@ -52,7 +53,6 @@ function fieldValues(doc: Doc, path: string): FieldValues {
 /** A secondary index: every (key, document id) pair, sorted, plus what makes the index special. */
 export class SecondaryIndex {
   readonly fields: IndexField[]
-  entries = new SortedEntries()
   /** Some document had an array in an indexed field: a key may map to several entries per doc. */
   multikey = false
   private readonly partial: Matcher | undefined
@@ -60,6 +60,7 @@ export class SecondaryIndex {
   constructor(
     readonly spec: IndexSpec,
     private readonly ns: string,
+    readonly entries: IndexEntries = memoryIndexEntries(),
   ) {
     this.fields = indexFields(spec)
     this.partial = spec.partialFilterExpression ? compileFilter(spec.partialFilterExpression) : undefined
@@ -109,6 +110,11 @@ export class SecondaryIndex {
     for (const k of keys) this.entries.delete(k.key, id)
   }
 
+  /** Throws, changing nothing, if the storage cannot hold one of these keys. */
+  checkKeys(id: string, keys: IndexKey[]): void {
+    for (const k of keys) this.entries.check(k.key, id)
+  }
+
   /** For a unique index: the E11000 error `keys` would cause for document `id`, if any. */
   duplicateError(id: string, keys: IndexKey[]): Error | undefined {
     if (!this.spec.unique) return undefined
@@ -136,7 +142,7 @@ export class SecondaryIndex {
   }
 
   finishBuild(build: IndexBuild): void {
-    this.entries = SortedEntries.build(build.entries)
+    this.entries.load(build.entries)
   }
 
   rebuild(docs: Iterable<[string, Doc]>): void {
@@ -147,22 +153,20 @@ export class SecondaryIndex {
 
   /** The same entries under other options (collMod changes TTL or hidden, never the key). */
   withSpec(spec: IndexSpec): SecondaryIndex {
-    const copy = new SecondaryIndex(spec, this.ns)
-    copy.entries = this.entries
+    const copy = new SecondaryIndex(spec, this.ns, this.entries)
     copy.multikey = this.multikey
     return copy
   }
 
   rename(ns: string): SecondaryIndex {
-    const copy = new SecondaryIndex(this.spec, ns)
-    copy.entries = this.entries
+    const copy = new SecondaryIndex(this.spec, ns, this.entries)
     copy.multikey = this.multikey
     return copy
   }
 }
 
 export class IndexBuild {
-  readonly entries: Array<{ key: string; id: string }> = []
+  readonly entries: Entry[] = []
   private readonly owners: Map<string, string> | undefined
 
   constructor(private readonly index: SecondaryIndex) {

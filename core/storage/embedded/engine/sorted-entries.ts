@@ -181,6 +181,13 @@ export class SortedEntries {
     this.version += 1
   }
 
+  /** Takes over the entries of `other` (a finished build); open walks re-seek. */
+  protected replaceWith(other: SortedEntries): void {
+    this.chunks = other.chunks
+    this.count = other.count
+    this.version += 1
+  }
+
   /** Builds the list from unsorted entries at once (index builds, recovery). */
   static build(entries: Entry[]): SortedEntries {
     entries.sort((a, b) => compare(a.key, a.id, b.key, b.id))

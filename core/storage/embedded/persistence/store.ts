@@ -42,6 +42,15 @@ export class Store {
     this.timer.unref()
   }
 
+  get listener(): Journal {
+    return this.journal
+  }
+
+  /** Changes are applied in memory as they are made: nothing to wrap. */
+  transact<T>(fn: () => T): T {
+    return fn()
+  }
+
   static open(dataDir: string, catalog: Catalog, options: DurabilityOptions, onError: (error: unknown) => void): Store {
     return new Store(new DataDir(dataDir), catalog, options, onError)
   }

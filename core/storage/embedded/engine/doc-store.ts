@@ -1,0 +1,123 @@
+import { Arena, type Handle } from './arena.ts'
+import { SortedEntries, type Entry } from './sorted-entries.ts'
+
+/**
+ * Where a collection keeps its documents: raw BSON by encoded _id, in natural (insertion) order.
+ * The in-memory store below, or an on-disk one (lmdb/doc-store.ts).
+ */
+export interface DocStore {
+  readonly size: number
+  /** Bytes of all stored documents. */
+  readonly dataBytes: number
+  has(idKey: string): boolean
+  /** The stored bytes of a document (do not keep a view across writes). */
+  raw(idKey: string): Buffer | undefined
+  /** Encoded ids in natural order (reversed on request). */
+  ids(reverse?: boolean): Iterable<string>
+  entries(): Iterable<[string, Buffer]>
+  /** Throws (changing nothing) if this id cannot be stored; called before any index is touched. */
+  check(idKey: string): void
+  put(idKey: string, raw: Uint8Array): void
+  delete(idKey: string): void
+}
+
+/** The entries of one index, sorted by (key, id): SortedEntries in memory, or on disk. */
+export interface IndexEntries {
+  insert(key: string, id: string): void
+  delete(key: string, id: string): boolean
+  idsWithKey(key: string): string[]
+  collectKey(key: string, out: string[]): void
+  range(lo: string, hi: string, descending: boolean): Iterable<Entry>
+  /** Replaces every entry by these (index builds). */
+  load(entries: Entry[]): void
+  /** Throws (changing nothing) if this entry cannot be stored. */
+  check(key: string, id: string): void
+  /** Removes every entry (the index is dropped). */
+  clear(): void
+}
+
+/** The storage of one collection: its documents and a maker of index entry lists. */
+export interface CollectionStorage {
+  docs: DocStore
+  /** Entries for a new index (a unique one holds one document per key). */
+  newIndexEntries(unique: boolean): IndexEntries
+}
+
+export interface StorageBackend {
+  newCollection(): CollectionStorage
+}
+
+/** Documents in memory: an arena of raw bytes and a map from encoded _id to where they are. */
+export class MemoryDocStore implements DocStore {
+  private docs = new Map<string, Handle>()
+  private readonly arena = new Arena()
+
+  get size(): number {
+    return this.docs.size
+  }
+
+  get dataBytes(): number {
+    return this.arena.live
+  }
+
+  has(idKey: string): boolean {
+    return this.docs.has(idKey)
+  }
+
+  raw(idKey: string): Buffer | undefined {
+    const handle = this.docs.get(idKey)
+    return handle === undefined ? undefined : this.arena.get(handle)
+  }
+
+  ids(reverse = false): Iterable<string> {
+    return reverse ? [...this.docs.keys()].reverse() : this.docs.keys()
+  }
+
+  *entries(): Generator<[string, Buffer]> {
+    for (const [id, handle] of this.docs) yield [id, this.arena.get(handle)]
+  }
+
+  /** A consistent image of the documents' bytes, unaffected by later writes (for snapshots). */
+  image(): Buffer[] {
+    const frozen = this.arena.frozen()
+    return [...this.docs.values()].map((h) => frozen.get(h))
+  }
+
+  check(): void {}
+
+  put(idKey: string, raw: Uint8Array): void {
+    const old = this.docs.get(idKey)
+    if (old !== undefined) this.arena.free(old)
+    this.docs.set(idKey, this.arena.add(raw))
+    this.reclaim()
+  }
+
+  delete(idKey: string): void {
+    const old = this.docs.get(idKey)
+    if (old === undefined) return
+    this.arena.free(old)
+    this.docs.delete(idKey)
+    this.reclaim()
+  }
+
+  /** Copies live documents out of mostly-dead slabs, now and then (amortised by the arena). */
+  private reclaim(): void {
+    if (this.arena.wasteful) this.docs = this.arena.compact(this.docs)
+  }
+}
+
+class MemoryEntries extends SortedEntries implements IndexEntries {
+  load(entries: Entry[]): void {
+    this.replaceWith(SortedEntries.build(entries))
+  }
+
+  check(): void {}
+}
+
+export const MEMORY_BACKEND: StorageBackend = {
+  newCollection: () => ({ docs: new MemoryDocStore(), newIndexEntries: () => new MemoryEntries() }),
+}
+
+export function memoryIndexEntries(): IndexEntries {
+  return new MemoryEntries()
+}

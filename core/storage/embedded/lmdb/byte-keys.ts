@@ -1,0 +1,51 @@
+/**
+ * Encoded keys (engine/key-encoding.ts) are JavaScript strings ordered by UTF-16 code units; lmdb
+ * orders keys as bytes. Each code unit is written as UTF-8 would write a code point of that value
+ * (1 to 3 bytes, lone surrogates included), which keeps the order, keeps the encoding
+ * prefix-free, and never produces the byte 0xFF (used below as "after every key").
+ */
+export function toBytes(s: string): Buffer {
+  const out = Buffer.allocUnsafe(s.length * 3)
+  let at = 0
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c < 0x80) out[at++] = c
+    else if (c < 0x800) {
+      out[at++] = 0xc0 | (c >> 6)
+      out[at++] = 0x80 | (c & 0x3f)
+    } else {
+      out[at++] = 0xe0 | (c >> 12)
+      out[at++] = 0x80 | ((c >> 6) & 0x3f)
+      out[at++] = 0x80 | (c & 0x3f)
+    }
+  }
+  return out.subarray(0, at)
+}
+
+export function fromBytes(b: Uint8Array, start = 0, end = b.length): string {
+  const units: number[] = []
+  let i = start
+  while (i < end) {
+    const c = b[i]
+    if (c < 0x80) {
+      units.push(c)
+      i += 1
+    } else if (c < 0xe0) {
+      units.push(((c & 0x1f) << 6) | (b[i + 1] & 0x3f))
+      i += 2
+    } else {
+      units.push(((c & 0x0f) << 12) | ((b[i + 1] & 0x3f) << 6) | (b[i + 2] & 0x3f))
+      i += 3
+    }
+  }
+  let s = ''
+  for (let j = 0; j < units.length; j += 4096) s += String.fromCharCode(...units.slice(j, j + 4096))
+  return s
+}
+
+/** A u32 prefix naming one collection's documents or one index's entries inside a shared store. */
+export function prefixBytes(n: number): Buffer {
+  const b = Buffer.allocUnsafe(4)
+  b.writeUInt32BE(n)
+  return b
+}

@@ -1,0 +1,125 @@
+import path from 'node:path'
+import { Catalog, type CatalogListener } from '../engine/catalog.ts'
+import { SILENT } from '../persistence/journal.ts'
+import type { DurabilityOptions } from '../persistence/store.ts'
+import { LmdbBackend, LmdbCatalogRecorder } from './catalog-store.ts'
+import { LmdbEnvironment } from './environment.ts'
+import { migrateLegacyFolder, type MigrationResult } from './migrate.ts'
+
+export interface LmdbOpenResult {
+  collections: number
+  migrated?: MigrationResult
+}
+
+/**
+ * The data folder kept on disk by lmdb: only the pages in use stay in memory (the kernel's page
+ * cache), and a restart reads nothing but the catalog records.
+ *
+ * Each write command runs in one lmdb transaction, committed (written to the file) before its
+ * reply: it survives kill -9. The file is fdatasynced at most `syncIntervalMs` after a write, and
+ * before the reply of a write asking for j: true or w: "majority". With `syncIntervalMs: 0`
+ * every commit is lmdb's fully durable one (data, then the meta page, each fsynced).
+ */
+export class LmdbStore {
+  private dirty = false
+  private syncing: Promise<void> | undefined
+  private nextSync: Promise<void> | undefined
+  private failure: Error | undefined
+  private readonly timer: NodeJS.Timeout
+
+  private constructor(
+    private readonly env: LmdbEnvironment,
+    readonly catalog: Catalog,
+    readonly listener: CatalogListener,
+    readonly recovery: LmdbOpenResult,
+    private readonly options: DurabilityOptions,
+  ) {
+    this.timer = setInterval(() => void this.backgroundSync(), Math.max(options.syncIntervalMs, 10))
+    this.timer.unref()
+  }
+
+  static async open(dataDir: string, options: DurabilityOptions & { compression: boolean }): Promise<LmdbStore> {
+    const env = LmdbEnvironment.open(path.join(dataDir, 'lmdb'), { compression: options.compression, syncEveryCommit: options.syncIntervalMs === 0 })
+    try {
+      const backend = new LmdbBackend(env)
+      const catalog = new Catalog(SILENT, backend)
+      const recorder = new LmdbCatalogRecorder(env)
+      let collections = recorder.load(catalog, backend)
+      catalog.setListener(recorder)
+      const migrated = await migrateLegacyFolder(dataDir, env, catalog)
+      if (migrated) collections = [...catalog.all()].length
+      catalog.setListener(SILENT)
+      return new LmdbStore(env, catalog, recorder, { collections, migrated }, options)
+    } catch (error) {
+      await env.close()
+      throw error
+    }
+  }
+
+  /**
+   * Runs one command's changes in one transaction (committed once `fn`'s promise settles). A
+   * commit that fails (disk full) leaves the catalog in memory ahead of the file: writes are then
+   * refused until a restart reopens the file as it is.
+   */
+  transact<T>(fn: () => T): T {
+    const refuse = (error: unknown): never => {
+      this.failure ??= new Error(`the embedded database could not commit to its data file (${String(error)}); writes are refused until it is restarted`)
+      throw this.failure
+    }
+    return this.env.transact(fn, refuse)
+  }
+
+  /** After a write is committed, before it is acknowledged. */
+  async commit(syncRequested: boolean): Promise<void> {
+    if (this.failure) throw this.failure
+    this.dirty = true
+    if (this.options.syncIntervalMs === 0) return
+    if (syncRequested) await this.sync()
+  }
+
+  get failed(): Error | undefined {
+    return this.failure
+  }
+
+  /** fdatasync of every commit so far; callers arriving during one share the next. */
+  sync(): Promise<void> {
+    if (!this.syncing) return this.startSync()
+    this.nextSync ??= this.syncing.catch(() => undefined).then(() => {
+      this.nextSync = undefined
+      return this.startSync()
+    })
+    return this.nextSync
+  }
+
+  private startSync(): Promise<void> {
+    this.dirty = false
+    const running = this.env.sync().finally(() => {
+      this.syncing = undefined
+    })
+    this.syncing = running
+    return running.catch((error: unknown) => {
+      this.failure ??= new Error(`the embedded database could not sync its data file (${String(error)}); writes are refused until it is restarted`)
+      throw this.failure
+    })
+  }
+
+  private async backgroundSync(): Promise<void> {
+    if (!this.dirty || this.syncing) return
+    await this.sync().catch(() => undefined)
+  }
+
+  /** lmdb reuses freed pages itself: nothing to compact. */
+  async compactNow(): Promise<void> {}
+
+  /** Bytes of the data file (lmdb/data.mdb). */
+  fileBytes(): number {
+    return this.env.fileBytes()
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer)
+    await this.syncing?.catch(() => undefined)
+    await this.env.sync().catch(() => undefined)
+    await this.env.close()
+  }
+}

@@ -1,0 +1,87 @@
+import { expect } from 'chai'
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { MongoClient, type Db } from 'mongodb'
+import { startEmbeddedMongo, type EmbeddedMongoOptions } from '../../../../../core/storage/embedded/index.ts'
+
+async function withServer<T>(options: EmbeddedMongoOptions, fn: (db: Db) => Promise<T>): Promise<T> {
+  const server = await startEmbeddedMongo({ runIn: 'current-thread', ...options })
+  const client = new MongoClient(server.url)
+  try {
+    await client.connect()
+    return await fn(client.db('app'))
+  } finally {
+    await client.close()
+    await server.close()
+  }
+}
+
+describe('embedded MongoDB lmdb engine: migration of a data folder written by the in-memory engine', function () {
+  this.timeout(60_000)
+  let dataDir: string
+  beforeEach(() => {
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-migrate-'))
+  })
+  afterEach(() => rmSync(dataDir, { recursive: true, force: true }))
+
+  it('copies every collection, document and index once, and keeps the old files in pre-lmdb/', async () => {
+    // today's format: a snapshot (forced by compact) and a log written after it
+    await withServer({ dataDir, engine: 'memory' }, async (db) => {
+      await db.collection('persons').createIndex({ project_id: 1, distinct_id: 1 }, { unique: true })
+      await db.collection('events').createIndex({ tags: 1 })
+      await db.collection('persons').insertMany(Array.from({ length: 3000 }, (_, i) => ({ project_id: 1, distinct_id: `d${i}`, n: i })))
+      await db.command({ compact: 'persons' })
+      await db.collection('persons').updateOne({ distinct_id: 'd7' }, { $set: { n: -7 } })
+      await db.collection('persons').deleteOne({ distinct_id: 'd8' })
+      await db.collection('events').insertOne({ _id: 'e1' as never, tags: ['a', 'b'], big: 2n ** 40n })
+      await db.collection('old').insertOne({ x: 1 })
+      await db.collection('old').rename('renamed')
+    })
+    expect(readdirSync(dataDir).some((f) => f.startsWith('wal-'))).to.equal(true)
+
+    const check = async (db: Db) => {
+      const persons = db.collection('persons')
+      expect(await persons.countDocuments()).to.equal(2999)
+      expect((await persons.findOne({ project_id: 1, distinct_id: 'd7' }))?.n).to.equal(-7)
+      expect(await persons.findOne({ distinct_id: 'd8' })).to.equal(null)
+      const plan = await persons.find({ project_id: 1, distinct_id: 'd9' }).explain()
+      expect(JSON.stringify(plan)).to.include('project_id_1_distinct_id_1')
+      const duplicate = await persons.insertOne({ project_id: 1, distinct_id: 'd9' }).catch((e: { code?: number }) => e)
+      expect((duplicate as { code?: number }).code).to.equal(11000)
+      expect(await db.collection('events').countDocuments({ tags: 'b' })).to.equal(1)
+      expect((await db.collection('events').findOne({ _id: 'e1' as never }, { promoteLongs: false }))?.big._bsontype).to.equal('Long')
+      expect(await db.collection('renamed').countDocuments()).to.equal(1)
+      expect((await db.listCollections().toArray()).map((c) => c.name).sort()).to.deep.equal(['events', 'persons', 'renamed'])
+    }
+    await withServer({ dataDir, engine: 'lmdb' }, check)
+    const names = readdirSync(dataDir)
+    expect(names.filter((f) => f.startsWith('wal-') || f.startsWith('snapshot-'))).to.deep.equal([])
+    expect(readdirSync(path.join(dataDir, 'pre-lmdb')).some((f) => f.startsWith('wal-'))).to.equal(true)
+    // a second start reads lmdb only (the old files are out of the way) and finds the same
+    await withServer({ dataDir, engine: 'lmdb' }, check)
+  })
+
+  it('starts a migration that was cut short over from the old files, which are still in place', async () => {
+    await withServer({ dataDir, engine: 'memory' }, (db) => db.collection('c').insertMany([{ n: 1 }, { n: 2 }]))
+    // an lmdb folder holding part of a copy and no "migrated" mark, as a crash mid-migration leaves it
+    const other = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-migrate-partial-'))
+    try {
+      await withServer({ dataDir: other, engine: 'lmdb' }, (db) => db.collection('c').insertOne({ n: 1, partial: true }))
+      cpSync(path.join(other, 'lmdb'), path.join(dataDir, 'lmdb'), { recursive: true })
+    } finally {
+      rmSync(other, { recursive: true, force: true })
+    }
+    await withServer({ dataDir, engine: 'lmdb' }, async (db) => {
+      expect((await db.collection('c').find({}, { projection: { _id: 0 } }).toArray())).to.deep.equal([{ n: 1 }, { n: 2 }])
+    })
+  })
+
+  it('creates the lmdb files readable by their owner only', async () => {
+    await withServer({ dataDir, engine: 'lmdb' }, (db) => db.collection('c').insertOne({ a: 1 }))
+    const folder = path.join(dataDir, 'lmdb')
+    expect(statSync(folder).mode & 0o777).to.equal(0o700)
+    for (const name of readdirSync(folder)) expect(statSync(path.join(folder, name)).mode & 0o777, name).to.equal(0o600)
+    expect(existsSync(path.join(folder, 'data.mdb'))).to.equal(true)
+  })
+})
