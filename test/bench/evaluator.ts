@@ -5,7 +5,8 @@
  * of every flag must be equal; a mismatch is printed and fails the run.
  */
 import { PostHog } from 'posthog-node'
-import { evaluateFlags } from '../../plugins/decide/evaluator/index.ts'
+import { evaluateFlags, prepareFlags } from '../../plugins/decide/evaluator/index.ts'
+import type { PreparedFlags } from '../../plugins/decide/evaluator/index.ts'
 import type { BenchUser } from './payloads.ts'
 import { sdkDefinitions } from './flags.ts'
 import type { SdkDefinitions } from './flags.ts'
@@ -19,9 +20,10 @@ export interface EvaluatorFigure {
   mismatches: string[]
 }
 
-function ours(definitions: SdkDefinitions, user: BenchUser, now: number): Values {
+function ours(definitions: SdkDefinitions, prepared: PreparedFlags, user: BenchUser, now: number): Values {
   const result = evaluateFlags({
     flags: definitions.flags,
+    prepared,
     cohorts: definitions.cohorts,
     groupTypeMapping: definitions.group_type_mapping,
     distinctId: user.distinctId,
@@ -55,12 +57,14 @@ export async function evaluatorFigure(serviceUrl: string, token: string, secretK
   try {
     if (!(await sdk.waitForLocalEvaluationReady(10_000))) throw new Error('posthog-node did not load the definitions')
     const now = Date.now()
+    // prepared (and compiled) once, as the service does per definitions version and posthog-node per poll
+    const prepared = prepareFlags(definitions.flags)
     const viaSdk = (user: BenchUser) =>
       sdk.getAllFlags(user.distinctId, { personProperties: user.personProperties, groups: user.groups, groupProperties: user.groupProperties, onlyEvaluateLocally: true }) as Promise<Values>
     // warm both up (JIT) before timing
-    timed(users.slice(0, 500), (user) => ours(definitions, user, now))
+    timed(users.slice(0, 500), (user) => ours(definitions, prepared, user, now))
     await timedAsync(users.slice(0, 500), viaSdk)
-    const a = timed(users, (user) => ours(definitions, user, now))
+    const a = timed(users, (user) => ours(definitions, prepared, user, now))
     const b = await timedAsync(users, viaSdk)
     const mismatches: string[] = []
     users.forEach((user, i) => {

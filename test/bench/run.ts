@@ -132,10 +132,11 @@ async function main(): Promise<void> {
       const bodies = flagsBodies(token, users.slice(0, 2000))
       await admin(baselines, 'PUT', '/ceiling/definitions', await sdkDefinitions(service.url, token, String(project.secret_api_token)))
       await assertSameFlagValues(`${service.url}/flags/?v=2`, `${baselines.url}/ceiling/flags`, bodies.slice(0, 20))
+      await assertSameFlagValues(`${baselines.url}/ceiling/flags`, `${baselines.url}/ceiling/flags-interpreted`, bodies.slice(0, 20))
       const baselinePid = baselines.process.pid!
       const echoName = (rps: number) => `node_http_json_echo(${round(rps)} req/s)`
       if (wanted('flags_latency') || wanted('flags_ceiling') || wanted('workers_scaling')) {
-        const targets = [http(service.url, '/flags/?v=2', bodies, 32), http(baselines.url, '/echo', bodies, 32, baselinePid), http(baselines.url, '/ceiling/flags', bodies, 32, baselinePid)]
+        const targets = [http(service.url, '/flags/?v=2', bodies, 32), http(baselines.url, '/echo', bodies, 32, baselinePid), http(baselines.url, '/ceiling/flags', bodies, 32, baselinePid), http(baselines.url, '/ceiling/flags-interpreted', bodies, 32, baselinePid)]
         if (wanted('workers_scaling')) {
           // both services run side by side on the same database, so that their slices can alternate
           const two = await startService({ ...settings, dataDir: `${settings.dataDir}-2`, workers: 2 })
@@ -143,13 +144,15 @@ async function main(): Promise<void> {
           // twice the warm-up: each of the two fresh workers gets about the warm-up requests the single one got
           targets.push(http(two.url, '/flags/?v=2', bodies, 32, two.process.pid!, 4))
         }
-        const [flags1, echo, ceiling, flags2] = await measure(targets)
+        const [flags1, echo, ceiling, interpreted, flags2] = await measure(targets)
         const ratio = flags1!.rps / ceiling!.rps
         const latencyNote = `p50 ${flags1!.p50} ms, p99 ${flags1!.p99} ms; ${cpuPerUnit(flags1!, 1, 'request')}`
         report({ name: 'flags_latency', value: flags1!.rps, unit: 'req/s', ratio, baseline: `flags_ceiling(${round(ceiling!.rps)} req/s)`, target: 'p99 ≤ 10 ms, ≥ 0.85 of ceiling', met: flags1!.p99 <= 10 && ratio >= 0.85, peakRssMiB: flags1!.peakRssMiB, idleRssMiB, note: latencyNote })
         const ceilingRatio = ceiling!.rps / echo!.rps
         const ceilingNote = `the same evaluation and response JSON in bare node:http, properties from the request: no Koa, no database; p50 ${ceiling!.p50} ms, p99 ${ceiling!.p99} ms; ${cpuPerUnit(ceiling!, 1, 'request')}`
         report({ name: 'flags_ceiling', value: ceiling!.rps, unit: 'req/s', ratio: ceilingRatio, baseline: echoName(echo!.rps), target: '≥ 0.3', met: ceilingRatio >= 0.3, note: ceilingNote })
+        const interpretedNote = `flags_ceiling with the reference interpreter instead of the compiled flags; ${cpuPerUnit(interpreted!, 1, 'request')}`
+        report({ name: 'flags_ceiling_interpreted', value: interpreted!.rps, unit: 'req/s', ratio: interpreted!.rps / ceiling!.rps, baseline: `flags_ceiling(${round(ceiling!.rps)} req/s)`, target: '-', met: false, reference: true, note: interpretedNote })
         if (flags2) {
           const scaling = flags2.rps / flags1!.rps
           const note = `load generator CPU ${(flags2.generatorCpu * 100).toFixed(0)}% of a core with 2 workers, ${(flags1!.generatorCpu * 100).toFixed(0)}% with 1; p99 ${flags2.p99} ms; ${cpuPerUnit(flags2, 1, 'request')}`
