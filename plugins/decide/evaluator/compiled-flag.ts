@@ -91,14 +91,24 @@ function compileCondition(flag: FlagDefinition, condition: ConditionSet, index: 
   return { aggregation, needsDevice, outcome, variant };
 }
 
-/** The shared FlagMatch of each outcome, made on first sight (a flag has few). */
-function outcomes(flag: FlagDefinition) {
-  const made = new Map<string, FlagMatch>();
-  return (matches: boolean, variant: string | null, kind: ReasonKind, index: number | null): FlagMatch => {
-    const key = matches ? (variant === null ? `m${index}` : `m${index}:${variant}`) : `${kind}:${index}`;
-    let match = made.get(key);
-    if (!match) made.set(key, (match = Object.freeze(result(flag, matches, variant, kind, index, matches))));
-    return match;
+/** The shared FlagMatch of each outcome, made on first sight (a flag has few), found without building a key. */
+function outcomes(flag: FlagDefinition, sets: number) {
+  const matched = Array.from({ length: sets }, () => new Map<string | null, FlagMatch>());
+  const unmatched = new Map<ReasonKind, (FlagMatch | undefined)[]>();
+  const make = (matches: boolean, variant: string | null, kind: ReasonKind, index: number | null) => Object.freeze(result(flag, matches, variant, kind, index, matches));
+  return {
+    matched(index: number, variant: string | null): FlagMatch {
+      const known = matched[index]!;
+      let match = known.get(variant);
+      if (!match) known.set(variant, (match = make(true, variant, 'condition_match', index)));
+      return match;
+    },
+    unmatched(kind: ReasonKind, index: number | null): FlagMatch {
+      let known = unmatched.get(kind);
+      if (!known) unmatched.set(kind, (known = []));
+      const slot = index === null ? 0 : index + 1;
+      return (known[slot] ??= make(false, null, kind, index));
+    },
   };
 }
 
@@ -113,7 +123,7 @@ export function compileFlag(flag: FlagDefinition, lookup: FlagLookup): CompiledF
   const lines = [`${flag.key} (id ${flag.id})${special ? ': early access or holdout first (interpreted)' : ''}`];
   const conditions = (filters.groups ?? []).map((condition, index) => compileCondition(flag, condition, index, lookup, lines));
   const variants = filters.multivariate?.variants ?? [];
-  const answer = outcomes(flag);
+  const answer = outcomes(flag, conditions.length);
   const evaluate = (ctx: RequestContext): FlagMatch => {
     if (special) {
       const decided = earlyAccess(flag, ctx) ?? holdout(flag, ctx);
@@ -138,11 +148,11 @@ export function compileFlag(flag: FlagDefinition, lookup: FlagLookup): CompiledF
       if (outcome === 'condition_match') {
         // no variants: no variant, and no variant hash to compute for it
         const variant = condition.variant ?? (variants.length ? selectVariant(variants, hashFor(flag.key, hashedIdentifier(flag, aggregation, ctx), 'variant')) : null);
-        return answer(true, variant, bestKind, bestIndex);
+        return answer.matched(index, variant);
       }
     }
     if (bestKind === 'no_condition_match' && skippedGroupCondition) bestKind = 'no_condition_match_groups_not_evaluated';
-    return answer(false, null, bestKind, bestIndex);
+    return answer.unmatched(bestKind, bestIndex);
   };
   return { evaluate, listing: lines.join('\n') };
 }
