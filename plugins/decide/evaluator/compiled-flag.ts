@@ -38,27 +38,22 @@ interface CompiledCondition {
   readonly variant: string | null;
 }
 
-/** One filter of a set as evaluateCondition reads it (cohorts apart). */
-function compileFilter(filter: PropertyFilter, aggregation: number | null, lookup: FlagLookup, lines: string[]): Check {
+/** One filter of a set as evaluateCondition reads it (cohorts apart), with its listing line. */
+function compileFilter(filter: PropertyFilter, aggregation: number | null, lookup: FlagLookup): { check: Check; text: string } {
   if (isFlagFilter(filter)) {
     const target = dependencyTarget(filter, lookup);
-    lines.push(`flag ${JSON.stringify(filter.key)} → ${target === 'missing' ? 'missing' : `id ${target}`} ${filter.operator} ${JSON.stringify(filter.value)}`);
-    return target === 'missing' ? () => flagValueMatches(filter, undefined) : (ctx) => flagValueMatches(filter, ctx.results.get(target));
+    const text = `flag ${JSON.stringify(filter.key)} → ${target === 'missing' ? 'missing' : `id ${target}`} ${filter.operator} ${JSON.stringify(filter.value)}`;
+    return { text, check: target === 'missing' ? () => flagValueMatches(filter, undefined) : (ctx) => flagValueMatches(filter, ctx.results.get(target)) };
   }
   const { matches, text } = compileProperty(filter);
   const type = filter.type ?? 'person';
-  if (type === 'person' || type === 'person_metadata') {
-    lines.push(text);
-    return (ctx) => matches(ctx.person, ctx.match);
-  }
+  if (type === 'person' || type === 'person_metadata') return { text, check: (ctx) => matches(ctx.person, ctx.match) };
   if (type === 'group') {
     const index = filter.group_type_index ?? aggregation;
-    lines.push(`${text} (group ${index})`);
-    if (index === null || index === undefined) return (ctx) => matches({}, ctx.match);
-    return (ctx) => matches(ctx.groupProperties(index), ctx.match);
+    if (index === null || index === undefined) return { text: `${text} (no group type: no properties)`, check: (ctx) => matches({}, ctx.match) };
+    return { text: `${text} (group ${index})`, check: (ctx) => matches(ctx.groupProperties(index), ctx.match) };
   }
-  lines.push(`${text} (type ${type}: never)`);
-  return () => false;
+  return { text: `${text} (type ${type}: never)`, check: () => false };
 }
 
 function compileCondition(flag: FlagDefinition, condition: ConditionSet, index: number, lookup: FlagLookup, lines: string[]): CompiledCondition {
@@ -72,9 +67,9 @@ function compileCondition(flag: FlagDefinition, condition: ConditionSet, index: 
       cohorts.push(filter);
       continue;
     }
-    const line: string[] = [];
-    checks.push(compileFilter(filter, aggregation, lookup, line));
-    lines.push(`    ${line.join('')}`);
+    const { check, text } = compileFilter(filter, aggregation, lookup);
+    checks.push(check);
+    lines.push(`    ${text}`);
   }
   if (cohorts.length) lines.push(`    cohorts ${cohorts.map((f) => JSON.stringify(f.value)).join(', ')} (last, as a batch)`);
   const percentage = condition.rollout_percentage;
