@@ -14,6 +14,8 @@ import { ProjectDefinitions } from './project-definitions.ts'
 export interface CacheOptions {
   pollIntervalMs: number
   maxProjects: number
+  /** Log what each loaded version's flags compiled to (the decide option `printCompiledFlags`). */
+  printCompiledFlags?: boolean
 }
 
 export class DefinitionsCache {
@@ -62,6 +64,10 @@ export class DefinitionsCache {
   private store(definitions: ProjectDefinitions): ProjectDefinitions {
     const current = this.entries.get(definitions.projectId)
     if (current && current.version > definitions.version) return current
+    if (this.options.printCompiledFlags && current !== definitions) {
+      const { projectId: project, generation, version } = definitions
+      this.logger.info({ project, generation, version, compiled: definitions.prepared.listing() }, 'flags: compiled definitions')
+    }
     const changed = current !== undefined && (current.generation !== definitions.generation || current.version !== definitions.version || !current.sameGroupTypes({ ...definitions.groupTypeMapping }))
     if (!current && this.entries.size >= this.options.maxProjects) {
       const oldest = this.entries.keys().next()

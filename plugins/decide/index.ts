@@ -49,6 +49,8 @@ export const optionsSchema = Type.Object(
      * than it has room for at 10 ms each are refused (definitions/regex-limit.ts).
      */
     regexBudgetMs: Type.Integer({ minimum: BACKTRACKING_MATCH_LIMIT_MS, default: DEFAULT_REGEX_BUDGET_MS }),
+    /** Log, at info, what each loaded version of a project's flags compiled to (for debugging evaluation). */
+    printCompiledFlags: Type.Boolean({ default: false }),
     /** Wire size of a /flags or /decide body. */
     requestBodyLimitBytes: Type.Integer({ minimum: 1024, default: 2 * 1024 * 1024 }),
     /** Size of a /flags or /decide body once decompressed. */
@@ -78,7 +80,7 @@ export default definePlugin({
   async setup(api, options) {
     await ensureDecideIndexes(api.db)
     const reader = new DefinitionsReader(api.db)
-    const cache = new DefinitionsCache(reader, new Generations(api.db), { pollIntervalMs: options.pollIntervalMs, maxProjects: options.maxCachedProjects }, api.logger)
+    const cache = new DefinitionsCache(reader, new Generations(api.db), { pollIntervalMs: options.pollIntervalMs, maxProjects: options.maxCachedProjects, printCompiledFlags: options.printCompiledFlags }, api.logger)
     const flags = new FlagsEvaluation({ db: api.db, cache, geoip: optionalGeoip(api), databaseTimeoutMs: options.databaseTimeoutMs, regexBudgetMs: options.regexBudgetMs, logger: api.logger })
     api.provide('flags', flags)
     const admin = { db: api.db, projects: api.projects, flags, bodyLimit: options.adminBodyLimitBytes, regexBudgetMs: options.regexBudgetMs }

@@ -4,7 +4,8 @@
  *   concern as sink-mongo), answer `{"status":1}` (figure 3);
  * - `POST /echo`: parse the JSON body and send it back (figure 4's baseline: any JSON endpoint's limit);
  * - `PUT /ceiling/definitions`, then `POST /ceiling/flags`: the flags endpoint's work without
- *   framework or database (ceiling.ts), figure 4's reference for what is reachable at all.
+ *   framework or database (ceiling.ts), figure 4's reference for what is reachable at all;
+ *   `POST /ceiling/flags-interpreted`: the same with the reference interpreter (the compiled flags' gain).
  */
 import http from 'node:http'
 import { randomUUID } from 'node:crypto'
@@ -41,8 +42,8 @@ let ceiling: FlagsCeiling | undefined
 const server = http.createServer(async (req, res) => {
   try {
     if (req.url === '/health') return send(res, 200, '{"status":"ok"}')
-    if (req.url === '/ceiling/flags' && ceiling) {
-      const body = ceiling.answer(await readBody(req))
+    if ((req.url === '/ceiling/flags' || req.url === '/ceiling/flags-interpreted') && ceiling) {
+      const body = ceiling.answer(await readBody(req), req.url === '/ceiling/flags-interpreted')
       res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length })
       return res.end(body)
     }

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto'
 import { evaluateFlags, prepareFlags } from '../../plugins/decide/evaluator/index.ts'
 import type { PreparedFlags, Properties } from '../../plugins/decide/evaluator/index.ts'
 import { parseFlagsJson, readFlagsBody } from '../../plugins/decide/http/flags-request.ts'
-import { flagsResponseJson } from '../../plugins/decide/http/response-json.ts'
+import { flagsResponseBuffer } from '../../plugins/decide/http/response-json.ts'
 import { shapeFor } from '../../plugins/decide/http/responses.ts'
 import type { SdkDefinitions } from './flags.ts'
 
@@ -25,8 +25,11 @@ export class FlagsCeiling {
     this.groupIndexByName = new Map(Object.entries(definitions.group_type_mapping).map(([index, name]) => [name, Number(index)]))
   }
 
-  /** The `/flags/?v=2` answer to a JSON body, as the service would give it with these stored properties. */
-  answer(text: string): Buffer {
+  /**
+   * The `/flags/?v=2` answer to a JSON body, as the service would give it with these stored
+   * properties; `interpret`: with the reference interpreter instead of the compiled flags.
+   */
+  answer(text: string, interpret = false): Buffer {
     const fields = readFlagsBody(parseFlagsJson(text))
     const groupProperties: Record<number, Properties> = {}
     for (const [name, properties] of Object.entries(fields.group_properties ?? {})) {
@@ -44,7 +47,8 @@ export class FlagsCeiling {
       groupPropertyOverrides: fields.group_properties ?? null,
       database: { status: 'loaded', person: { properties: { ...fields.person_properties } }, groupProperties },
       now: new Date(),
+      interpret,
     })
-    return Buffer.from(flagsResponseJson({}, V2, result, { requestId: randomUUID(), evaluatedAt: Date.now() }))
+    return flagsResponseBuffer({}, V2, result, { requestId: randomUUID(), evaluatedAt: Date.now() })
   }
 }

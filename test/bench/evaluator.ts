@@ -2,10 +2,12 @@
  * Figure 5: our pure evaluator against posthog-node's local evaluator, in this process, on the same
  * definitions (both read from the service's `GET /flags/definitions`: posthog-node fetches them
  * itself with the project's secret key as `personalApiKey`) and the same users. Every user's value
- * of every flag must be equal; a mismatch is printed and fails the run.
+ * of every flag must be equal; a mismatch is printed and fails the run. Rates are users per CPU
+ * second of this process, the two sides timed in alternating slices of the users.
  */
 import { PostHog } from 'posthog-node'
-import { evaluateFlags } from '../../plugins/decide/evaluator/index.ts'
+import { evaluateFlags, prepareFlags } from '../../plugins/decide/evaluator/index.ts'
+import type { PreparedFlags } from '../../plugins/decide/evaluator/index.ts'
 import type { BenchUser } from './payloads.ts'
 import { sdkDefinitions } from './flags.ts'
 import type { SdkDefinitions } from './flags.ts'
@@ -19,9 +21,10 @@ export interface EvaluatorFigure {
   mismatches: string[]
 }
 
-function ours(definitions: SdkDefinitions, user: BenchUser, now: number): Values {
+function ours(definitions: SdkDefinitions, prepared: PreparedFlags, user: BenchUser, now: number): Values {
   const result = evaluateFlags({
     flags: definitions.flags,
+    prepared,
     cohorts: definitions.cohorts,
     groupTypeMapping: definitions.group_type_mapping,
     distinctId: user.distinctId,
@@ -36,18 +39,20 @@ function ours(definitions: SdkDefinitions, user: BenchUser, now: number): Values
   return values
 }
 
-function timed<T>(users: readonly BenchUser[], run: (user: BenchUser) => T): { perSecond: number; values: T[] } {
-  const started = performance.now()
-  const values = users.map(run)
-  return { perSecond: users.length / ((performance.now() - started) / 1000), values }
+/** CPU seconds of this process: on a shared machine steadier than wall time, and both sides run here. */
+function cpuSeconds(): number {
+  const { user, system } = process.cpuUsage()
+  return (user + system) / 1e6
 }
 
-async function timedAsync<T>(users: readonly BenchUser[], run: (user: BenchUser) => Promise<T>): Promise<{ perSecond: number; values: T[] }> {
-  const started = performance.now()
-  const values: T[] = []
+async function timed<T>(users: readonly BenchUser[], run: (user: BenchUser) => T | Promise<T>, values: T[]): Promise<number> {
+  const started = cpuSeconds()
   for (const user of users) values.push(await run(user))
-  return { perSecond: users.length / ((performance.now() - started) / 1000), values }
+  return cpuSeconds() - started
 }
+
+/** Slices of users, ours and posthog-node's in turn, so that a neighbour's burst falls on both sides. */
+const SLICES = 10
 
 export async function evaluatorFigure(serviceUrl: string, token: string, secretKey: string, users: readonly BenchUser[]): Promise<EvaluatorFigure> {
   const definitions = await sdkDefinitions(serviceUrl, token, secretKey)
@@ -55,22 +60,33 @@ export async function evaluatorFigure(serviceUrl: string, token: string, secretK
   try {
     if (!(await sdk.waitForLocalEvaluationReady(10_000))) throw new Error('posthog-node did not load the definitions')
     const now = Date.now()
+    // prepared (and compiled) once, as the service does per definitions version and posthog-node per poll
+    const prepared = prepareFlags(definitions.flags)
     const viaSdk = (user: BenchUser) =>
       sdk.getAllFlags(user.distinctId, { personProperties: user.personProperties, groups: user.groups, groupProperties: user.groupProperties, onlyEvaluateLocally: true }) as Promise<Values>
+    const viaOurs = (user: BenchUser) => ours(definitions, prepared, user, now)
     // warm both up (JIT) before timing
-    timed(users.slice(0, 500), (user) => ours(definitions, user, now))
-    await timedAsync(users.slice(0, 500), viaSdk)
-    const a = timed(users, (user) => ours(definitions, user, now))
-    const b = await timedAsync(users, viaSdk)
+    await timed(users.slice(0, 500), viaOurs, [])
+    await timed(users.slice(0, 500), viaSdk, [])
+    const mineAll: Values[] = []
+    const theirsAll: Values[] = []
+    let oursSeconds = 0
+    let sdkSeconds = 0
+    const size = Math.ceil(users.length / SLICES)
+    for (let start = 0; start < users.length; start += size) {
+      const slice = users.slice(start, start + size)
+      oursSeconds += await timed(slice, viaOurs, mineAll)
+      sdkSeconds += await timed(slice, viaSdk, theirsAll)
+    }
     const mismatches: string[] = []
     users.forEach((user, i) => {
-      const mine = a.values[i]!
-      const theirs = b.values[i]!
+      const mine = mineAll[i]!
+      const theirs = theirsAll[i]!
       for (const key of new Set([...Object.keys(mine), ...Object.keys(theirs)])) {
         if (mine[key] !== theirs[key]) mismatches.push(`${user.distinctId} ${key}: ours ${JSON.stringify(mine[key])}, posthog-node ${JSON.stringify(theirs[key])}`)
       }
     })
-    return { oursPerSecond: a.perSecond, posthogNodePerSecond: b.perSecond, flagsPerUser: definitions.flags.length, mismatches }
+    return { oursPerSecond: users.length / oursSeconds, posthogNodePerSecond: users.length / sdkSeconds, flagsPerUser: definitions.flags.length, mismatches }
   } finally {
     await sdk.shutdown()
   }

@@ -143,6 +143,12 @@ export interface HttpLoad {
   databaseCommands?: CommandCounter
   /** Load before the first slice (default 2 s): JIT, pools, first-sight writes. */
   warmUpSeconds?: number
+  /**
+   * Open loop: requests per second over all connections (autocannon's `overallRate`), sent on
+   * schedule whether or not earlier answers came back. Unset: closed loop, each connection sends
+   * its next request when the previous one is answered.
+   */
+  rate?: number
 }
 
 /** POST bodies taken in turn from a list, `connections` at a time, with autocannon. */
@@ -155,6 +161,7 @@ export function httpTarget(spec: HttpLoad): Target {
           url: spec.url,
           connections: spec.connections,
           duration: seconds,
+          ...(spec.rate ? { overallRate: spec.rate } : {}),
           timeout: 30,
           requests: [
             {

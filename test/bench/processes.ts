@@ -156,13 +156,21 @@ export function cpuSeconds(pid: number): number {
   return ticks / 100
 }
 
+/** The summed resident memory of a process and its descendants now, in KiB. */
+function treeRssKiB(pid: number): number {
+  const pids = [pid]
+  for (let i = 0; i < pids.length && i < 64; i++) pids.push(...childrenOf(pids[i]!))
+  return pids.reduce((sum, p) => sum + rssKiB(p), 0)
+}
+
+/** The summed resident memory of a process and its descendants now, in MiB. */
+export const treeRssMiB = (pid: number): number => treeRssKiB(pid) / 1024
+
 /** Samples the summed resident memory of a process and its descendants until stopped; peak in MiB. */
 export function sampleRss(pid: number, everyMs = 100): { stop(): number } {
   let peak = 0
   const sample = () => {
-    const pids = [pid]
-    for (let i = 0; i < pids.length && i < 64; i++) pids.push(...childrenOf(pids[i]!))
-    peak = Math.max(peak, pids.reduce((sum, p) => sum + rssKiB(p), 0))
+    peak = Math.max(peak, treeRssKiB(pid))
   }
   sample()
   const timer = setInterval(sample, everyMs)

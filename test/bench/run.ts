@@ -3,13 +3,15 @@
  * config) and the bare node:http baselines on loopback, drives them with autocannon, and prints
  * `bench <name> <value> <unit> ratio <r> vs <baseline>` per figure, then a table. Every ratio
  * compares two measurements of this run, on the same database, with the same payloads, taken in
- * alternating slices (load.ts) so that the machine's drift falls on both sides. Beside figure 4 it
- * prints `flags_ceiling`, a reference: the flags work alone in bare node:http (ceiling.ts); beside
- * figure 2, `capture_batch_one_person`: batches of one user each, the shape posthog-js sends.
+ * alternating slices (load.ts) so that the machine's drift falls on both sides. `flags_ceiling` is
+ * the flags work alone in bare node:http (ceiling.ts), `flags_latency`'s baseline, itself compared
+ * with a bare JSON echo; `flags_at_rate` is open loop (a fixed request rate, as page loads arrive);
+ * beside figure 2, `capture_batch_one_person`: batches of one user each, the shape posthog-js sends.
  *
  * Environment: BENCH_SECONDS (per measurement, default 8), BENCH_SLICES (slices per measurement,
  * default 4), BENCH_LOG_LEVEL (the service's, default info as shipped), BENCH_CPU_PROF=<dir> (write
- * the service's --cpu-prof profiles there), BENCH_ONLY=<comma-separated figure names>.
+ * the service's --cpu-prof profiles there), BENCH_ONLY=<comma-separated figure names>,
+ * BENCH_FLAGS_RATE (flags_at_rate's requests per second, default 2000).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
@@ -22,7 +24,8 @@ import { insertManyTarget } from './insert-many.ts'
 import { evaluatorFigure } from './evaluator.ts'
 import { assertSameFlagValues, sdkDefinitions, storeFlagsPersons } from './flags.ts'
 import { BATCH_SIZE, batchBodies, benchUsers, flagDefinitions, flagsBodies, onePersonBatchBodies, singleBodies, USER_COUNT } from './payloads.ts'
-import { startBaselines, startMongo, startService } from './processes.ts'
+import { startBaselines, startMongo, startService, treeRssMiB } from './processes.ts'
+import { printTable, report, round } from './table.ts'
 import type { Child, ServiceSettings } from './processes.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
@@ -31,27 +34,10 @@ const SLICES = Number(process.env.BENCH_SLICES ?? 4)
 const ONLY = process.env.BENCH_ONLY?.split(',')
 const ADMIN_KEY = 'bench-admin-key-0123456789'
 const wanted = (name: string) => !ONLY || ONLY.includes(name)
+const FLAGS_FIGURES = ['flags_latency', 'flags_ceiling', 'workers_scaling', 'flags_at_rate']
+/** Figure `flags_at_rate`'s open-loop request rate. */
+const FLAGS_RATE = Number(process.env.BENCH_FLAGS_RATE ?? 2000)
 
-interface Figure {
-  name: string
-  value: number
-  unit: string
-  ratio: number
-  baseline: string
-  target: string
-  met: boolean
-  /** Not one of the issue's figures: printed for comparison, neither met nor missed. */
-  reference?: boolean
-  peakRssMiB?: number
-  note?: string
-}
-
-const figures: Figure[] = []
-function report(figure: Figure): void {
-  figures.push(figure)
-  const rss = figure.peakRssMiB === undefined ? '' : ` peak_rss ${figure.peakRssMiB.toFixed(0)} MiB`
-  console.log(`bench ${figure.name} ${round(figure.value)} ${figure.unit} ratio ${figure.ratio.toFixed(2)} vs ${figure.baseline}${rss}${figure.note ? ` (${figure.note})` : ''}`)
-}
 /**
  * CPU per event (or request) of the serving process and of the database, stabler on a shared
  * machine than the rates, and the database commands each request cost: `find 0.31, insert 1.02`.
@@ -68,7 +54,6 @@ async function commandTotals(db: Db): Promise<Map<string, number>> {
   const status = (await db.admin().command({ serverStatus: 1 })) as { metrics?: { commands?: Record<string, { total: unknown }> } }
   return new Map(Object.entries(status.metrics?.commands ?? {}).map(([name, { total }]) => [name, Number(total)]))
 }
-const round = (n: number) => (n >= 100 ? Math.round(n) : Math.round(n * 100) / 100)
 
 async function admin(service: Child, method: string, p: string, body?: unknown): Promise<Record<string, unknown>> {
   const response = await fetch(service.url + p, {
@@ -96,6 +81,8 @@ async function main(): Promise<void> {
     const token = String(project.api_token)
     await admin(service, 'PUT', `/api/projects/${project.id}/flag_definitions`, flagDefinitions())
     const pid = service.process.pid!
+    // before any load: the service started, with a project and its definitions
+    const idleRssMiB = treeRssMiB(pid)
     const client = new MongoClient(mongo.url)
     await client.connect()
     const db = client.db('bench')
@@ -117,7 +104,7 @@ async function main(): Promise<void> {
       if (wanted('capture_batch_personless')) {
         const eps = service1!.rps * BATCH_SIZE
         const costs = `${cpuPerUnit(service1!, BATCH_SIZE)}; baseline: database ${((baseline!.databaseCpuSeconds * 1e6) / baseline!.requests).toFixed(0)} µs, driver ${((baseline!.targetCpuSeconds * 1e6) / baseline!.requests).toFixed(0)} µs per event`
-        report({ name: 'capture_batch_personless', value: eps, unit: 'events/s', ratio: eps / rawInsertMany, baseline: baselineName, target: '≥ 0.8', met: eps / rawInsertMany >= 0.8, peakRssMiB: service1!.peakRssMiB, note: costs })
+        report({ name: 'capture_batch_personless', value: eps, unit: 'events/s', ratio: eps / rawInsertMany, baseline: baselineName, target: '≥ 0.8', met: eps / rawInsertMany >= 0.8, peakRssMiB: service1!.peakRssMiB, idleRssMiB, note: costs })
       }
       if (wanted('capture_batch_persons')) {
         // after figure 1, whose events are personless: its $identify events merge figure 1's anonymous ids,
@@ -127,7 +114,7 @@ async function main(): Promise<void> {
         const eps = persons!.rps * BATCH_SIZE
         const ratio = eps / again!.rps
         const baseline = `mongodb_insertMany(${round(again!.rps)} events/s)`
-        report({ name: 'capture_batch_persons', value: eps, unit: 'events/s', ratio, baseline, target: '≥ 0.4', met: ratio >= 0.4, peakRssMiB: persons!.peakRssMiB, note: `${USER_COUNT} users, 1/3 $identify with $set; ${cpuPerUnit(persons!, BATCH_SIZE)}` })
+        report({ name: 'capture_batch_persons', value: eps, unit: 'events/s', ratio, baseline, target: '≥ 0.4', met: ratio >= 0.4, peakRssMiB: persons!.peakRssMiB, idleRssMiB, note: `${USER_COUNT} users, 1/3 $identify with $set; ${cpuPerUnit(persons!, BATCH_SIZE)}` })
         const browserEps = browser!.rps * BATCH_SIZE
         const browserNote = `each batch 100 pageviews of one of ${USER_COUNT} users with $set_once, as posthog-js sends them; ${cpuPerUnit(browser!, BATCH_SIZE)}`
         report({ name: 'capture_batch_one_person', value: browserEps, unit: 'events/s', ratio: browserEps / again!.rps, baseline, target: '-', met: false, reference: true, peakRssMiB: browser!.peakRssMiB, note: browserNote })
@@ -137,39 +124,55 @@ async function main(): Promise<void> {
       const bodies = singleBodies(token, 1000)
       const [ours, bare] = await measure([http(service.url, '/i/v0/e/', bodies, 32), http(baselines.url, '/i/v0/e/', bodies, 32, baselines.process.pid!)])
       const costs = `${cpuPerUnit(ours!, 1)}; baseline: ${cpuPerUnit(bare!, 1)}`
-      report({ name: 'capture_single', value: ours!.rps, unit: 'req/s', ratio: ours!.rps / bare!.rps, baseline: `node_http_insertOne(${round(bare!.rps)} req/s)`, target: '≥ 0.7', met: ours!.rps / bare!.rps >= 0.7, peakRssMiB: ours!.peakRssMiB, note: costs })
+      report({ name: 'capture_single', value: ours!.rps, unit: 'req/s', ratio: ours!.rps / bare!.rps, baseline: `node_http_insertOne(${round(bare!.rps)} req/s)`, target: '≥ 0.7', met: ours!.rps / bare!.rps >= 0.7, peakRssMiB: ours!.peakRssMiB, idleRssMiB, note: costs })
     }
     const users = benchUsers(USER_COUNT)
-    if (wanted('flags_latency') || wanted('workers_scaling')) {
+    if (FLAGS_FIGURES.some(wanted)) {
       await storeFlagsPersons(service.url, token, users.slice(0, 2000))
       const bodies = flagsBodies(token, users.slice(0, 2000))
       await admin(baselines, 'PUT', '/ceiling/definitions', await sdkDefinitions(service.url, token, String(project.secret_api_token)))
       await assertSameFlagValues(`${service.url}/flags/?v=2`, `${baselines.url}/ceiling/flags`, bodies.slice(0, 20))
+      await assertSameFlagValues(`${baselines.url}/ceiling/flags`, `${baselines.url}/ceiling/flags-interpreted`, bodies.slice(0, 20))
       const baselinePid = baselines.process.pid!
-      const targets = [http(service.url, '/flags/?v=2', bodies, 32), http(baselines.url, '/echo', bodies, 32, baselinePid), http(baselines.url, '/ceiling/flags', bodies, 32, baselinePid)]
-      if (wanted('workers_scaling')) {
-        // both services run side by side on the same database, so that their slices can alternate
-        const two = await startService({ ...settings, dataDir: `${settings.dataDir}-2`, workers: 2 })
-        children.push(two)
-        // twice the warm-up: each of the two fresh workers gets about the warm-up requests the single one got
-        targets.push(http(two.url, '/flags/?v=2', bodies, 32, two.process.pid!, 4))
+      const echoName = (rps: number) => `node_http_json_echo(${round(rps)} req/s)`
+      if (wanted('flags_latency') || wanted('flags_ceiling') || wanted('workers_scaling')) {
+        const targets = [http(service.url, '/flags/?v=2', bodies, 32), http(baselines.url, '/echo', bodies, 32, baselinePid), http(baselines.url, '/ceiling/flags', bodies, 32, baselinePid), http(baselines.url, '/ceiling/flags-interpreted', bodies, 32, baselinePid)]
+        if (wanted('workers_scaling')) {
+          // both services run side by side on the same database, so that their slices can alternate
+          const two = await startService({ ...settings, dataDir: `${settings.dataDir}-2`, workers: 2 })
+          children.push(two)
+          // twice the warm-up: each of the two fresh workers gets about the warm-up requests the single one got
+          targets.push(http(two.url, '/flags/?v=2', bodies, 32, two.process.pid!, 4))
+        }
+        const [flags1, echo, ceiling, interpreted, flags2] = await measure(targets)
+        const ratio = flags1!.rps / ceiling!.rps
+        const latencyNote = `p50 ${flags1!.p50} ms, p99 ${flags1!.p99} ms; ${cpuPerUnit(flags1!, 1, 'request')}`
+        report({ name: 'flags_latency', value: flags1!.rps, unit: 'req/s', ratio, baseline: `flags_ceiling(${round(ceiling!.rps)} req/s)`, target: 'p99 ≤ 10 ms, ≥ 0.85 of ceiling', met: flags1!.p99 <= 10 && ratio >= 0.85, peakRssMiB: flags1!.peakRssMiB, idleRssMiB, note: latencyNote })
+        const ceilingRatio = ceiling!.rps / echo!.rps
+        const ceilingNote = `the same evaluation and response JSON in bare node:http, properties from the request: no Koa, no database; p50 ${ceiling!.p50} ms, p99 ${ceiling!.p99} ms; ${cpuPerUnit(ceiling!, 1, 'request')}`
+        report({ name: 'flags_ceiling', value: ceiling!.rps, unit: 'req/s', ratio: ceilingRatio, baseline: echoName(echo!.rps), target: '≥ 0.3', met: ceilingRatio >= 0.3, note: ceilingNote })
+        const interpretedNote = `flags_ceiling with the reference interpreter instead of the compiled flags; ${cpuPerUnit(interpreted!, 1, 'request')}`
+        report({ name: 'flags_ceiling_interpreted', value: interpreted!.rps, unit: 'req/s', ratio: interpreted!.rps / ceiling!.rps, baseline: `flags_ceiling(${round(ceiling!.rps)} req/s)`, target: '-', met: false, reference: true, note: interpretedNote })
+        if (flags2) {
+          const scaling = flags2.rps / flags1!.rps
+          const note = `${os.cpus().length <= 2 ? 'no target on 2 cores: the load generator and the database share them; ' : ''}load generator CPU ${(flags2.generatorCpu * 100).toFixed(0)}% of a core with 2 workers, ${(flags1!.generatorCpu * 100).toFixed(0)}% with 1; p99 ${flags2.p99} ms; ${cpuPerUnit(flags2, 1, 'request')}`
+          const noTarget = os.cpus().length <= 2 ? 'no target (2 cores)' : undefined
+          report({ name: 'workers_scaling', value: flags2.rps, unit: 'req/s', ratio: scaling, baseline: `1_worker(${round(flags1!.rps)} req/s)`, target: noTarget ? '-' : '≥ 1.3', met: scaling >= 1.3, noTarget, peakRssMiB: flags2.peakRssMiB, note })
+        }
       }
-      const [flags1, echo, ceiling, flags2] = await measure(targets)
-      const ratio = flags1!.rps / echo!.rps
-      const echoName = `node_http_json_echo(${round(echo!.rps)} req/s)`
-      report({ name: 'flags_latency', value: flags1!.rps, unit: 'req/s', ratio, baseline: echoName, target: 'p99 ≤ 10 ms, ratio ≥ 0.3', met: flags1!.p99 <= 10 && ratio >= 0.3, peakRssMiB: flags1!.peakRssMiB, note: `p50 ${flags1!.p50} ms, p99 ${flags1!.p99} ms; ${cpuPerUnit(flags1!, 1, 'request')}` })
-      const ceilingNote = `the same evaluation and response JSON in bare node:http, properties from the request: no Koa, no database; p50 ${ceiling!.p50} ms, p99 ${ceiling!.p99} ms; ${cpuPerUnit(ceiling!, 1, 'request')}`
-      report({ name: 'flags_ceiling', value: ceiling!.rps, unit: 'req/s', ratio: ceiling!.rps / echo!.rps, baseline: echoName, target: '-', met: false, reference: true, note: ceilingNote })
-      if (flags2) {
-        const scaling = flags2.rps / flags1!.rps
-        report({ name: 'workers_scaling', value: flags2.rps, unit: 'req/s', ratio: scaling, baseline: `1_worker(${round(flags1!.rps)} req/s)`, target: '≥ 1.3', met: scaling >= 1.3, peakRssMiB: flags2.peakRssMiB, note: `load generator CPU ${(flags2.generatorCpu * 100).toFixed(0)}% of a core with 2 workers, ${(flags1!.generatorCpu * 100).toFixed(0)}% with 1; p99 ${flags2.p99} ms; ${cpuPerUnit(flags2, 1, 'request')}` })
+      if (wanted('flags_at_rate')) {
+        // open loop: a page-load workload sends on its own schedule; the echo at the same rate shows what the machine adds
+        const atRate = (url: string, p: string, pid: number) => httpTarget({ url, path: p, bodies, connections: 32, pid, databasePid, warmUpSeconds: 2, databaseCommands: commands, rate: FLAGS_RATE })
+        const [flags, echo] = await measure([atRate(service.url, '/flags/?v=2', pid), atRate(baselines.url, '/echo', baselinePid)])
+        const note = `p50 ${flags!.p50} ms, p99 ${flags!.p99} ms at ${FLAGS_RATE} req/s asked; echo at the same rate: p50 ${echo!.p50} ms, p99 ${echo!.p99} ms; ${cpuPerUnit(flags!, 1, 'request')}`
+        report({ name: 'flags_at_rate', value: flags!.p99, unit: 'ms p99', ratio: flags!.rps / FLAGS_RATE, baseline: `${FLAGS_RATE} req/s asked (served share)`, target: 'p99 ≤ 5 ms', met: flags!.p99 <= 5 && flags!.rps >= FLAGS_RATE * 0.95, peakRssMiB: flags!.peakRssMiB, idleRssMiB, note })
       }
     }
     if (wanted('evaluator_vs_posthog_node')) {
       const figure = await evaluatorFigure(service.url, token, String(project.secret_api_token), users)
       for (const line of figure.mismatches.slice(0, 20)) console.log(`mismatch ${line}`)
       const ratio = figure.oursPerSecond / figure.posthogNodePerSecond
-      report({ name: 'evaluator_vs_posthog_node', value: figure.oursPerSecond, unit: 'users/s', ratio, baseline: `posthog-node(${round(figure.posthogNodePerSecond)} users/s)`, target: '≥ 2, no mismatch', met: ratio >= 2 && figure.mismatches.length === 0, note: `${figure.flagsPerUser} flags per user, ${figure.mismatches.length} mismatches in ${users.length * figure.flagsPerUser} pairs` })
+      report({ name: 'evaluator_vs_posthog_node', value: figure.oursPerSecond, unit: 'users/CPU s', ratio, baseline: `posthog-node(${round(figure.posthogNodePerSecond)} users/CPU s)`, target: '≥ 15, no mismatch', met: ratio >= 15 && figure.mismatches.length === 0, note: `${figure.flagsPerUser} flags per user, ${figure.mismatches.length} mismatches in ${users.length * figure.flagsPerUser} pairs` })
       if (figure.mismatches.length) process.exitCode = 1
     }
     await client.close()
@@ -177,17 +180,7 @@ async function main(): Promise<void> {
     for (const child of children.reverse()) await child.stop()
     rmSync(dir, { recursive: true, force: true })
   }
-  printTable(performance.now() - started)
-}
-
-function printTable(elapsedMs: number): void {
-  const status = (f: Figure) => (f.reference ? 'reference' : f.met ? 'met' : 'MISSED')
-  const rows = figures.map((f) => [f.name, `${round(f.value)} ${f.unit}`, f.ratio.toFixed(2), f.target, status(f), f.peakRssMiB === undefined ? '-' : `${f.peakRssMiB.toFixed(0)} MiB`])
-  const header = ['figure', 'value', 'ratio', 'target', '', 'peak RSS']
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ')
-  console.log(`\n${line(header)}\n${rows.map(line).join('\n')}`)
-  console.log(`\n${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}; ${SECONDS} s per measurement; ${(elapsedMs / 1000).toFixed(0)} s in all`)
+  printTable(performance.now() - started, SECONDS)
 }
 
 main().catch((error: unknown) => {

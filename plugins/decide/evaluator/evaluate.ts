@@ -17,6 +17,9 @@ const OUTCOMES_PER_FLAG = 32;
  * was a tenth of the evaluation, and the response writer remembers a shared answer's JSON text.
  */
 function answered(prepared: PreparedFlags, flag: FlagDefinition, match: FlagMatch): FlagResult {
+  // a compiled flag's matches are shared (frozen) and its own: their answer is found by identity
+  const shared = Object.isFrozen(match) ? prepared.answers.get(match) : undefined;
+  if (shared) return shared;
   const known = prepared.outcomes(flag);
   for (const { answer, kind } of known) {
     if (
@@ -35,6 +38,7 @@ function answered(prepared: PreparedFlags, flag: FlagDefinition, match: FlagMatc
     Object.freeze(answer.reason);
     Object.freeze(answer.metadata);
     known.push({ answer: Object.freeze(answer), kind: match.reason });
+    if (Object.isFrozen(match)) prepared.answers.set(match, answer);
   }
   return answer;
 }
@@ -157,7 +161,7 @@ function* evaluation(input: EvaluationInput, slices: Pick<EvaluationSlices, 'sli
       sliceStarted = slices.clock();
     }
     try {
-      const match = plan.brokenIds.has(flag.id) ? MISSING_DEPENDENCY : evaluateFlag(flag, ctx);
+      const match = plan.brokenIds.has(flag.id) ? MISSING_DEPENDENCY : input.interpret ? evaluateFlag(flag, ctx) : prepared.compiled(flag).evaluate(ctx);
       results[flag.key] = answered(prepared, flag, match);
       ctx.results.set(flag.id, match.matches ? (match.variant ?? true) : false);
     } catch (error) {

@@ -18,7 +18,7 @@ export interface FlagMatch {
 }
 
 /** The match, with the payload stored for its value when `withPayload` (a stored null counts, §10.1). */
-function result(flag: FlagDefinition, matches: boolean, variant: string | null, kind: ReasonKind, index: number | null, withPayload: boolean): FlagMatch {
+export function result(flag: FlagDefinition, matches: boolean, variant: string | null, kind: ReasonKind, index: number | null, withPayload: boolean): FlagMatch {
   const payloads = flag.filters.payloads;
   const key = variant ?? 'true';
   if (!withPayload || !payloads || typeof payloads !== 'object' || !Object.prototype.hasOwnProperty.call(payloads, key)) {
@@ -34,7 +34,7 @@ export const enrollmentKey = (flagKey: string) => `$feature_enrollment/${flagKey
  * legacy first super group decides only when one of its keys is present. The
  * payload of "true" is attached whether or not the person is enrolled.
  */
-function earlyAccess(flag: FlagDefinition, ctx: RequestContext): FlagMatch | null {
+export function earlyAccess(flag: FlagDefinition, ctx: RequestContext): FlagMatch | null {
   if (flag.filters.feature_enrollment === true) {
     const key = enrollmentKey(flag.key);
     if (!Object.prototype.hasOwnProperty.call(ctx.person, key)) return null;
@@ -50,7 +50,7 @@ function earlyAccess(flag: FlagDefinition, ctx: RequestContext): FlagMatch | nul
 }
 
 /** Holdout (§6.2): hashed without the flag key and without stored overrides. */
-function holdout(flag: FlagDefinition, ctx: RequestContext): FlagMatch | null {
+export function holdout(flag: FlagDefinition, ctx: RequestContext): FlagMatch | null {
   const config = flag.filters.holdout;
   if (!config) return null;
   const percentage = Math.min(Math.max(config.exclusion_percentage, 0), 100);

@@ -1,7 +1,9 @@
+import { compileFlag, type CompiledFlag } from './compiled-flag.ts';
 import { lookupFlags, planDependencies, type DependencyPlan, type FlagLookup } from './dependencies.ts';
 import { isFlagExcluded, type RequestFilters } from './filtering.ts';
 import { databaseNeeds, flagNeedsHashKeyOverride, propertyNeeds, type DatabaseNeeds, type PropertyNeeds } from './requirements.ts';
 import type { ReasonKind } from './reasons.ts';
+import type { FlagMatch } from './flag.ts';
 import type { FlagDefinition, FlagResult } from './types.ts';
 import { sanitizeFlags } from './validate.ts';
 
@@ -30,6 +32,12 @@ export interface PreparedFlags {
   databaseNeeds(flag: FlagDefinition): DatabaseNeeds;
   /** The flag's answers made so far with these definitions, for evaluate.ts to share (it adds to the list). */
   outcomes(flag: FlagDefinition): SharedAnswer[];
+  /** The shared answer of a compiled flag's shared (frozen) match, by identity: evaluate.ts fills it. */
+  readonly answers: WeakMap<FlagMatch, FlagResult>;
+  /** The flag compiled (compiled-flag.ts), on first use. */
+  compiled(flag: FlagDefinition): CompiledFlag;
+  /** What every flag compiled to, for the debug listing. */
+  listing(): string;
   /** The flags a request evaluates and skips (remembered for requests without `flag_keys`). */
   selection(keys: readonly string[] | null, filters: RequestFilters): Selection;
 }
@@ -76,6 +84,12 @@ export function prepareFlags(source: readonly FlagDefinition[]): PreparedFlags {
   const database = new Map<FlagDefinition, DatabaseNeeds>();
   const selections = new Map<string, Selection>();
   const outcomes = new Map<FlagDefinition, SharedAnswer[]>();
+  const compiled = new Map<FlagDefinition, CompiledFlag>();
+  const compiledFlag = (flag: FlagDefinition) => {
+    let found = compiled.get(flag);
+    if (!found) compiled.set(flag, (found = compileFlag(flag, lookup)));
+    return found;
+  };
   return {
     source,
     flags,
@@ -93,6 +107,9 @@ export function prepareFlags(source: readonly FlagDefinition[]): PreparedFlags {
       if (!found) database.set(flag, (found = databaseNeeds(flag)));
       return found;
     },
+    answers: new WeakMap(),
+    compiled: compiledFlag,
+    listing: () => flags.map((flag) => compiledFlag(flag).listing).join('\n'),
     outcomes(flag) {
       let found = outcomes.get(flag);
       if (!found) outcomes.set(flag, (found = []));

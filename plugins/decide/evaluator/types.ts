@@ -130,6 +130,8 @@ export interface EvaluationInput {
   onlySurveyFlags?: boolean;
   /** Bounds on the request's evaluation time; unbounded when absent. */
   budget?: EvaluationBudget | null;
+  /** Evaluate with the reference interpreter (flag.ts) instead of the compiled flags (compiled-flag.ts). */
+  interpret?: boolean;
 }
 
 /**

@@ -17,7 +17,7 @@ import type { FlagsRequest, FlagsService } from '../service.ts'
 import { parseFlagsJson, readFlagsBody, tokenOf } from './flags-request.ts'
 import type { FlagsBodyFields } from './flags-request.ts'
 import { decideFields, shapeFor } from './responses.ts'
-import { flagsResponseJson } from './response-json.ts'
+import { flagsResponseBuffer } from './response-json.ts'
 import { remoteConfig } from './remote-config.ts'
 
 export const FLAGS_PATHS = ['/flags', '/flags/', '/decide', '/decide/'] as const
@@ -102,7 +102,7 @@ export function mountFlagsRoutes(router: Router, { projects, flags, limits }: Fl
     // what `ctx.type = 'application/json'` sets, without its MIME lookup; a Buffer body is encoded
     // once, where Koa measures a string body's UTF-8 length and node:http then encodes it again
     ctx.set('Content-Type', JSON_CONTENT_TYPE)
-    ctx.body = Buffer.from(flagsResponseJson({ ...(isDecide ? decideFields() : {}), ...config }, shape, result, parts))
+    ctx.body = flagsResponseBuffer({ ...(isDecide ? decideFields() : {}), ...config }, shape, result, parts)
   }
   // posthog-js asks for flags cross-origin
   for (const path of FLAGS_PATHS) router.get(path, crossOrigin, flagsEndpoint).post(path, crossOrigin, flagsEndpoint)

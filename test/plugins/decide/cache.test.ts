@@ -46,6 +46,17 @@ describe('decide DefinitionsCache', () => {
   })
   beforeEach(() => void project++)
 
+  it('logs what the flags compiled to when printCompiledFlags is set', async () => {
+    await replaceDefinitions(t.db, project, readDefinitions({ flags: [flag(1, 'listed')] }))
+    const lines: Array<Record<string, unknown>> = []
+    const capture = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) })
+    const cache = new DefinitionsCache(new DefinitionsReader(t.db), new Generations(t.db), { pollIntervalMs: 50, maxProjects: 10, printCompiledFlags: true }, capture)
+    await cache.get(project)
+    const logged = lines.find((line) => line.msg === 'flags: compiled definitions')
+    expect(logged?.project).to.equal(project)
+    expect(logged?.compiled).to.include('listed (id 1)').and.include('rollout 100% (no hash)')
+  })
+
   it('serves a change made by another process within a poll interval', async () => {
     await replaceDefinitions(t.db, project, readDefinitions({ flags: [flag(1, 'before')] }))
     const cache = cacheOn()

@@ -1,7 +1,7 @@
 import { toText } from './values.ts';
 
 /** Booleans, the strings "true"/"false" in any case, or lists made only of those. */
-function isBooleanish(value: unknown): boolean {
+export function isBooleanish(value: unknown): boolean {
   if (typeof value === 'boolean') return true;
   if (typeof value === 'string') {
     const lower = value.toLowerCase();
@@ -12,7 +12,7 @@ function isBooleanish(value: unknown): boolean {
 }
 
 /** Truthy: true, "true" in any case, or a list whose elements are all truthy (an empty list is truthy). */
-function isTruthy(value: unknown): boolean {
+export function isTruthy(value: unknown): boolean {
   if (typeof value === 'boolean') return value;
   if (typeof value === 'string') return value.toLowerCase() === 'true';
   if (Array.isArray(value)) return value.every(isTruthy);

@@ -23,7 +23,7 @@ export function lookupKey(filter: PropertyFilter): string {
 }
 
 /** Operators true for an absent key: the negative ones (§8). */
-const NEGATIVE_OPERATORS = new Set([
+export const NEGATIVE_OPERATORS: ReadonlySet<string> = new Set([
   'is_not',
   'not_icontains',
   'not_starts_with',

@@ -60,7 +60,11 @@ export function toNumber(value: unknown): number | null {
   return parseRustF64(toText(value));
 }
 
+const HAS_ASCII_UPPER = /[A-Z]/;
+
 /** ASCII-only lowercasing, as Rust's `to_ascii_lowercase`. */
 export function asciiLower(text: string): string {
+  // most texts have no capital letter: testing first spares the replacement's copy and callback
+  if (!HAS_ASCII_UPPER.test(text)) return text;
   return text.replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 32));
 }

@@ -1,3 +1,4 @@
+import { expect } from 'chai';
 import { evaluateFlags } from '../../../../plugins/decide/evaluator/evaluate.ts';
 import type {
   ConditionSet,
@@ -21,8 +22,16 @@ export function simpleFlag(key: string, condition: ConditionSet, extra: Partial<
 
 export const NOW = Date.parse('2024-06-15T12:00:00Z');
 
+/**
+ * The compiled evaluation, checked against the reference interpreter on the same input: every
+ * evaluator test that goes through here covers both (a difference throws).
+ */
 export function evaluate(flags: FlagDefinition[], input: Partial<EvaluationInput> = {}) {
-  return evaluateFlags({ flags, distinctId: 'user-1', database: { status: 'skipped' }, now: NOW, ...input });
+  const full = { flags, distinctId: 'user-1', database: { status: 'skipped' as const }, now: NOW, ...input };
+  const compiled = evaluateFlags(full);
+  const interpreted = evaluateFlags({ ...full, interpret: true });
+  expect(compiled, 'compiled evaluation against the interpreter').to.deep.equal(interpreted);
+  return compiled;
 }
 
 /** The single flag's result. */

@@ -3,7 +3,7 @@ import { evaluateFlags, prepareFlags } from '../../../../plugins/decide/evaluato
 import type { EvaluationResult, FlagDefinition } from '../../../../plugins/decide/evaluator/index.ts'
 import { flagsResponse } from '../../../../plugins/decide/http/responses.ts'
 import type { ResponseShape } from '../../../../plugins/decide/http/responses.ts'
-import { flagsResponseJson } from '../../../../plugins/decide/http/response-json.ts'
+import { flagsResponseBuffer, flagsResponseJson } from '../../../../plugins/decide/http/response-json.ts'
 
 const flag = (id: number, key: string, filters: FlagDefinition['filters']): FlagDefinition => ({ id, key, active: true, version: 2, filters })
 
@@ -36,9 +36,19 @@ describe('decide flagsResponseJson', () => {
       const parts = { requestId: `request-${i}`, evaluatedAt: 1700000000000 + i }
       for (const shape of SHAPES) {
         for (const extra of [{}, fields]) {
-          expect(flagsResponseJson(extra, shape, answer, parts)).to.equal(JSON.stringify({ ...extra, ...flagsResponse(shape, answer, parts) }))
+          const expected = JSON.stringify({ ...extra, ...flagsResponse(shape, answer, parts) })
+          expect(flagsResponseJson(extra, shape, answer, parts)).to.equal(expected)
+          expect(flagsResponseBuffer(extra, shape, answer, parts).equals(Buffer.from(expected)), `${shape} bytes`).to.equal(true)
         }
       }
+    }
+  })
+
+  it('writes the bytes of an answer without flags, and of one with errors', () => {
+    const parts = { requestId: 'r', evaluatedAt: 0 }
+    for (const answer of [{ flags: {}, errorsWhileComputingFlags: false }, result(definitions(null), 'user-1', 'pro')]) {
+      expect(answer.flags).to.satisfy((flags: object) => Object.keys(flags).length === 0 || answer.errorsWhileComputingFlags)
+      expect(flagsResponseBuffer({}, 'v2', answer, parts).toString()).to.equal(JSON.stringify(flagsResponse('v2', answer, parts)))
     }
   })
 
