@@ -9,6 +9,7 @@ import type { Client } from '@openfeature/server-sdk'
 import { OFREPProvider } from '@openfeature/ofrep-provider'
 import { startTestService } from '../helpers/service.ts'
 import type { TestService } from '../helpers/service.ts'
+import { writeMaxMindCityFixture } from '../plugins/geoip/fixtures.ts'
 
 const all = (properties: unknown[], rollout: number | null = 100, extra: Record<string, unknown> = {}) => [{ properties, rollout_percentage: rollout, ...extra }]
 const pro = { key: 'plan', value: ['pro'], operator: 'exact', type: 'person' }
@@ -22,6 +23,7 @@ const DEFINITIONS = {
     { id: 6, key: 'layout', active: true, is_remote_configuration: true, filters: { groups: all([]), payloads: { true: '{"columns":3,"dense":true}' } } },
     { id: 7, key: 'switched-off', active: false, filters: { groups: all([]) } },
     { id: 8, key: 'company-beta', active: true, filters: { aggregation_group_type_index: 0, groups: all([{ key: 'tier', value: 'gold', operator: 'exact', type: 'group', group_type_index: 0 }]) } },
+    { id: 10, key: 'uk-only', active: true, filters: { groups: all([{ key: '$geoip_country_code', value: ['GB'], operator: 'exact', type: 'person' }]) } },
     { id: 9, key: 'pro-colour', active: true, filters: { groups: all([pro], 100, { variant: 'blue' }), multivariate: { variants: [{ key: 'red', rollout_percentage: 100 }, { key: 'blue', rollout_percentage: 0 }] } } },
   ],
   group_type_mapping: { 0: 'company' },
@@ -31,7 +33,7 @@ describe('OpenFeature OFREP provider (server) against the service', () => {
   let t: TestService
   let client: Client
   before(async () => {
-    t = await startTestService({ plugins: [{ plugin: 'validate' }, { plugin: 'alias-resolve' }, { plugin: 'person-update' }, { plugin: 'decide' }, { plugin: 'sink-mongo', required: true }] })
+    t = await startTestService({ plugins: [{ plugin: 'validate' }, { plugin: 'geoip', options: { databasePath: writeMaxMindCityFixture() } }, { plugin: 'alias-resolve' }, { plugin: 'person-update' }, { plugin: 'decide' }, { plugin: 'sink-mongo', required: true }] })
     expect((await t.admin('PUT', `/api/projects/${t.project.id}/flag_definitions`, DEFINITIONS)).status).to.equal(200)
     await OpenFeature.setProviderAndWait(new OFREPProvider({ baseUrl: t.url, headers: [['X-API-Key', t.project.api_token]] }))
     client = OpenFeature.getClient()
@@ -122,6 +124,13 @@ describe('OpenFeature OFREP provider (server) against the service', () => {
     expect(after.status).to.equal(200)
     expect(after.proOnly).to.equal('blue')
     expect(after.etag).to.not.equal(before.etag)
+  })
+
+  it('takes the $geoip_* properties from context.ip, as /flags does from X-Forwarded-For', async () => {
+    expect(await client.getBooleanValue('uk-only', false, { targetingKey: 'traveller', ip: '81.2.69.160' })).to.equal(true)
+    expect(await client.getBooleanValue('uk-only', true, { targetingKey: 'traveller', ip: '2001:4860::1' })).to.equal(false)
+    const viaFlags = await fetch(`${t.url}/flags/?v=2`, { method: 'POST', headers: { 'X-Forwarded-For': '81.2.69.160' }, body: JSON.stringify({ token: t.project.api_token, distinct_id: 'traveller' }) })
+    expect(((await viaFlags.json()) as { flags: Record<string, { enabled: boolean }> }).flags['uk-only'].enabled).to.equal(true)
   })
 
   it('answers OFREP’s error bodies for a bad body, a bad context and a missing key', async () => {
