@@ -188,3 +188,35 @@ export declare const crossOrigin: ((ctx: Context, next: Next) => Promise<unknown
 };
 /** The headers of a granted cross-origin response. */
 export declare function grantCrossOrigin(ctx: Context): void;
+/**
+ * The errors a client can see. Every one is an HttpError: a status, a JSON body of the shape
+ * `{type, code, detail, attr}`, and whether the client should retry. A plugin throws them (or
+ * makes them with the helpers below) and the core answers with exactly that body.
+ */
+export type ErrorType = 'validation_error' | 'authentication_error' | 'server_error';
+export interface ErrorBody {
+    type: ErrorType;
+    code: string;
+    detail: string;
+    attr: string | null;
+}
+export declare class HttpError extends Error {
+    readonly status: number;
+    readonly type: ErrorType;
+    readonly code: string;
+    readonly detail: string;
+    readonly attr: string | null;
+    static [Symbol.hasInstance](value: unknown): boolean;
+    constructor(status: number, type: ErrorType, code: string, detail: string, attr?: string | null);
+    get retryable(): boolean;
+    toBody(): ErrorBody;
+}
+export declare const badRequest: (code: string, detail: string, attr?: string | null) => HttpError;
+export declare const unauthorized: (code: string, detail: string, attr?: string | null) => HttpError;
+export declare const tooLarge: (detail: string) => HttpError;
+export declare const unavailable: (detail: string) => HttpError;
+/**
+ * Whether the client should retry the request: the database is unreachable, a step timed out, or
+ * an HttpError said so. Everything else is a property of the request and would fail again.
+ */
+export declare function isRetryable(error: unknown): boolean;

@@ -35,3 +35,66 @@ export function grantCrossOrigin(ctx) {
         ctx.set('Access-Control-Allow-Origin', '*');
     }
 }
+/** Brand of the global symbol registry, so `instanceof HttpError` holds across the service's copy of this file and the published one a plugin imports. */
+const HTTP_ERROR = Symbol.for('hedgerow.HttpError');
+export class HttpError extends Error {
+    status;
+    type;
+    code;
+    detail;
+    attr;
+    static [Symbol.hasInstance](value) {
+        if (this !== HttpError)
+            return Function.prototype[Symbol.hasInstance].call(this, value);
+        return typeof value === 'object' && value !== null && value[HTTP_ERROR] === true;
+    }
+    constructor(status, type, code, detail, attr = null) {
+        super(detail);
+        this.status = status;
+        this.type = type;
+        this.code = code;
+        this.detail = detail;
+        this.attr = attr;
+        this.name = 'HttpError';
+        Object.defineProperty(this, HTTP_ERROR, { value: true });
+    }
+    get retryable() {
+        return this.status === 503 || this.status === 429;
+    }
+    toBody() {
+        return { type: this.type, code: this.code, detail: this.detail, attr: this.attr };
+    }
+}
+export const badRequest = (code, detail, attr = null) => new HttpError(400, 'validation_error', code, detail, attr);
+export const unauthorized = (code, detail, attr = null) => new HttpError(401, 'authentication_error', code, detail, attr);
+export const tooLarge = (detail) => new HttpError(413, 'validation_error', 'payload_too_large', detail);
+export const unavailable = (detail) => new HttpError(503, 'server_error', 'unavailable', detail);
+/** Driver errors that mean "the database is unreachable right now", as opposed to a bad request. */
+const TRANSIENT_DRIVER_ERRORS = new Set([
+    'MongoNetworkError',
+    'MongoNetworkTimeoutError',
+    'MongoServerSelectionError',
+    'MongoTopologyClosedError',
+    'MongoNotConnectedError',
+    'MongoPoolClearedError',
+    'MongoWriteConcernError',
+    'MongoOperationTimeoutError',
+]);
+/**
+ * Whether the client should retry the request: the database is unreachable, a step timed out, or
+ * an HttpError said so. Everything else is a property of the request and would fail again.
+ */
+export function isRetryable(error) {
+    if (typeof error !== 'object' || error === null)
+        return false;
+    if (error instanceof HttpError)
+        return error.retryable;
+    const e = error;
+    if (e.retryable === true)
+        return true;
+    if (typeof e.name === 'string' && TRANSIENT_DRIVER_ERRORS.has(e.name))
+        return true;
+    if (typeof e.hasErrorLabel === 'function' && (e.hasErrorLabel('RetryableWriteError') || e.hasErrorLabel('ResetPool')))
+        return true;
+    return e.cause !== undefined && e.cause !== error && isRetryable(e.cause);
+}

@@ -4,7 +4,7 @@
  */
 import type Router from '@koa/router'
 import type { Db } from 'mongodb'
-import { HttpError, badRequest } from '../../core/errors.ts'
+import { HttpError, badRequest } from '../../core/plugin-api.ts'
 import { getDistinctIdsOfPerson, getPersonByDistinctId } from './person-store.ts'
 
 export function mountPersonRoute(router: Router, db: Db): void {

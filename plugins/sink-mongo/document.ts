@@ -1,7 +1,7 @@
 /** The stored event document (capture.md §2.12): what the admin API and queries read back. */
 import { BSON } from 'mongodb'
 import type { IngestEvent, SinkBatch } from '../../core/plugin-api.ts'
-import { HttpError } from '../../core/errors.ts'
+import { HttpError } from '../../core/plugin-api.ts'
 
 /** MongoDB's limit on one document (every server's `maxBsonObjectSize`); the driver refuses a larger one before sending anything. */
 export const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024

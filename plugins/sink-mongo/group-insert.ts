@@ -18,7 +18,7 @@ import { MongoBulkWriteError, MongoServerError } from 'mongodb'
 import type { Collection, WriteConcernSettings } from 'mongodb'
 import type { EventDocument } from './document.ts'
 import { tooLargeToStore } from './document.ts'
-import { isRetryable } from '../../core/errors.ts'
+import { isRetryable } from '../../core/plugin-api.ts'
 
 const DUPLICATE_KEY = 11000
 /** Documents per command; more events than this waiting are sent at once, in flight or not. */

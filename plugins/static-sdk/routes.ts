@@ -10,8 +10,7 @@
  */
 import type Router from '@koa/router'
 import type { Context } from 'koa'
-import { HttpError } from '../../core/errors.ts'
-import { crossOrigin } from '../../core/plugin-api.ts'
+import { HttpError, crossOrigin } from '../../core/plugin-api.ts'
 import type { SdkAsset, SdkAssets } from './assets.ts'
 
 export interface StaticRouteOptions {

@@ -6,7 +6,7 @@
  * sends them, or cohort objects (`{name, is_static, filters}`), the only way to carry static
  * cohorts (PostHog leaves them out of its export).
  */
-import { badRequest } from '../../../core/errors.ts'
+import { badRequest } from '../../../core/plugin-api.ts'
 import { parseWith } from '../../../core/admin/schemas.ts'
 import type { FlagFilters } from '../evaluator/index.ts'
 import type { CohortDocument, FlagDocument } from '../store/documents.ts'

@@ -5,7 +5,7 @@
  * such filters than fit in one request's budget (`regexBudgetMs`) could be made to fail on every
  * request, so it is refused when written, with a 400 naming the filter past the limit.
  */
-import { badRequest } from '../../../core/errors.ts'
+import { badRequest } from '../../../core/plugin-api.ts'
 import { BACKTRACKING_MATCH_LIMIT_MS, needsBacktracking } from '../evaluator/index.ts'
 import { toText } from '../evaluator/properties/values.ts'
 

@@ -5,7 +5,7 @@
  */
 import { Type } from 'typebox'
 import type { Static, TSchema } from 'typebox'
-import { badRequest } from '../../../core/errors.ts'
+import { badRequest } from '../../../core/plugin-api.ts'
 import { MAX_COHORT_FILTER_DEPTH } from '../evaluator/cohort-tree.ts'
 
 const open = { additionalProperties: true } as const

@@ -8,7 +8,7 @@
  */
 import type Router from '@koa/router'
 import { Type } from 'typebox'
-import { badRequest } from '../../../core/errors.ts'
+import { badRequest } from '../../../core/plugin-api.ts'
 import { parseWith } from '../../../core/admin/schemas.ts'
 import { checkPropertyGroup } from '../definitions/schema.ts'
 import { checkCohortRegexes } from '../definitions/regex-limit.ts'

@@ -3,7 +3,7 @@ import type Router from '@koa/router'
 import type { Context, Middleware } from 'koa'
 import type { Db } from 'mongodb'
 import type { Project, ProjectLookup } from '../../../core/plugin-api.ts'
-import { HttpError, badRequest } from '../../../core/errors.ts'
+import { HttpError, badRequest } from '../../../core/plugin-api.ts'
 import { readBody } from '../../../core/http/read-body.ts'
 import type { FlagsService } from '../service.ts'
 

@@ -9,7 +9,7 @@
 import type Router from '@koa/router'
 import { Type } from 'typebox'
 import type { Static } from 'typebox'
-import { HttpError, badRequest } from '../../../core/errors.ts'
+import { HttpError, badRequest } from '../../../core/plugin-api.ts'
 import { parseWith } from '../../../core/admin/schemas.ts'
 import type { FlagFilters } from '../evaluator/index.ts'
 import { FiltersSchema, FlagOptionalFields } from '../definitions/schema.ts'

@@ -12,7 +12,7 @@
 import type Router from '@koa/router'
 import type { Context } from 'koa'
 import type { PluginApi, Project } from '../../../core/plugin-api.ts'
-import { HttpError, badRequest, unauthorized } from '../../../core/errors.ts'
+import { HttpError, badRequest, unauthorized } from '../../../core/plugin-api.ts'
 import { bearerToken, keysEqual } from '../../../core/admin/key.ts'
 import type { FlagsService } from '../service.ts'
 import { singleValues } from '../../../core/http/payload.ts'

@@ -7,7 +7,7 @@
 import JSON5 from 'json5'
 import { Type } from 'typebox'
 import type { Static } from 'typebox'
-import { badRequest } from '../../../core/errors.ts'
+import { badRequest } from '../../../core/plugin-api.ts'
 import { parseWith } from '../../../core/admin/schemas.ts'
 
 const Json = Type.Record(Type.String(), Type.Unknown())

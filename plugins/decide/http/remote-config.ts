@@ -7,8 +7,7 @@
 import type Router from '@koa/router'
 import type { Context } from 'koa'
 import type { Project, ProjectLookup } from '../../../core/plugin-api.ts'
-import { HttpError } from '../../../core/errors.ts'
-import { crossOrigin } from '../../../core/plugin-api.ts'
+import { HttpError, crossOrigin } from '../../../core/plugin-api.ts'
 import type { FlagsService } from '../service.ts'
 
 export function remoteConfig(project: Project, hasFeatureFlags: boolean): Record<string, unknown> {

@@ -6,7 +6,7 @@
  * version reads again.
  */
 import type { Collection, Db } from 'mongodb'
-import { HttpError } from '../../../core/errors.ts'
+import { HttpError } from '../../../core/plugin-api.ts'
 import { DECIDE_COLLECTIONS, contention, isDuplicateKey } from './documents.ts'
 import type { CohortDocument, FlagDocument } from './documents.ts'
 import { Generations } from './generations.ts'

@@ -6,7 +6,7 @@
  * Added group types survive a failed replacement; they are facts about the project, not flags.
  */
 import type { Db } from 'mongodb'
-import { HttpError, badRequest } from '../../../core/errors.ts'
+import { HttpError, badRequest } from '../../../core/plugin-api.ts'
 import { GROUP_COLLECTIONS } from '../../group-update/documents.ts'
 import type { GroupTypeMappingDocument } from '../../group-update/documents.ts'
 import { remapGroupTypeIndexes } from '../definitions/import.ts'
