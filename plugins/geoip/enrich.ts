@@ -7,7 +7,7 @@ import type { EventContext, IngestEvent } from '../../core/plugin-api.ts'
 import { GEOIP_KEYS, geoipProperties } from './record.ts'
 import type { GeoLocation } from './record.ts'
 import type { GeoipReader } from './lookup.ts'
-import { copyRecord } from '../../core/event.ts'
+import { copyRecord } from '../../core/plugin-api.ts'
 
 type Json = Record<string, unknown>
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)

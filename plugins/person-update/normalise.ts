@@ -4,7 +4,7 @@
  */
 import type { Properties } from '../alias-resolve/properties.ts'
 import { copyProperties, emptyProperties, hasOwn, isPlainObject } from '../alias-resolve/properties.ts'
-import { copyRecord } from '../../core/event.ts'
+import { copyRecord } from '../../core/plugin-api.ts'
 
 const DEVICE_AND_PAGE_KEYS = [
   '$app_build', '$app_name', '$app_namespace', '$app_version',

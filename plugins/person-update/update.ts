@@ -13,7 +13,7 @@ import { NOT_NORMALISED_EVENTS, normaliseForPerson, operationsOf } from './norma
 import type { PersonOperations } from './normalise.ts'
 import { applyOperations } from './property-ops.ts'
 import type { OperationOptions } from './property-ops.ts'
-import { copyRecord } from '../../core/event.ts'
+import { copyRecord } from '../../core/plugin-api.ts'
 
 export interface UpdateOptions {
   readonly skipFilteredWrites: boolean

@@ -3,9 +3,8 @@
  * what drops an event, and the normalisation every kept event gets before enrichment.
  */
 import type { Dropped, EventContext, IngestEvent } from '../../core/plugin-api.ts'
-import { drop } from '../../core/plugin-api.ts'
+import { drop, copyRecord, withFields } from '../../core/plugin-api.ts'
 import { isUuid, uuidv7 } from '../../core/capture/uuid.ts'
-import { copyRecord, withFields } from '../../core/event.ts'
 
 export interface ValidateOptions {
   readonly maxEventNameLength: number

@@ -58,17 +58,6 @@ const ALLOWED: ReadonlyArray<{ reason: string; imports: readonly string[] }> = [
     ],
   },
   {
-    reason: 'event helpers (property reads, $set handling) are in core/event.ts, not the contract',
-    imports: [
-      'plugins/alias-resolve/merge-id.ts -> core/event.ts',
-      'plugins/alias-resolve/resolve.ts -> core/event.ts',
-      'plugins/geoip/enrich.ts -> core/event.ts',
-      'plugins/person-update/normalise.ts -> core/event.ts',
-      'plugins/person-update/update.ts -> core/event.ts',
-      'plugins/validate/rules.ts -> core/event.ts',
-    ],
-  },
-  {
     reason: 'alias-resolve and person-update are one module in two folders (shared store, mutual calls)',
     imports: [
       'plugins/person-update/update.ts -> plugins/alias-resolve/merge.ts',
