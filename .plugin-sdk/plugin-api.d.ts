@@ -228,3 +228,24 @@ export declare const unavailable: (detail: string) => HttpError;
  * an HttpError said so. Everything else is a property of the request and would fail again.
  */
 export declare function isRetryable(error: unknown): boolean;
+/**
+ * The stored event document (capture.md §2.12): what sink-mongo stores and the admin API reads
+ * back, and what the other built-in sinks send, so a third-party sink can write the same shape.
+ */
+export interface EventDocument {
+    project_id: number;
+    uuid: string;
+    event: string;
+    distinct_id: string;
+    properties: Record<string, unknown>;
+    timestamp: Date;
+    /** When the service received the event. The retention TTL counts from here. */
+    created_at: Date;
+    person_id?: string;
+    person_properties?: Record<string, unknown>;
+    person_created_at?: Date;
+    person_mode: 'full' | 'propertyless' | 'force_upgrade';
+    historical_migration?: true;
+}
+/** An event of a sink batch as its stored document. */
+export declare function toDocument(event: Readonly<IngestEvent>, batch: SinkBatch): EventDocument;

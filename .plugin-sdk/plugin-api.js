@@ -125,3 +125,24 @@ export function isRetryable(error) {
         return true;
     return e.cause !== undefined && e.cause !== error && isRetryable(e.cause);
 }
+/** An event of a sink batch as its stored document. */
+export function toDocument(event, batch) {
+    const doc = {
+        project_id: batch.project.id,
+        uuid: event.uuid,
+        event: event.event,
+        distinct_id: event.distinctId,
+        properties: event.properties,
+        timestamp: event.timestamp,
+        created_at: batch.receivedAt,
+        person_mode: event.person?.mode ?? (event.personless ? 'propertyless' : 'full'),
+    };
+    if (event.person) {
+        doc.person_id = event.person.id;
+        doc.person_properties = event.person.properties;
+        doc.person_created_at = event.person.createdAt;
+    }
+    if (event.historicalMigration)
+        doc.historical_migration = true;
+    return doc;
+}

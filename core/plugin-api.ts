@@ -335,3 +335,44 @@ export function isRetryable(error: unknown): boolean {
   if (typeof e.hasErrorLabel === 'function' && (e.hasErrorLabel('RetryableWriteError') || e.hasErrorLabel('ResetPool'))) return true
   return e.cause !== undefined && e.cause !== error && isRetryable(e.cause)
 }
+
+/**
+ * The stored event document (capture.md §2.12): what sink-mongo stores and the admin API reads
+ * back, and what the other built-in sinks send, so a third-party sink can write the same shape.
+ */
+export interface EventDocument {
+  project_id: number
+  uuid: string
+  event: string
+  distinct_id: string
+  properties: Record<string, unknown>
+  timestamp: Date
+  /** When the service received the event. The retention TTL counts from here. */
+  created_at: Date
+  person_id?: string
+  person_properties?: Record<string, unknown>
+  person_created_at?: Date
+  person_mode: 'full' | 'propertyless' | 'force_upgrade'
+  historical_migration?: true
+}
+
+/** An event of a sink batch as its stored document. */
+export function toDocument(event: Readonly<IngestEvent>, batch: SinkBatch): EventDocument {
+  const doc: EventDocument = {
+    project_id: batch.project.id,
+    uuid: event.uuid,
+    event: event.event,
+    distinct_id: event.distinctId,
+    properties: event.properties,
+    timestamp: event.timestamp,
+    created_at: batch.receivedAt,
+    person_mode: event.person?.mode ?? (event.personless ? 'propertyless' : 'full'),
+  }
+  if (event.person) {
+    doc.person_id = event.person.id
+    doc.person_properties = event.person.properties
+    doc.person_created_at = event.person.createdAt
+  }
+  if (event.historicalMigration) doc.historical_migration = true
+  return doc
+}

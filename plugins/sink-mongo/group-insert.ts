@@ -16,7 +16,7 @@
  */
 import { MongoBulkWriteError, MongoServerError } from 'mongodb'
 import type { Collection, WriteConcernSettings } from 'mongodb'
-import type { EventDocument } from './document.ts'
+import type { EventDocument } from '../../core/plugin-api.ts'
 import { tooLargeToStore } from './document.ts'
 import { isRetryable } from '../../core/plugin-api.ts'
 

@@ -7,8 +7,8 @@
 import { Type } from 'typebox'
 import type { IndexDescription } from 'mongodb'
 import { API_VERSION, definePlugin } from '../../core/plugin-api.ts'
-import { toDocument } from './document.ts'
-import type { EventDocument } from './document.ts'
+import { toDocument } from '../../core/plugin-api.ts'
+import type { EventDocument } from '../../core/plugin-api.ts'
 import { GroupInsert } from './group-insert.ts'
 
 export const optionsSchema = Type.Object(

@@ -9,7 +9,7 @@ import { mkdir } from 'node:fs/promises'
 import { Type } from 'typebox'
 import { API_VERSION, definePlugin } from '../../core/plugin-api.ts'
 import type { SinkBatch } from '../../core/plugin-api.ts'
-import { toDocument } from '../sink-mongo/document.ts'
+import { toDocument } from '../../core/plugin-api.ts'
 import { RotatingFiles } from './files.ts'
 import { NdjsonWriter } from './writer.ts'
 

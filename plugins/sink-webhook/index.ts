@@ -7,7 +7,7 @@
  */
 import { Type } from 'typebox'
 import { API_VERSION, definePlugin } from '../../core/plugin-api.ts'
-import { toDocument } from '../sink-mongo/document.ts'
+import { toDocument } from '../../core/plugin-api.ts'
 import { postOnce } from './post.ts'
 import { DeliveryQueue } from './queue.ts'
 

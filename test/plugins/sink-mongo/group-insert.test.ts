@@ -2,7 +2,7 @@ import { expect } from 'chai'
 import { MongoClient } from 'mongodb'
 import type { Collection, CommandStartedEvent, Db } from 'mongodb'
 import { GroupInsert } from '../../../plugins/sink-mongo/group-insert.ts'
-import type { EventDocument } from '../../../plugins/sink-mongo/document.ts'
+import type { EventDocument } from '../../../core/plugin-api.ts'
 import { HttpError } from '../../../core/errors.ts'
 import { monitoredClient, testDbName, testMongoUrl } from '../../helpers/mongo.ts'
 
