@@ -150,9 +150,10 @@ describe('decide OFREP event stream', () => {
     }
   })
 
-  it('holds a thousand idle streams with bounded memory and ends them when the service closes', async function () {
+  it('holds a thousand streams with bounded memory, pushes a change to all of them within a second, and ends them on close', async function () {
     this.timeout(60_000)
     const own = await startTestService({ plugins: [{ plugin: 'validate' }, { plugin: 'decide' }, { plugin: 'sink-mongo', required: true }] })
+    expect((await own.admin('PUT', `/api/projects/${own.project.id}/flag_definitions`, definitions)).status).to.equal(200)
     const url = `${own.url}/ofrep/v1/events?token=${own.project.api_token}`
     const rssBefore = process.memoryUsage().rss
     const clients = Array.from({ length: 1000 }, () => new SseClient(url))
@@ -162,10 +163,17 @@ describe('decide OFREP event stream', () => {
     // both ends of every connection live in this process, so this bounds the server's share too
     console.log(`      1,000 SSE connections, both ends in one process: +${Math.round(rssDelta / 1024 / 1024)} MiB RSS`)
     expect(rssDelta).to.be.below(150 * 1024 * 1024)
+    const changed = performance.now()
+    expect((await own.admin('PATCH', `/api/projects/${own.project.id}/feature_flags/1/`, { active: false })).status).to.equal(200)
+    await Promise.all(clients.map((c) => c.waitFor(1)))
+    const everyone = performance.now() - changed
+    console.log(`      a flag change reached all 1,000 streams in ${Math.round(everyone)} ms`)
+    expect(clients.filter((c) => c.events.length === 1)).to.have.length(1000)
+    expect(everyone).to.be.below(1000)
     const started = performance.now()
     await own.close()
     const closeMs = performance.now() - started
-    await Promise.all(clients.map((c) => c.waitFor(1, 2000)))
+    await Promise.all(clients.map((c) => c.waitFor(2, 2000)))
     expect(closeMs, `close took ${closeMs} ms`).to.be.below(3000)
     expect(clients.filter((c) => c.ended)).to.have.length(1000)
   })
