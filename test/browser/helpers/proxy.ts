@@ -36,7 +36,7 @@ function uuidsIn(body: Buffer, contentType = ''): string[] {
 }
 
 interface LossRule {
-  matches: (method: string, path: string) => boolean
+  matches: (method: string, path: string, mode: string | undefined) => boolean
   delayMs: number
 }
 
@@ -59,7 +59,7 @@ export class ApiProxy {
   }
 
   /** The next matching request reaches the service; its answer is held `delayMs`, then the connection is dropped. */
-  loseNextResponse(matches: (method: string, path: string) => boolean, delayMs: number): void {
+  loseNextResponse(matches: (method: string, path: string, mode: string | undefined) => boolean, delayMs: number): void {
     this.loss = { matches, delayMs }
   }
 
@@ -73,7 +73,7 @@ export class ApiProxy {
     for await (const chunk of req) chunks.push(chunk as Buffer)
     const path = req.url ?? '/'
     const sent = Buffer.concat(chunks)
-    const lose = this.loss?.matches(req.method ?? '', path) ? this.loss : undefined
+    const lose = this.loss?.matches(req.method ?? '', path, req.headers['sec-fetch-mode'] as string | undefined) ? this.loss : undefined
     if (lose) this.loss = undefined
     const record: ForwardedRequest = {
       method: req.method ?? '',
