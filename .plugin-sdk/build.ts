@@ -17,14 +17,31 @@ export function generatePluginApi(): Record<string, string> {
   const out = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-plugin-sdk-'))
   try {
     const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
-    const flags = ['--ignoreConfig', '--declaration', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2023', '--skipLibCheck', '--types', 'node']
-    execFileSync(process.execPath, [tsc, path.join(ROOT, 'core', 'plugin-api.ts'), ...flags, '--outDir', out], { stdio: ['ignore', 'pipe', 'pipe'] })
-    return Object.fromEntries(['plugin-api.js', 'plugin-api.d.ts'].map((name) => [name, BANNER + readFileSync(path.join(out, name), 'utf8')]))
+    const flags = [
+      '--ignoreConfig',
+      '--declaration',
+      '--module',
+      'nodenext',
+      '--moduleResolution',
+      'nodenext',
+      '--target',
+      'es2023',
+      '--skipLibCheck',
+      '--types',
+      'node',
+    ]
+    execFileSync(process.execPath, [tsc, path.join(ROOT, 'core', 'plugin-api.ts'), ...flags, '--outDir', out], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    return Object.fromEntries(
+      ['plugin-api.js', 'plugin-api.d.ts'].map((name) => [name, BANNER + readFileSync(path.join(out, name), 'utf8')]),
+    )
   } finally {
     rmSync(out, { recursive: true, force: true })
   }
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === import.meta.filename) {
-  for (const [name, text] of Object.entries(generatePluginApi())) writeFileSync(path.join(import.meta.dirname, name), text)
+  for (const [name, text] of Object.entries(generatePluginApi()))
+    writeFileSync(path.join(import.meta.dirname, name), text)
 }

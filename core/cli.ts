@@ -39,7 +39,8 @@ const COMMANDS: Command[] = [
   },
   {
     name: 'admin-key',
-    summary: 'print the admin API key: ADMIN_API_KEY, or the one kept in the data folder (generated there if there is none)',
+    summary:
+      'print the admin API key: ADMIN_API_KEY, or the one kept in the data folder (generated there if there is none)',
     async run() {
       const { config, dataDir } = configured()
       console.log(resolveAdminKey(config.admin.apiKey, dataDir).key)

@@ -55,10 +55,17 @@ export async function startPrimary({ config, rootDir, logger, workers }: Primary
   if (!config.storage.mongodbUrl) {
     embedded = await startEmbeddedMongo({ dataDir: path.join(dataDir, 'mongo') })
     env.MONGODB_URL = embedded.url
-    logger.warn({ url: embedded.url }, 'using the embedded single-machine database, shared by the workers; set MONGODB_URL for production')
+    logger.warn(
+      { url: embedded.url },
+      'using the embedded single-machine database, shared by the workers; set MONGODB_URL for production',
+    )
   }
   const admin = resolveAdminKey(config.admin.apiKey, dataDir)
-  if (admin.generated) logger.warn({ adminApiKey: admin.key, file: admin.file }, 'generated an admin API key (shown once; it is kept in the data folder)')
+  if (admin.generated)
+    logger.warn(
+      { adminApiKey: admin.key, file: admin.file },
+      'generated an admin API key (shown once; it is kept in the data folder)',
+    )
   env.ADMIN_API_KEY = admin.key
 
   let stopping = false
@@ -100,7 +107,10 @@ export async function startPrimary({ config, rootDir, logger, workers }: Primary
         (worker) =>
           new Promise<void>((resolve) => {
             if (worker.isDead()) return resolve()
-            const kill = setTimeout(() => worker.process.kill('SIGKILL'), config.server.shutdownTimeoutMs + WORKER_KILL_GRACE_MS)
+            const kill = setTimeout(
+              () => worker.process.kill('SIGKILL'),
+              config.server.shutdownTimeoutMs + WORKER_KILL_GRACE_MS,
+            )
             worker.once('exit', () => {
               clearTimeout(kill)
               resolve()

@@ -134,7 +134,8 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 
 function merge(base: Json, over: Json): Json {
   const out: Json = { ...base }
-  for (const [key, value] of Object.entries(over)) out[key] = isObject(value) && isObject(out[key]) ? merge(out[key] as Json, value) : value
+  for (const [key, value] of Object.entries(over))
+    out[key] = isObject(value) && isObject(out[key]) ? merge(out[key] as Json, value) : value
   return out
 }
 
@@ -166,7 +167,14 @@ const ENV_OVERRIDES: ReadonlyArray<[string, (c: Json, v: string) => void]> = [
   ['LOG_LEVEL', (c, v) => ((c.log as Json).level = v)],
   ['LOG_FORMAT', (c, v) => ((c.log as Json).format = v)],
   ['WORKERS', (c, v) => ((c.server as Json).workers = Number(v))],
-  ['ADMIN_CORS_ORIGINS', (c, v) => ((c.server as Json).adminCorsOrigins = v.split(',').map((o) => o.trim()).filter(Boolean))],
+  [
+    'ADMIN_CORS_ORIGINS',
+    (c, v) =>
+      ((c.server as Json).adminCorsOrigins = v
+        .split(',')
+        .map((o) => o.trim())
+        .filter(Boolean)),
+  ],
   ['MODE', (c, v) => (c.mode = v)],
   ['QUEUE_ROLE', (c, v) => ((c.queue as Json).role = v)],
   ['NATS_URL', (c, v) => ((c.queue as Json).servers = v.split(','))],
@@ -189,11 +197,16 @@ export function loadConfig(rootDir: string, env: NodeJS.ProcessEnv = process.env
     merged = merge(merged, layer)
     sources.push(file)
   }
-  for (const [name, apply] of ENV_OVERRIDES) if (env[name] !== undefined && env[name] !== '') apply(merged, env[name] as string)
-  return { config: checkSchema(ConfigSchema, merged, sources.join(' + ') + ' + environment'), configDir, sources }
+  for (const [name, apply] of ENV_OVERRIDES)
+    if (env[name] !== undefined && env[name] !== '') apply(merged, env[name] as string)
+  return { config: checkSchema(ConfigSchema, merged, `${sources.join(' + ')} + environment`), configDir, sources }
 }
 
 /** A complete config from a partial one, with every default applied (tests and embedding). */
 export function buildConfig(partial: Json = {}): Config {
-  return checkSchema(ConfigSchema, merge({ server: {}, storage: {}, admin: {}, log: {}, pipeline: {}, queue: {} }, partial), 'config')
+  return checkSchema(
+    ConfigSchema,
+    merge({ server: {}, storage: {}, admin: {}, log: {}, pipeline: {}, queue: {} }, partial),
+    'config',
+  )
 }

@@ -2,4 +2,13 @@
  * The error catalogue lives in the plugin contract (`core/plugin-api.ts`) so that plugins, built-in
  * or third-party, throw the same errors the core does; the core's own files import it from here.
  */
-export { HttpError, badRequest, unauthorized, tooLarge, unavailable, isRetryable, type ErrorType, type ErrorBody } from './plugin-api.ts'
+export {
+  HttpError,
+  badRequest,
+  unauthorized,
+  tooLarge,
+  unavailable,
+  isRetryable,
+  type ErrorType,
+  type ErrorBody,
+} from './plugin-api.ts'

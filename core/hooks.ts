@@ -5,11 +5,21 @@
 import { AsyncParallelHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncHook } from 'tapable'
 import type { Hook } from 'tapable'
 import type Router from '@koa/router'
-import type { Dropped, EventContext, IngestEvent, IngestHooks, SinkBatch, StepHook, StepInfo, StepResult } from './plugin-api.ts'
+import type {
+  Dropped,
+  EventContext,
+  IngestEvent,
+  IngestHooks,
+  SinkBatch,
+  StepHook,
+  StepInfo,
+  StepResult,
+} from './plugin-api.ts'
 import { isolate } from './isolation.ts'
 import type { FailurePolicy, IsolationState } from './isolation.ts'
 
-const step = (name: string): StepHook => new AsyncSeriesWaterfallHook<[IngestEvent, EventContext], StepResult>(['event', 'context'], name)
+const step = (name: string): StepHook =>
+  new AsyncSeriesWaterfallHook<[IngestEvent, EventContext], StepResult>(['event', 'context'], name)
 
 /** The event steps in pipeline order, each with the policy its taps get (design.md §2). */
 export const STEPS = [

@@ -65,7 +65,10 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const rootDir = path.resolve(options.rootDir ?? process.cwd())
   const logger = options.logger ?? createLogger(config.log.level, stdoutDestination(config.log.format))
   const dataDir = path.resolve(rootDir, config.storage.dataDir)
-  const state: IsolationState = { stepTimeoutMs: config.pipeline.stepTimeoutMs, onStepFailed: (info) => hooks.stepFailed.call(info) }
+  const state: IsolationState = {
+    stepTimeoutMs: config.pipeline.stepTimeoutMs,
+    onStepFailed: (info) => hooks.stepFailed.call(info),
+  }
   const hooks = createHooks(state)
   const storage = await openStorage({ ...config, storage: { ...config.storage, dataDir } }, logger)
   const projects = new ProjectStore(storage.db)
@@ -99,15 +102,32 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       throw error
     }
   }
-  if (admin.generated) logger.warn({ adminApiKey: admin.key, file: admin.file }, 'generated an admin API key (shown once; it is kept in the data folder)')
+  if (admin.generated)
+    logger.warn(
+      { adminApiKey: admin.key, file: admin.file },
+      'generated an admin API key (shown once; it is kept in the data folder)',
+    )
 
   let accepting = true
   const pipeline = new Pipeline(hooks, storage.db, logger)
   // In queue mode capture publishes to the stream; the hook chain runs on the workers.
   const intake = queue ? new QueuePublisher(queue) : pipeline
-  const app = createApp({ config, logger, hooks, storage, projects, pipeline: intake, adminKey: admin.key, accepting: () => accepting, queueConnected: queue?.connected })
+  const app = createApp({
+    config,
+    logger,
+    hooks,
+    storage,
+    projects,
+    pipeline: intake,
+    adminKey: admin.key,
+    accepting: () => accepting,
+    queueConnected: queue?.connected,
+  })
   await hooks.ready.promise()
-  const queueWorker = queue && config.queue.role !== 'capture' ? new QueueWorker({ queue, pipeline, projects, db: storage.db, logger }) : undefined
+  const queueWorker =
+    queue && config.queue.role !== 'capture'
+      ? new QueueWorker({ queue, pipeline, projects, db: storage.db, logger })
+      : undefined
   await queueWorker?.start()
   let server: http.Server | undefined
   let closing: Promise<void> | undefined
@@ -153,7 +173,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
         ['draining the requests in flight', () => stopServer(Math.floor(budgetMs * DRAIN_SHARE))],
         ['stopping the queue worker', () => queueWorker?.stop()],
         ['closing the queue connection', () => queue?.close()],
-        ['running the plugins\' teardowns', () => runTeardowns(plugins, logger)],
+        ["running the plugins' teardowns", () => runTeardowns(plugins, logger)],
         ['closing the database', () => storage.close()],
       ])
       return closing

@@ -110,7 +110,12 @@ function asPromise(tap: Pick<RegisteredTap, 'type' | 'fn'>, args: unknown[]): Pr
 }
 
 /** Installs the policy wrapper on one hook. */
-export function isolate(hook: Hook<unknown, unknown>, hookName: string, policy: FailurePolicy, state: IsolationState): void {
+export function isolate(
+  hook: Hook<unknown, unknown>,
+  hookName: string,
+  policy: FailurePolicy,
+  state: IsolationState,
+): void {
   hook.intercept({
     register(registered) {
       const owner = state.owner
@@ -119,7 +124,8 @@ export function isolate(hook: Hook<unknown, unknown>, hookName: string, policy: 
       owner.tapped.push(hookName)
       const wrapped = { ...tap, name: owner.id }
       if (policy === 'boot') {
-        if (tap.type !== 'sync') Object.assign(wrapped, { type: 'promise', fn: (...args: unknown[]) => asPromise(tap, args) })
+        if (tap.type !== 'sync')
+          Object.assign(wrapped, { type: 'promise', fn: (...args: unknown[]) => asPromise(tap, args) })
         return wrapped as typeof registered
       }
       if (policy === 'observe') {
@@ -136,7 +142,14 @@ export function isolate(hook: Hook<unknown, unknown>, hookName: string, policy: 
       wrapped.type = 'promise'
       if (policy === 'isolate') wrapped.fn = sinkRunner(tap, owner, hookName, state)
       else {
-        const step: StepTap = { type: tap.type, fn: tap.fn, owner, hookName, policy, label: `${owner.id} in ${hookName}` }
+        const step: StepTap = {
+          type: tap.type,
+          fn: tap.fn,
+          owner,
+          hookName,
+          policy,
+          label: `${owner.id} in ${hookName}`,
+        }
         stepTaps.set(wrapped, step)
         wrapped.fn = stepRunner(step, state)
       }
@@ -153,7 +166,9 @@ function stepRunner(step: StepTap, state: IsolationState): AnyFn {
   return async function runStep(...args: unknown[]) {
     if (isDropped(args[0])) return args[0]
     try {
-      return await withDeadline(asPromise(step, args), state.stepTimeoutMs, step.label, () => stepTimeout(step, state.stepTimeoutMs))
+      return await withDeadline(asPromise(step, args), state.stepTimeoutMs, step.label, () =>
+        stepTimeout(step, state.stepTimeoutMs),
+      )
     } catch (cause) {
       const error = stepFailure(step, cause, state)
       if (error) throw error

@@ -8,7 +8,15 @@ import type { Hook } from 'tapable'
 import type { Db } from 'mongodb'
 import type { Logger } from 'pino'
 import { API_VERSION } from './plugin-api.ts'
-import type { IngestHooks, PluginApi, PluginDefinition, ProjectLookup, ServiceName, Services, Teardown } from './plugin-api.ts'
+import type {
+  IngestHooks,
+  PluginApi,
+  PluginDefinition,
+  ProjectLookup,
+  ServiceName,
+  Services,
+  Teardown,
+} from './plugin-api.ts'
 import type { PluginEntry } from './config.ts'
 import { ConfigError, checkSchema } from './config.ts'
 import type { IsolationState, TapOwner } from './isolation.ts'
@@ -52,34 +60,54 @@ export interface LoaderContext {
 async function importDefinition(source: PluginSource, ctx: LoaderContext, id: string): Promise<unknown> {
   if (source.kind === 'built-in') return ctx.builtIns[source.name]
   try {
-    const mod = (await import(importUrl(source))) as { default?: { plugin?: unknown; setup?: unknown }; plugin?: unknown }
+    const mod = (await import(importUrl(source))) as {
+      default?: { plugin?: unknown; setup?: unknown }
+      plugin?: unknown
+    }
     // ESM default export, ESM/CJS named `plugin`, or a CJS `exports.plugin` seen through `default`
     if (typeof mod.default?.setup === 'function') return mod.default
     return mod.plugin ?? mod.default?.plugin ?? mod.default
   } catch (error) {
     const missing = (error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND'
     const code = missing ? 'INGEST_ERR_PLUGIN_DEPENDENCY_MISSING' : 'INGEST_ERR_PLUGIN_IMPORT'
-    throw new PluginLoadError(id, code, `importing ${describeSource(source)} threw: ${(error as Error).message}`, { cause: error })
+    throw new PluginLoadError(id, code, `importing ${describeSource(source)} threw: ${(error as Error).message}`, {
+      cause: error,
+    })
   }
 }
 
 function checkShape(value: unknown, id: string): PluginDefinition {
   const def = value as Partial<PluginDefinition> | undefined
   if (!def || typeof def !== 'object' || typeof def.name !== 'string' || typeof def.setup !== 'function') {
-    throw new PluginLoadError(id, 'INGEST_ERR_PLUGIN_INVALID', 'the module must export (default or `plugin`) an object with a string `name` and a `setup` function')
+    throw new PluginLoadError(
+      id,
+      'INGEST_ERR_PLUGIN_INVALID',
+      'the module must export (default or `plugin`) an object with a string `name` and a `setup` function',
+    )
   }
   if (def.apiVersion !== API_VERSION) {
-    throw new PluginLoadError(id, 'INGEST_ERR_PLUGIN_API_MISMATCH', `it targets plugin API version ${String(def.apiVersion)}, this service provides ${API_VERSION}`)
+    throw new PluginLoadError(
+      id,
+      'INGEST_ERR_PLUGIN_API_MISMATCH',
+      `it targets plugin API version ${String(def.apiVersion)}, this service provides ${API_VERSION}`,
+    )
   }
   return def as PluginDefinition
 }
 
 function removeTaps(hooks: IngestHooks, id: string): void {
   // Safe only at boot: no hook has been called yet, so tapable has compiled nothing from `taps`.
-  for (const hook of Object.values(hooks) as Hook<unknown, unknown>[]) hook.taps = hook.taps.filter((t) => t.name !== id)
+  for (const hook of Object.values(hooks) as Hook<unknown, unknown>[])
+    hook.taps = hook.taps.filter((t) => t.name !== id)
 }
 
-async function runSetup(def: PluginDefinition, api: PluginApi, options: unknown, ctx: LoaderContext, owner: TapOwner): Promise<Teardown | undefined> {
+async function runSetup(
+  def: PluginDefinition,
+  api: PluginApi,
+  options: unknown,
+  ctx: LoaderContext,
+  owner: TapOwner,
+): Promise<Teardown | undefined> {
   ctx.state.owner = owner
   try {
     const setup = Promise.resolve().then(() => def.setup(api, options as never))
@@ -100,16 +128,28 @@ export async function loadPlugins(entries: readonly PluginEntry[], ctx: LoaderCo
   for (const [index, entry] of entries.entries()) {
     const id = entry.id ?? entry.plugin
     try {
-      if (ids.has(id)) throw new PluginLoadError(id, 'INGEST_ERR_PLUGIN_DUPLICATE', 'two plugins have this id; give one an `id`')
+      if (ids.has(id))
+        throw new PluginLoadError(id, 'INGEST_ERR_PLUGIN_DUPLICATE', 'two plugins have this id; give one an `id`')
       ids.add(id)
-      const source = resolvePlugin(entry.plugin, { builtIns: new Set(Object.keys(ctx.builtIns)), rootDir: ctx.rootDir, configDir: ctx.configDir })
+      const source = resolvePlugin(entry.plugin, {
+        builtIns: new Set(Object.keys(ctx.builtIns)),
+        rootDir: ctx.rootDir,
+        configDir: ctx.configDir,
+      })
       const def = checkShape(await importDefinition(source, ctx, id), id)
-      const options = def.optionsSchema ? checkSchema(def.optionsSchema, entry.options ?? {}, `plugin "${id}"`, `/plugins/${index}/options`) : {}
+      const options = def.optionsSchema
+        ? checkSchema(def.optionsSchema, entry.options ?? {}, `plugin "${id}"`, `/plugins/${index}/options`)
+        : {}
       if (!def.optionsSchema && entry.options && Object.keys(entry.options).length) {
         throw new PluginLoadError(id, 'INGEST_ERR_PLUGIN_OPTIONS', 'this plugin takes no options')
       }
       for (const need of def.requires ?? []) {
-        if (!services.has(need)) throw new PluginLoadError(id, 'INGEST_ERR_PLUGIN_REQUIRES', `it requires the "${need}" service; enable a plugin that provides it earlier in the list`)
+        if (!services.has(need))
+          throw new PluginLoadError(
+            id,
+            'INGEST_ERR_PLUGIN_REQUIRES',
+            `it requires the "${need}" service; enable a plugin that provides it earlier in the list`,
+          )
       }
       const logger = ctx.logger.child({ plugin: id })
       const owner: TapOwner = { id, required: entry.required === true, logger, tapped: [] }
@@ -128,7 +168,8 @@ export async function loadPlugins(entries: readonly PluginEntry[], ctx: LoaderCo
           services.set(name, service)
         },
         use<K extends ServiceName>(name: K): Services[K] {
-          if (!services.has(name)) throw new Error(`service "${name}" is not provided by any plugin loaded before "${id}"`)
+          if (!services.has(name))
+            throw new Error(`service "${name}" is not provided by any plugin loaded before "${id}"`)
           return services.get(name) as Services[K]
         },
       })
@@ -139,7 +180,15 @@ export async function loadPlugins(entries: readonly PluginEntry[], ctx: LoaderCo
       loaded.push({ id, source: describeSource(source), tapped: owner.tapped, teardown })
       logger.info({ source: describeSource(source), hooks: [...new Set(owner.tapped)] }, 'plugin loaded')
     } catch (error) {
-      const wrapped = error instanceof PluginLoadError || error instanceof ConfigError ? error : new PluginLoadError(id, (error as { code?: string }).code ?? 'INGEST_ERR_PLUGIN_LOAD', (error as Error).message, { cause: error })
+      const wrapped =
+        error instanceof PluginLoadError || error instanceof ConfigError
+          ? error
+          : new PluginLoadError(
+              id,
+              (error as { code?: string }).code ?? 'INGEST_ERR_PLUGIN_LOAD',
+              (error as Error).message,
+              { cause: error },
+            )
       if (!entry.optional) {
         await runTeardowns(loaded, ctx.logger)
         throw wrapped
@@ -150,7 +199,11 @@ export async function loadPlugins(entries: readonly PluginEntry[], ctx: LoaderCo
   for (const hook of ['validate', 'sink'] as const) {
     if (ctx.hooks[hook].taps.length === 0) {
       await runTeardowns(loaded, ctx.logger)
-      throw new PluginLoadError('(config)', 'INGEST_ERR_NO_TAP', `no plugin taps the ${hook} hook; the configuration must enable at least one`)
+      throw new PluginLoadError(
+        '(config)',
+        'INGEST_ERR_NO_TAP',
+        `no plugin taps the ${hook} hook; the configuration must enable at least one`,
+      )
     }
   }
   return loaded

@@ -97,16 +97,28 @@ export function chooseLogFormat(format: LogFormat, isTTY: boolean | undefined): 
  * a worker thread, whose buffered lines are lost when the process exits abruptly.
  */
 export function prettyLines(sink: { write(text: string): unknown }, colorize?: boolean): DestinationStream {
-  const prettify = prettyFactory({ colorize, singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' })
+  const prettify = prettyFactory({
+    colorize,
+    singleLine: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,service',
+  })
   return { write: (line: string) => void sink.write(prettify(line)) }
 }
 
 /** Where the service logs: stdout, as JSON lines or pretty ones (see chooseLogFormat). */
 export function stdoutDestination(format: LogFormat, isTTY = process.stdout.isTTY): DestinationStream {
-  return chooseLogFormat(format, isTTY) === 'pretty' ? prettyLines(pino.destination({ dest: 1, sync: true })) : batchedStdout()
+  return chooseLogFormat(format, isTTY) === 'pretty'
+    ? prettyLines(pino.destination({ dest: 1, sync: true }))
+    : batchedStdout()
 }
 
 export function createLogger(level: string, destination: DestinationStream = stdoutDestination('auto')): Logger {
-  const options = { level, base: { service: 'hedgerow' }, timestamp: pino.stdTimeFunctions.isoTime, hooks: { streamWrite: redactKeys } }
+  const options = {
+    level,
+    base: { service: 'hedgerow' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    hooks: { streamWrite: redactKeys },
+  }
   return pino(options, destination)
 }

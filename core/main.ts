@@ -24,7 +24,14 @@ async function main(): Promise<void> {
   const service = await createService({ config, configDir, rootDir, logger })
   if (consumesOnly) {
     // A queue worker serves no HTTP: it consumes the ingest stream (run more processes for more cores).
-    logger.info({ worker: service.queueWorker?.id, partitions: service.queueWorker?.partitions, plugins: service.plugins.map((p) => p.id) }, 'hedgerow worker is consuming')
+    logger.info(
+      {
+        worker: service.queueWorker?.id,
+        partitions: service.queueWorker?.partitions,
+        plugins: service.plugins.map((p) => p.id),
+      },
+      'hedgerow worker is consuming',
+    )
     return onSignal(logger, () => service.close())
   }
   const { url } = await service.listen()

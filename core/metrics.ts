@@ -30,5 +30,5 @@ export function renderMetrics(): string {
   for (const [name, series] of [...counters].sort(([a], [b]) => (a < b ? -1 : 1))) {
     for (const [key, value] of series) lines.push(key ? `${name}{${key}} ${value}` : `${name} ${value}`)
   }
-  return lines.join('\n') + '\n'
+  return `${lines.join('\n')}\n`
 }

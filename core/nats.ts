@@ -9,7 +9,9 @@ import type { Logger } from 'pino'
 import { Type } from 'typebox'
 
 export const natsConnectionFields = {
-  servers: Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })], { default: 'nats://127.0.0.1:4222' }),
+  servers: Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })], {
+    default: 'nats://127.0.0.1:4222',
+  }),
   connectTimeoutMs: Type.Integer({ minimum: 1, default: 5000 }),
   /** Wait between reconnection attempts after the connection is lost (it is retried forever). */
   reconnectTimeWaitMs: Type.Integer({ minimum: 1, default: 2000 }),
@@ -35,7 +37,11 @@ export interface WatchedConnection {
   close(timeoutMs: number): Promise<void>
 }
 
-export async function connectNats(settings: NatsConnectionSettings, name: string, logger: Logger): Promise<WatchedConnection> {
+export async function connectNats(
+  settings: NatsConnectionSettings,
+  name: string,
+  logger: Logger,
+): Promise<WatchedConnection> {
   const nc = await connect({
     servers: settings.servers,
     name,
@@ -51,7 +57,8 @@ export async function connectNats(settings: NatsConnectionSettings, name: string
     for await (const status of nc.status()) {
       if (status.type === 'disconnect') connected = false
       if (status.type === 'reconnect') connected = true
-      if (status.type === 'disconnect' || status.type === 'reconnect' || status.type === 'error') logger.warn({ status: status.type, data: String(status.data) }, `${name}: NATS connection status`)
+      if (status.type === 'disconnect' || status.type === 'reconnect' || status.type === 'error')
+        logger.warn({ status: status.type, data: String(status.data) }, `${name}: NATS connection status`)
     }
   })()
   return {
@@ -60,7 +67,10 @@ export async function connectNats(settings: NatsConnectionSettings, name: string
     async close(timeoutMs) {
       let timer: NodeJS.Timeout | undefined
       const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))
-      await Promise.race([nc.drain().catch((error: unknown) => logger.warn({ err: error }, `${name}: NATS drain failed`)), deadline])
+      await Promise.race([
+        nc.drain().catch((error: unknown) => logger.warn({ err: error }, `${name}: NATS drain failed`)),
+        deadline,
+      ])
       clearTimeout(timer)
       if (!nc.isClosed()) await nc.close()
     },

@@ -53,7 +53,13 @@ export class Pipeline {
       if (deadLetters.length) await this.db.collection(COLLECTIONS.deadLetters).insertMany(deadLetters)
       const kept: IngestEvent[] = []
       for (const slot of slots) if (slot.kind === 'kept') kept.push(slot.event)
-      if (kept.length) await this.sink({ project: request.project, events: kept, receivedAt: request.receivedAt, historicalMigration: request.historicalMigration })
+      if (kept.length)
+        await this.sink({
+          project: request.project,
+          events: kept,
+          receivedAt: request.receivedAt,
+          historicalMigration: request.historicalMigration,
+        })
       count('hedgerow_events_stored_total', {}, kept.length)
       return { stored: kept.length, dropped: request.events.length - kept.length }
     } finally {
@@ -62,7 +68,12 @@ export class Pipeline {
   }
 
   /** Events of one distinct_id run in order; different ids run concurrently, unless historical. */
-  private async runSteps(request: IngestRequest, slots: Slot[], warnings: WarningBatch, deadLetters: Record<string, unknown>[]): Promise<void> {
+  private async runSteps(
+    request: IngestRequest,
+    slots: Slot[],
+    warnings: WarningBatch,
+    deadLetters: Record<string, unknown>[],
+  ): Promise<void> {
     const byKey = new Map<string, number[]>()
     const events = request.events.map((raw) => fromWire(raw, request))
     events.forEach((event, index) => {
@@ -75,13 +86,28 @@ export class Pipeline {
       [...byKey].map(([key, indexes]) =>
         this.order.run(`${request.project.id}:${key}`, async () => {
           const sequence = new Map<string, unknown>()
-          for (const index of indexes) slots[index] = await this.runEvent(request, request.events[index], events[index], sequence, warnings, deadLetters)
+          for (const index of indexes)
+            slots[index] = await this.runEvent(
+              request,
+              request.events[index],
+              events[index],
+              sequence,
+              warnings,
+              deadLetters,
+            )
         }),
       ),
     )
   }
 
-  private async runEvent(request: IngestRequest, raw: WireEvent, event: IngestEvent, sequence: Map<string, unknown>, warnings: WarningBatch, deadLetters: Record<string, unknown>[]): Promise<Slot> {
+  private async runEvent(
+    request: IngestRequest,
+    raw: WireEvent,
+    event: IngestEvent,
+    sequence: Map<string, unknown>,
+    warnings: WarningBatch,
+    deadLetters: Record<string, unknown>[],
+  ): Promise<Slot> {
     const ctx: EventContext = {
       project: request.project,
       raw,
@@ -103,9 +129,17 @@ export class Pipeline {
       }
       return { kind: 'kept', event: value as IngestEvent }
     } catch (error) {
-      if (!(error instanceof StepError) || error.retryable) throw error instanceof StepError ? unavailable(`${error.message}; retry the request`) : error
+      if (!(error instanceof StepError) || error.retryable)
+        throw error instanceof StepError ? unavailable(`${error.message}; retry the request`) : error
       // A non-retryable step error would fail on every retry: keep the event aside, acknowledge it.
-      deadLetters.push({ project_id: request.project.id, created_at: new Date(), plugin: error.plugin, hook: error.hook, error: error.message, event: raw })
+      deadLetters.push({
+        project_id: request.project.id,
+        created_at: new Date(),
+        plugin: error.plugin,
+        hook: error.hook,
+        error: error.message,
+        event: raw,
+      })
       warnings.add('event_dead_lettered', { plugin: error.plugin, hook: error.hook }, raw)
       return { kind: 'gone' }
     }

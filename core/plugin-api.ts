@@ -148,7 +148,7 @@ export interface IngestHooks {
 export type Teardown = () => void | Promise<void>
 
 /** Services one plugin provides to others; extend it with `declare module` augmentation. */
-// eslint-disable-next-line @typescript-eslint/no-empty-interface
+// biome-ignore lint/suspicious/noEmptyInterface: plugins extend it by declaration merging, which a type alias cannot do
 export interface Services {}
 export type ServiceName = keyof Services & string
 
@@ -246,11 +246,15 @@ export function withFields<T extends object>(event: T, fields: Partial<T>): T {
  * named `__proto__` stays an own property as with a spread (never the prototype setter). Keys in
  * `omit` are left out: built without them, since deleting from a copy makes a slow object.
  */
-export function copyRecord(source: Readonly<Record<string, unknown>>, omit?: readonly string[]): Record<string, unknown> {
+export function copyRecord(
+  source: Readonly<Record<string, unknown>>,
+  omit?: readonly string[],
+): Record<string, unknown> {
   const copy: Record<string, unknown> = {}
   for (const key of Object.keys(source)) {
     if (omit?.includes(key)) continue
-    if (key === '__proto__') Object.defineProperty(copy, key, { value: source[key], enumerable: true, writable: true, configurable: true })
+    if (key === '__proto__')
+      Object.defineProperty(copy, key, { value: source[key], enumerable: true, writable: true, configurable: true })
     else copy[key] = source[key]
   }
   return copy
@@ -329,10 +333,16 @@ const TRANSIENT_DRIVER_ERRORS = new Set([
 export function isRetryable(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false
   if (error instanceof HttpError) return error.retryable
-  const e = error as { name?: unknown; retryable?: unknown; cause?: unknown; hasErrorLabel?: (label: string) => boolean }
+  const e = error as {
+    name?: unknown
+    retryable?: unknown
+    cause?: unknown
+    hasErrorLabel?: (label: string) => boolean
+  }
   if (e.retryable === true) return true
   if (typeof e.name === 'string' && TRANSIENT_DRIVER_ERRORS.has(e.name)) return true
-  if (typeof e.hasErrorLabel === 'function' && (e.hasErrorLabel('RetryableWriteError') || e.hasErrorLabel('ResetPool'))) return true
+  if (typeof e.hasErrorLabel === 'function' && (e.hasErrorLabel('RetryableWriteError') || e.hasErrorLabel('ResetPool')))
+    return true
   return e.cause !== undefined && e.cause !== error && isRetryable(e.cause)
 }
 

@@ -38,7 +38,11 @@ function exportTarget(exports: Exports): string | undefined {
 }
 
 function packageEntry(dir: string): { file: string; version: string } {
-  const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { exports?: Exports; main?: string; version?: string }
+  const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
+    exports?: Exports
+    main?: string
+    version?: string
+  }
   const target = exportTarget(pkg.exports) ?? pkg.main ?? 'index.js'
   return { file: path.resolve(dir, target), version: pkg.version ?? '0.0.0' }
 }
@@ -51,12 +55,16 @@ function fileFor(candidate: string): string | undefined {
   return ['index.js', 'index.mjs', 'index.ts'].map((f) => path.join(candidate, f)).find((f) => existsSync(f))
 }
 
-export function resolvePlugin(name: string, opts: { builtIns: ReadonlySet<string>; rootDir: string; configDir: string }): PluginSource {
+export function resolvePlugin(
+  name: string,
+  opts: { builtIns: ReadonlySet<string>; rootDir: string; configDir: string },
+): PluginSource {
   if (opts.builtIns.has(name)) return { kind: 'built-in', name }
   if (name.startsWith('./') || name.startsWith('../')) {
     const candidate = path.resolve(opts.configDir, name)
     const file = fileFor(candidate)
-    if (!file) throw new PluginResolveError('INGEST_ERR_PLUGIN_NOT_FOUND', `plugin "${name}": no file or folder at ${candidate}`)
+    if (!file)
+      throw new PluginResolveError('INGEST_ERR_PLUGIN_NOT_FOUND', `plugin "${name}": no file or folder at ${candidate}`)
     return { kind: 'path', file }
   }
   if (path.isAbsolute(name) || name.includes('\\') || /^[.]/.test(name)) {

@@ -45,7 +45,13 @@ export function isValidTimezone(timezone: string): boolean {
 }
 
 export function toProject(doc: ProjectDocument): Project {
-  return Object.freeze({ id: doc.id, name: doc.name, apiToken: doc.api_token, secretApiToken: doc.secret_api_token, timezone: doc.timezone })
+  return Object.freeze({
+    id: doc.id,
+    name: doc.name,
+    apiToken: doc.api_token,
+    secretApiToken: doc.secret_api_token,
+    timezone: doc.timezone,
+  })
 }
 
 export class ProjectStore {
@@ -76,7 +82,12 @@ export class ProjectStore {
   }
 
   async list(): Promise<Project[]> {
-    return (await this.collection.find({}, { projection: { _id: 0 } }).sort({ id: 1 }).toArray()).map(toProject)
+    return (
+      await this.collection
+        .find({}, { projection: { _id: 0 } })
+        .sort({ id: 1 })
+        .toArray()
+    ).map(toProject)
   }
 
   async get(id: number): Promise<Project | undefined> {
@@ -100,7 +111,10 @@ export class ProjectStore {
   /** The project whose secret key this is: looked up by digest, confirmed in constant time. */
   async bySecretToken(token: string): Promise<Project | undefined> {
     await this.ensureSecretDigests()
-    const doc = await this.collection.findOne({ secret_api_token_sha256: secretKeyDigest(token) }, { projection: { _id: 0 } })
+    const doc = await this.collection.findOne(
+      { secret_api_token_sha256: secretKeyDigest(token) },
+      { projection: { _id: 0 } },
+    )
     return doc && keysEqual(token, doc.secret_api_token) ? toProject(doc) : undefined
   }
 
@@ -117,16 +131,25 @@ export class ProjectStore {
   }
 
   private async addMissingDigests(): Promise<void> {
-    const missing = await this.collection.find({ secret_api_token_sha256: { $exists: false } }, { projection: { _id: 1, secret_api_token: 1 } }).toArray()
+    const missing = await this.collection
+      .find({ secret_api_token_sha256: { $exists: false } }, { projection: { _id: 1, secret_api_token: 1 } })
+      .toArray()
     for (const doc of missing) {
-      await this.collection.updateOne({ _id: doc._id }, { $set: { secret_api_token_sha256: secretKeyDigest(doc.secret_api_token) } })
+      await this.collection.updateOne(
+        { _id: doc._id },
+        { $set: { secret_api_token_sha256: secretKeyDigest(doc.secret_api_token) } },
+      )
     }
     await this.collection.createIndex(DIGEST_INDEX.key, { name: DIGEST_INDEX.name })
   }
 }
 
 /** A found project is kept for a minute, a miss only briefly so a project created elsewhere is seen soon. */
-async function cachedLookup<K>(cache: Map<K, { project?: Project; until: number }>, key: K, load: () => Promise<Project | undefined>): Promise<Project | undefined> {
+async function cachedLookup<K>(
+  cache: Map<K, { project?: Project; until: number }>,
+  key: K,
+  load: () => Promise<Project | undefined>,
+): Promise<Project | undefined> {
   const now = Date.now()
   const hit = cache.get(key)
   if (hit && hit.until > now) return hit.project

@@ -25,9 +25,16 @@ export function check<S extends TSchema>(schema: S, value: unknown, withDefaults
   const errors = [...validator.Errors(candidate)]
   // an unknown key is reported twice (a `false` schema and the keyword); the first names the key
   const first = errors.find((e) => e.keyword !== 'additionalProperties') ?? errors[0]
-  const missing = first?.keyword === 'required' ? (first.params as { requiredProperties?: string[] }).requiredProperties?.[0] : undefined
+  const missing =
+    first?.keyword === 'required'
+      ? (first.params as { requiredProperties?: string[] }).requiredProperties?.[0]
+      : undefined
   if (missing !== undefined) return { ok: false, path: `${first.instancePath}/${missing}`, reason: 'is required' }
   const reason =
-    first?.keyword === 'boolean' ? 'unknown key' : first?.keyword === 'const' || first?.keyword === 'anyOf' ? 'is not one of the allowed values' : (first?.message ?? 'invalid')
+    first?.keyword === 'boolean'
+      ? 'unknown key'
+      : first?.keyword === 'const' || first?.keyword === 'anyOf'
+        ? 'is not one of the allowed values'
+        : (first?.message ?? 'invalid')
   return { ok: false, path: first?.instancePath ?? '', reason }
 }

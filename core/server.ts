@@ -45,7 +45,11 @@ export function createApp(deps: AppDeps): Koa {
     const queue = deps.queueConnected?.()
     const ready = database && queue !== false && deps.accepting()
     ctx.status = ready ? 200 : 503
-    ctx.body = { status: ready ? 'ready' : 'not_ready', database: database ? 'ok' : 'unreachable', ...(queue === undefined ? {} : { queue: queue ? 'ok' : 'unreachable' }) }
+    ctx.body = {
+      status: ready ? 'ready' : 'not_ready',
+      database: database ? 'ok' : 'unreachable',
+      ...(queue === undefined ? {} : { queue: queue ? 'ok' : 'unreachable' }),
+    }
   })
   router.get('/_metrics', (ctx) => {
     ctx.type = 'text/plain; version=0.0.4'

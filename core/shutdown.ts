@@ -25,7 +25,11 @@ export type ShutdownPhase = readonly [what: string, run: () => unknown]
  * finished `budgetMs` after the call. The timer is not unref'd: it must fire even when the only
  * thing left in the event loop is the wait it is there to end.
  */
-export async function shutDownWithin(budgetMs: number, phases: readonly ShutdownPhase[], budgetName?: string): Promise<void> {
+export async function shutDownWithin(
+  budgetMs: number,
+  phases: readonly ShutdownPhase[],
+  budgetName?: string,
+): Promise<void> {
   let pending = phases[0]?.[0] ?? 'nothing'
   let timer: NodeJS.Timeout | undefined
   const timedOut = new Promise<never>((_, reject) => {

@@ -28,7 +28,10 @@ export interface ChainOutcome {
   readonly droppedBy?: StepName
 }
 
-type AnyHook = Hook<unknown, unknown> & { interceptors: ReadonlyArray<Record<string, unknown>>; taps: ReadonlyArray<object> }
+type AnyHook = Hook<unknown, unknown> & {
+  interceptors: ReadonlyArray<Record<string, unknown>>
+  taps: ReadonlyArray<object>
+}
 const OBSERVING = ['call', 'tap', 'loop', 'error', 'result', 'done'] as const
 
 interface Plan {
@@ -54,17 +57,26 @@ export class StepChain {
     const state = this.state
     const steps = state && this.currentPlan().steps
     if (!state || !steps) return this.runThroughTapable(event, ctx)
-    return new Promise<ChainOutcome>((resolve, reject) => new EventRun(steps, event, ctx, state, resolve, reject).advance())
+    return new Promise<ChainOutcome>((resolve, reject) =>
+      new EventRun(steps, event, ctx, state, resolve, reject).advance(),
+    )
   }
 
   private currentPlan(): Plan {
     const hooks = STEPS.map(({ hook }) => this.hooks[hook] as unknown as AnyHook)
     const plan = this.plan
-    if (plan && hooks.every((hook, i) => hook.taps === plan.sources[i] && hook.taps.length === plan.lengths[i])) return plan
-    const observed = hooks.some((hook) => hook.interceptors.some((interceptor) => OBSERVING.some((key) => interceptor[key] !== undefined)))
+    if (plan && hooks.every((hook, i) => hook.taps === plan.sources[i] && hook.taps.length === plan.lengths[i]))
+      return plan
+    const observed = hooks.some((hook) =>
+      hook.interceptors.some((interceptor) => OBSERVING.some((key) => interceptor[key] !== undefined)),
+    )
     const steps = hooks.map((hook) => hook.taps.map((tap) => stepTapOf(tap)))
     const complete = !observed && steps.every((taps) => taps.every((tap) => tap !== undefined))
-    this.plan = { sources: hooks.map((hook) => hook.taps), lengths: hooks.map((hook) => hook.taps.length), steps: complete ? (steps as StepTap[][]) : undefined }
+    this.plan = {
+      sources: hooks.map((hook) => hook.taps),
+      lengths: hooks.map((hook) => hook.taps.length),
+      steps: complete ? (steps as StepTap[][]) : undefined,
+    }
     return this.plan
   }
 
@@ -200,5 +212,7 @@ class EventRun implements Deadline {
 /** Calls a plugin's tap the way tapable would for its kind: sync, callback (tapAsync) or promise. */
 function call(step: StepTap, value: unknown, ctx: EventContext): unknown {
   if (step.type !== 'async') return step.fn(value, ctx)
-  return new Promise((resolve, reject) => step.fn(value, ctx, (error: unknown, result: unknown) => (error ? reject(error) : resolve(result))))
+  return new Promise((resolve, reject) =>
+    step.fn(value, ctx, (error: unknown, result: unknown) => (error ? reject(error) : resolve(result))),
+  )
 }

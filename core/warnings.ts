@@ -50,7 +50,13 @@ export class WarningBatch {
 
   add(type: string, details: Record<string, unknown> = {}, event?: unknown): void {
     count('hedgerow_ingestion_warnings_total', { type })
-    this.warnings.push({ project_id: this.projectId, type, created_at: new Date(), details: boundedDetails(details), event: this.excerptOf(event) })
+    this.warnings.push({
+      project_id: this.projectId,
+      type,
+      created_at: new Date(),
+      details: boundedDetails(details),
+      event: this.excerptOf(event),
+    })
   }
 
   private excerptOf(event: unknown): unknown {
@@ -99,5 +105,7 @@ function boundedValue(value: unknown): unknown {
   if (typeof value === 'string') return cutToScalars(value, MAX_DETAIL_VALUE_CHARS)
   if (typeof value !== 'object' || value === null) return value
   const json = boundedJson(value, MAX_DETAIL_VALUE_CHARS)
-  return json.length <= MAX_DETAIL_VALUE_CHARS ? value : { truncated: true, excerpt: cutToScalars(json, MAX_DETAIL_VALUE_CHARS) }
+  return json.length <= MAX_DETAIL_VALUE_CHARS
+    ? value
+    : { truncated: true, excerpt: cutToScalars(json, MAX_DETAIL_VALUE_CHARS) }
 }

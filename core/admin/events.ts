@@ -21,7 +21,8 @@ function dateParam(value: string | undefined, name: string): Date | undefined {
 
 function limitParam(value: string | undefined): number {
   const limit = value === undefined ? DEFAULT_LIMIT : Number(value)
-  if (limit < 1 || limit > MAX_LIMIT) throw badRequest('invalid_input', `limit must be between 1 and ${MAX_LIMIT}`, 'limit')
+  if (limit < 1 || limit > MAX_LIMIT)
+    throw badRequest('invalid_input', `limit must be between 1 and ${MAX_LIMIT}`, 'limit')
   return limit
 }
 
@@ -68,13 +69,21 @@ export async function listEvents(db: Db, project: Project, query: Static<typeof 
     const { t, u } = decodeCursor(query.cursor)
     filter.$or = [{ timestamp: { $lt: t } }, { timestamp: t, uuid: { $lt: u } }]
   }
-  const docs = await db.collection(COLLECTIONS.events).find(filter).sort({ timestamp: -1, uuid: -1 }).limit(limit + 1).toArray()
+  const docs = await db
+    .collection(COLLECTIONS.events)
+    .find(filter)
+    .sort({ timestamp: -1, uuid: -1 })
+    .limit(limit + 1)
+    .toArray()
   const page = docs.slice(0, limit)
   let next: string | null = null
   if (docs.length > limit) {
     const last = page[page.length - 1]
     const nextUrl = new URL(url)
-    nextUrl.searchParams.set('cursor', Buffer.from(JSON.stringify({ t: last.timestamp, u: last.uuid })).toString('base64url'))
+    nextUrl.searchParams.set(
+      'cursor',
+      Buffer.from(JSON.stringify({ t: last.timestamp, u: last.uuid })).toString('base64url'),
+    )
     next = nextUrl.toString()
   }
   return { results: page.map(eventJson), next }
@@ -82,8 +91,18 @@ export async function listEvents(db: Db, project: Project, query: Static<typeof 
 
 export async function listWarnings(db: Db, project: Project, query: Static<typeof EventsQuery>) {
   const limit = limitParam(query.limit)
-  const docs = await db.collection(COLLECTIONS.ingestionWarnings).find({ project_id: project.id }).sort({ created_at: -1 }).limit(limit).toArray()
+  const docs = await db
+    .collection(COLLECTIONS.ingestionWarnings)
+    .find({ project_id: project.id })
+    .sort({ created_at: -1 })
+    .limit(limit)
+    .toArray()
   return {
-    results: docs.map((d) => ({ type: d.type, created_at: (d.created_at as Date).toISOString(), details: d.details, event: d.event ?? null })),
+    results: docs.map((d) => ({
+      type: d.type,
+      created_at: (d.created_at as Date).toISOString(),
+      details: d.details,
+      event: d.event ?? null,
+    })),
   }
 }

@@ -26,8 +26,8 @@ function readOrCreateAdminKey(configured: string | undefined, dataDir: string): 
   const file = path.join(dataDir, 'admin-api-key')
   if (existsSync(file)) return { key: readFileSync(file, 'utf8').trim(), generated: false, file }
   mkdirSync(dataDir, { recursive: true })
-  const key = 'hra_' + randomBytes(24).toString('base64url')
-  writeFileSync(file, key + '\n', { mode: 0o600, flag: 'wx' })
+  const key = `hra_${randomBytes(24).toString('base64url')}`
+  writeFileSync(file, `${key}\n`, { mode: 0o600, flag: 'wx' })
   return { key, generated: true, file }
 }
 

@@ -3,7 +3,7 @@
  * ingestion warnings. Plugins add their own /api routes through the `routes` hook; the key check
  * here covers them too.
  */
-import Router from '@koa/router'
+import type Router from '@koa/router'
 import { koaBody } from 'koa-body'
 import type { Context, Middleware, Next } from 'koa'
 import type { Db } from 'mongodb'
@@ -26,12 +26,16 @@ export interface AdminDeps {
  * `personalApiKey`): there, that key is accepted too and names the project (`ctx.state.authProject`).
  * Everywhere else under /api only the admin key is.
  */
-export const SECRET_KEY_PATHS: readonly RegExp[] = [/^\/api\/feature_flag\/local_evaluation\/?$/, /^\/api\/projects\/[^/]+\/feature_flags\/[^/]+\/remote_config\/?$/]
+export const SECRET_KEY_PATHS: readonly RegExp[] = [
+  /^\/api\/feature_flag\/local_evaluation\/?$/,
+  /^\/api\/projects\/[^/]+\/feature_flags\/[^/]+\/remote_config\/?$/,
+]
 
 export function adminAuth(adminKey: string, projects: ProjectStore): Middleware {
   return async function requireAdminKey(ctx: Context, next: Next) {
     const token = bearerToken(ctx.get('Authorization'))
-    if (!token) throw unauthorized('not_authenticated', 'the admin API needs the header Authorization: Bearer <admin API key>')
+    if (!token)
+      throw unauthorized('not_authenticated', 'the admin API needs the header Authorization: Bearer <admin API key>')
     if (keysEqual(token, adminKey)) {
       ctx.state.admin = true
       return next()
@@ -48,7 +52,13 @@ export function adminAuth(adminKey: string, projects: ProjectStore): Middleware 
 }
 
 export function projectJson(project: Project) {
-  return { id: project.id, name: project.name, api_token: project.apiToken, secret_api_token: project.secretApiToken, timezone: project.timezone }
+  return {
+    id: project.id,
+    name: project.name,
+    api_token: project.apiToken,
+    secret_api_token: project.secretApiToken,
+    timezone: project.timezone,
+  }
 }
 
 /** The project named by `:id`, or a 404. */
@@ -60,12 +70,20 @@ export async function projectParam(ctx: Context, projects: ProjectLookup): Promi
 }
 
 export function mountAdmin(router: Router, { db, projects, adminKey }: AdminDeps): void {
-  const json = koaBody({ json: true, urlencoded: false, text: false, jsonLimit: '1mb', jsonStrict: true, onError: jsonError })
+  const json = koaBody({
+    json: true,
+    urlencoded: false,
+    text: false,
+    jsonLimit: '1mb',
+    jsonStrict: true,
+    onError: jsonError,
+  })
   router.use('/api', adminAuth(adminKey, projects))
 
   router.post('/api/projects', json, async (ctx) => {
     const body = parseWith(CreateProjectBody, ctx.request.body)
-    if (body.timezone !== undefined && !isValidTimezone(body.timezone)) throw badRequest('invalid_input', `timezone "${body.timezone}" is not an IANA time zone`, 'timezone')
+    if (body.timezone !== undefined && !isValidTimezone(body.timezone))
+      throw badRequest('invalid_input', `timezone "${body.timezone}" is not an IANA time zone`, 'timezone')
     ctx.status = 201
     ctx.body = projectJson(await projects.create(body))
   })

@@ -9,7 +9,11 @@ export interface BoundedJsonOptions {
   readonly sortKeys?: boolean
 }
 
-export function boundedJson(value: unknown, limit = Number.POSITIVE_INFINITY, options: BoundedJsonOptions = {}): string {
+export function boundedJson(
+  value: unknown,
+  limit = Number.POSITIVE_INFINITY,
+  options: BoundedJsonOptions = {},
+): string {
   const out: string[] = []
   let length = 0
   const write = (text: string) => {

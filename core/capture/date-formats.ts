@@ -11,14 +11,23 @@ const ZONE = String.raw`Z|UTC|UT|GMT|[ECMP][SD]T|[+-]\d{2}(?::?\d{2})?`
 const ISO = new RegExp(String.raw`^(\d{4})-(\d{2})-(\d{2})(?:(?:[Tt]|\s+)${TIME})?\s*(${ZONE})?$`, 'i')
 const SLASH_MDY = new RegExp(String.raw`^(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})(?:\s+${TIME})?$`)
 const SLASH_YMD = new RegExp(String.raw`^(\d{4})/(\d{1,2})/(\d{1,2})(?:\s+${TIME})?$`)
-const RFC_2822 = new RegExp(
-  String.raw`^(?:[A-Za-z]{3},\s*)?(\d{1,2})\s+([A-Za-z]{3})\s+(\d{2,4})\s+(\d{2}):(\d{2})(?::(\d{2}))?\s*([+-]\d{4}|[A-Za-z]{1,3})$`,
-)
+const RFC_2822 =
+  /^(?:[A-Za-z]{3},\s*)?(\d{1,2})\s+([A-Za-z]{3})\s+(\d{2,4})\s+(\d{2}):(\d{2})(?::(\d{2}))?\s*([+-]\d{4}|[A-Za-z]{1,3})$/
 const EPOCH_DIGITS = /^\d{10}$|^\d{13}$|^\d{19}$/
 
 const NAMED_ZONES: Record<string, number> = {
-  Z: 0, UT: 0, UTC: 0, GMT: 0,
-  EST: -300, EDT: -240, CST: -360, CDT: -300, MST: -420, MDT: -360, PST: -480, PDT: -420,
+  Z: 0,
+  UT: 0,
+  UTC: 0,
+  GMT: 0,
+  EST: -300,
+  EDT: -240,
+  CST: -360,
+  CDT: -300,
+  MST: -420,
+  MDT: -360,
+  PST: -480,
+  PDT: -420,
 }
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec']
 
@@ -54,7 +63,12 @@ export function parseDate(input: string): Date | undefined {
   return undefined
 }
 
-interface Clock { hour: number; minute: number; second: number; ms: number }
+interface Clock {
+  hour: number
+  minute: number
+  second: number
+  ms: number
+}
 
 function num(text: string | undefined): number {
   return text === undefined ? 0 : Number(text)
@@ -129,7 +143,8 @@ function canonical(text: string): Date | undefined {
   const ms = digits(text, 20, 23)
   // Date.UTC reads years 0-99 as 1900-1999; build's setters do not
   if (year < 100) return build(year, month, day, { hour, minute, second, ms }, 0)
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59 || second > 60) return undefined
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59 || second > 60)
+    return undefined
   return new Date(Date.UTC(year, month - 1, day, hour, minute, second, ms))
 }
 
@@ -139,7 +154,13 @@ function digits(text: string, from: number, to: number): number {
   return value
 }
 
-function build(year: number, month: number, day: number, time: Clock | undefined, offset: number | undefined): Date | undefined {
+function build(
+  year: number,
+  month: number,
+  day: number,
+  time: Clock | undefined,
+  offset: number | undefined,
+): Date | undefined {
   if (!time || offset === undefined) return undefined
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined
   // Second 60 is a leap second; it reads as the first instant of the next minute.

@@ -3,7 +3,7 @@
  * Liberal on purpose: every encoding PostHog SDKs have ever used is accepted on every path.
  */
 import { brotliDecompress, gunzip, inflate } from 'node:zlib'
-import { badRequest, HttpError, tooLarge } from '../errors.ts'
+import { badRequest, type HttpError, tooLarge } from '../errors.ts'
 import { decompressLz64 } from './lz64.ts'
 import {
   compressionHint,
@@ -106,7 +106,11 @@ async function decompress(bytes: Buffer, hint: CompressionHint | undefined, maxB
 }
 
 /** The codecs a request body may be compressed with, by Content-Encoding token. */
-type Decompress = (bytes: Buffer, options: { maxOutputLength: number }, callback: (error: Error | null, output: Buffer) => void) => void
+type Decompress = (
+  bytes: Buffer,
+  options: { maxOutputLength: number },
+  callback: (error: Error | null, output: Buffer) => void,
+) => void
 const CODECS: Record<'gzip' | 'deflate' | 'br', Decompress> = { gzip: gunzip, deflate: inflate, br: brotliDecompress }
 export type Codec = keyof typeof CODECS
 
@@ -118,7 +122,12 @@ export function decompressBounded(codec: Codec, bytes: Buffer, maxBytes: number)
       if (error instanceof RangeError && (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
         return reject(overDecodedLimit(maxBytes))
       }
-      reject(badRequest(`invalid_${codec === 'br' ? 'brotli' : codec}`, `invalid ${codec === 'br' ? 'Brotli' : codec.toUpperCase()} data: ${error.message}`))
+      reject(
+        badRequest(
+          `invalid_${codec === 'br' ? 'brotli' : codec}`,
+          `invalid ${codec === 'br' ? 'Brotli' : codec.toUpperCase()} data: ${error.message}`,
+        ),
+      )
     })
   })
 }

@@ -19,7 +19,12 @@ const MAX_GROWTH = 6
 /** Echoed in the error only when it is this short: the rest of the event came from the client too. */
 const MAX_ECHOED_UUID = 64
 
-export function eventTooLarge(index: number, event: Readonly<Record<string, unknown>>, bytes: number, limit: number): HttpError {
+export function eventTooLarge(
+  index: number,
+  event: Readonly<Record<string, unknown>>,
+  bytes: number,
+  limit: number,
+): HttpError {
   const uuid = typeof event.uuid === 'string' && event.uuid.length <= MAX_ECHOED_UUID ? ` (uuid ${event.uuid})` : ''
   return new HttpError(
     413,
@@ -30,7 +35,11 @@ export function eventTooLarge(index: number, event: Readonly<Record<string, unkn
 }
 
 /** Throws a 413 naming the first event of `events` whose JSON is larger than `limit` bytes. */
-export function checkEventSizes(events: ReadonlyArray<Readonly<Record<string, unknown>>>, bodyLength: number, limit: number): void {
+export function checkEventSizes(
+  events: ReadonlyArray<Readonly<Record<string, unknown>>>,
+  bodyLength: number,
+  limit: number,
+): void {
   if (bodyLength * MAX_GROWTH <= limit) return
   for (let index = 0; index < events.length; index++) {
     const json = JSON.stringify(events[index])

@@ -39,7 +39,8 @@ const BatchBody = Compile(
  * key against its string pattern through `Object.entries` (an array per key, per event), and the
  * answer is always true for a string key. The compiled checks stay for the error messages.
  */
-const isWireEvent = (value: unknown): value is WireEvent => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isWireEvent = (value: unknown): value is WireEvent =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 function isWireEventArray(value: unknown): value is WireEvent[] {
   if (!Array.isArray(value)) return false
   for (let i = 0; i < value.length; i++) if (!isWireEvent(value[i])) return false
@@ -77,7 +78,8 @@ export function parseCaptureRequest(
 }
 
 export function parseJson(text: string): unknown {
-  if (nestsDeeperThan(text, MAX_NESTING)) throw badRequest('too_deeply_nested', `the request nests objects and arrays more than ${MAX_NESTING} levels deep`)
+  if (nestsDeeperThan(text, MAX_NESTING))
+    throw badRequest('too_deeply_nested', `the request nests objects and arrays more than ${MAX_NESTING} levels deep`)
   try {
     return JSON.parse(text)
   } catch (error) {
@@ -111,7 +113,11 @@ function shapeOf(json: unknown, path: string): Shape {
 
 function shapeError(error: { instancePath: string; message: string } | undefined, attr: string | null = null) {
   const where = error?.instancePath || '/'
-  return badRequest('invalid_payload', `failed to parse request: ${where} ${error?.message ?? 'has the wrong shape'}`, attr)
+  return badRequest(
+    'invalid_payload',
+    `failed to parse request: ${where} ${error?.message ?? 'has the wrong shape'}`,
+    attr,
+  )
 }
 
 function sentAtOf(bodySentAt: unknown, query: Record<string, string | undefined>): Date | undefined {

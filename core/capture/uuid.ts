@@ -48,10 +48,25 @@ export function uuidv7(at: Date = new Date()): string {
   const r = randomOffset(10)
   const b = POOL
   return (
-    HEX[(high >>> 8) & 0xff]! + HEX[high & 0xff]! + HEX[low >>> 24]! + HEX[(low >>> 16) & 0xff]! + '-' +
-    HEX[(low >>> 8) & 0xff]! + HEX[low & 0xff]! + '-' +
-    HEX[0x70 | (b[r]! & 0x0f)]! + HEX[b[r + 1]!]! + '-' +
-    HEX[0x80 | (b[r + 2]! & 0x3f)]! + HEX[b[r + 3]!]! + '-' +
-    HEX[b[r + 4]!]! + HEX[b[r + 5]!]! + HEX[b[r + 6]!]! + HEX[b[r + 7]!]! + HEX[b[r + 8]!]! + HEX[b[r + 9]!]!
+    HEX[(high >>> 8) & 0xff]! +
+    HEX[high & 0xff]! +
+    HEX[low >>> 24]! +
+    HEX[(low >>> 16) & 0xff]! +
+    '-' +
+    HEX[(low >>> 8) & 0xff]! +
+    HEX[low & 0xff]! +
+    '-' +
+    HEX[0x70 | (b[r]! & 0x0f)]! +
+    HEX[b[r + 1]!]! +
+    '-' +
+    HEX[0x80 | (b[r + 2]! & 0x3f)]! +
+    HEX[b[r + 3]!]! +
+    '-' +
+    HEX[b[r + 4]!]! +
+    HEX[b[r + 5]!]! +
+    HEX[b[r + 6]!]! +
+    HEX[b[r + 7]!]! +
+    HEX[b[r + 8]!]! +
+    HEX[b[r + 9]!]!
   )
 }

@@ -29,7 +29,14 @@ export interface V1Batch {
   results: Map<string, EventResult>
 }
 
-const REQUIRED_HEADERS = ['content-type', 'user-agent', 'posthog-sdk-info', 'posthog-attempt', 'posthog-request-id', 'posthog-request-timestamp']
+const REQUIRED_HEADERS = [
+  'content-type',
+  'user-agent',
+  'posthog-sdk-info',
+  'posthog-attempt',
+  'posthog-request-id',
+  'posthog-request-timestamp',
+]
 export const V1_ENCODINGS = ['gzip', 'deflate', 'br'] as const
 /** PostHog's limits: the event name and the distinct id are refused past them, not cut. */
 const MAX_EVENT_NAME_LENGTH = 200
@@ -48,18 +55,33 @@ function rfc3339(text: unknown): Date | undefined {
 /** The request's headers, checked as PostHog's capture v1 checks them. */
 export function readV1Headers(header: (name: string) => string): V1Request {
   const authorization = header('authorization')
-  if (!authorization) throw unauthorized('missing_authorization', 'the request has no Authorization header: send "Bearer <project API key>"')
+  if (!authorization)
+    throw unauthorized(
+      'missing_authorization',
+      'the request has no Authorization header: send "Bearer <project API key>"',
+    )
   const missing = REQUIRED_HEADERS.filter((name) => !header(name))
-  if (missing.length > 0) throw badRequest('missing_required_headers', `request is missing required headers: ${missing.join(', ')}`)
-  if (!/^bearer /i.test(authorization) || authorization.length <= 7) throw invalidHeader('Authorization must use the Bearer scheme')
+  if (missing.length > 0)
+    throw badRequest('missing_required_headers', `request is missing required headers: ${missing.join(', ')}`)
+  if (!/^bearer /i.test(authorization) || authorization.length <= 7)
+    throw invalidHeader('Authorization must use the Bearer scheme')
   const token = authorization.slice(7).trim()
   if (tokenProblem(token)) throw unauthorized('invalid_api_token', 'the provided API token is not valid')
   const mime = header('content-type').split(';')[0].trim().toLowerCase()
-  if (mime !== 'application/json') throw new HttpError(415, 'validation_error', 'unsupported_content_type', `unsupported content type: ${header('content-type')}`)
-  if (!isUuid(header('posthog-request-id'))) throw invalidHeader(`PostHog-Request-Id is not a valid UUID: ${header('posthog-request-id')}`)
-  if (!/^[1-9]\d{0,8}$/.test(header('posthog-attempt'))) throw invalidHeader(`PostHog-Attempt must be a positive integer: ${header('posthog-attempt')}`)
+  if (mime !== 'application/json')
+    throw new HttpError(
+      415,
+      'validation_error',
+      'unsupported_content_type',
+      `unsupported content type: ${header('content-type')}`,
+    )
+  if (!isUuid(header('posthog-request-id')))
+    throw invalidHeader(`PostHog-Request-Id is not a valid UUID: ${header('posthog-request-id')}`)
+  if (!/^[1-9]\d{0,8}$/.test(header('posthog-attempt')))
+    throw invalidHeader(`PostHog-Attempt must be a positive integer: ${header('posthog-attempt')}`)
   const sentAt = rfc3339(header('posthog-request-timestamp'))
-  if (!sentAt) throw invalidHeader(`PostHog-Request-Timestamp is not valid RFC 3339: ${header('posthog-request-timestamp')}`)
+  if (!sentAt)
+    throw invalidHeader(`PostHog-Request-Timestamp is not valid RFC 3339: ${header('posthog-request-timestamp')}`)
   return { token, sentAt, lib: libOf(header('posthog-sdk-info')) }
 }
 
@@ -75,11 +97,18 @@ function libOf(sdkInfo: string): V1Request['lib'] {
 export function v1Encoding(value: string): (typeof V1_ENCODINGS)[number] | undefined {
   if (!value || value.toLowerCase() === 'identity') return undefined
   const encoding = V1_ENCODINGS.find((e) => e === value.toLowerCase())
-  if (!encoding) throw new HttpError(415, 'validation_error', 'unsupported_encoding', `unsupported content encoding: ${value} (gzip, deflate and br are read here)`)
+  if (!encoding)
+    throw new HttpError(
+      415,
+      'validation_error',
+      'unsupported_encoding',
+      `unsupported content encoding: ${value} (gzip, deflate and br are read here)`,
+    )
   return encoding
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** The typed options, back to the properties the pipeline reads; null when one has the wrong type. */
 const OPTIONS: Array<[string, string, (v: unknown) => unknown]> = [
@@ -133,19 +162,27 @@ function dropReason(event: Record<string, unknown>): string | undefined {
  */
 export function readV1Batch(body: unknown, request: V1Request, maxEventBytes = Infinity): V1Batch {
   if (!isRecord(body) || !Array.isArray(body.batch) || typeof body.created_at !== 'string') {
-    throw badRequest('request_parsing_error', 'failed to parse request: the body must be {"created_at": "<RFC 3339>", "batch": [events]}')
+    throw badRequest(
+      'request_parsing_error',
+      'failed to parse request: the body must be {"created_at": "<RFC 3339>", "batch": [events]}',
+    )
   }
   if (body.batch.length === 0) throw badRequest('empty_batch', 'request batch is empty')
-  if (!rfc3339(body.created_at)) throw badRequest('invalid_batch', `invalid batch: created_at is not valid RFC 3339: ${body.created_at}`)
+  if (!rfc3339(body.created_at))
+    throw badRequest('invalid_batch', `invalid batch: created_at is not valid RFC 3339: ${body.created_at}`)
   const results = new Map<string, EventResult>()
   const events: WireEvent[] = []
   body.batch.forEach((raw, index) => {
-    if (!isRecord(raw) || typeof raw.uuid !== 'string' || raw.uuid.trim() === '') throw badRequest('missing_event_uuid', `event ${index} was submitted without a uuid`, `batch.${index}.uuid`)
+    if (!isRecord(raw) || typeof raw.uuid !== 'string' || raw.uuid.trim() === '')
+      throw badRequest('missing_event_uuid', `event ${index} was submitted without a uuid`, `batch.${index}.uuid`)
     const uuid = raw.uuid.trim()
-    if (!isUuid(uuid)) throw badRequest('invalid_event_uuid', `event ${index} has an invalid uuid: ${uuid}`, `batch.${index}.uuid`)
+    if (!isUuid(uuid))
+      throw badRequest('invalid_event_uuid', `event ${index} has an invalid uuid: ${uuid}`, `batch.${index}.uuid`)
     const key = uuid.toLowerCase()
-    if (results.has(key)) throw badRequest('duplicate_event_uuid', `duplicate event uuid: ${uuid}`, `batch.${index}.uuid`)
-    const reason = dropReason(raw) ?? (Buffer.byteLength(JSON.stringify(raw)) > maxEventBytes ? 'event_too_big' : undefined)
+    if (results.has(key))
+      throw badRequest('duplicate_event_uuid', `duplicate event uuid: ${uuid}`, `batch.${index}.uuid`)
+    const reason =
+      dropReason(raw) ?? (Buffer.byteLength(JSON.stringify(raw)) > maxEventBytes ? 'event_too_big' : undefined)
     const options = reason ? undefined : optionProperties(raw.options)
     if (reason || !options) return void results.set(key, { result: 'drop', details: reason ?? 'invalid_options' })
     results.set(key, { result: 'ok' })
@@ -155,7 +192,12 @@ export function readV1Batch(body: unknown, request: V1Request, maxEventBytes = I
 }
 
 /** The event as /batch/ would carry it, so the pipeline treats both protocols alike. */
-function toWireEvent(raw: Record<string, unknown>, uuid: string, options: Record<string, unknown>, request: V1Request): WireEvent {
+function toWireEvent(
+  raw: Record<string, unknown>,
+  uuid: string,
+  options: Record<string, unknown>,
+  request: V1Request,
+): WireEvent {
   const properties: Record<string, unknown> = { ...(raw.properties as Record<string, unknown> | undefined), ...options }
   if (typeof raw.session_id === 'string') properties.$session_id = raw.session_id
   if (typeof raw.window_id === 'string') properties.$window_id = raw.window_id
@@ -163,5 +205,11 @@ function toWireEvent(raw: Record<string, unknown>, uuid: string, options: Record
     properties.$lib = request.lib.name
     properties.$lib_version = request.lib.version
   }
-  return { event: raw.event, uuid, distinct_id: (raw.distinct_id as string).trim(), timestamp: raw.timestamp, properties }
+  return {
+    event: raw.event,
+    uuid,
+    distinct_id: (raw.distinct_id as string).trim(),
+    timestamp: raw.timestamp,
+    properties,
+  }
 }

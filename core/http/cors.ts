@@ -29,7 +29,11 @@ const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS'
 /** `crossOrigin` lives in the plugin contract, so that a third party's routes can be marked too. */
 export { crossOrigin } from '../plugin-api.ts'
 function isCrossOriginPath(router: Router, path: string): boolean {
-  return router.match(path, 'GET').path.some((layer) => (layer.stack as unknown as Array<Record<symbol, unknown>>).some((handler) => handler[CROSS_ORIGIN] === true))
+  return router
+    .match(path, 'GET')
+    .path.some((layer) =>
+      (layer.stack as unknown as Array<Record<symbol, unknown>>).some((handler) => handler[CROSS_ORIGIN] === true),
+    )
 }
 
 export function cors(router: Router, options: CorsOptions): Middleware {
@@ -54,7 +58,10 @@ export function cors(router: Router, options: CorsOptions): Middleware {
     const granted = isCrossOriginPath(router, ctx.path) ? (grantCrossOrigin(ctx), true) : grantConfigured(ctx)
     if (granted) {
       ctx.set('Access-Control-Allow-Methods', ALLOWED_METHODS)
-      ctx.set('Access-Control-Allow-Headers', ctx.get('Access-Control-Request-Headers') || 'Content-Type, Authorization')
+      ctx.set(
+        'Access-Control-Allow-Headers',
+        ctx.get('Access-Control-Request-Headers') || 'Content-Type, Authorization',
+      )
       ctx.set('Access-Control-Max-Age', '86400')
     }
     ctx.status = 200

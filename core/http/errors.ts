@@ -26,7 +26,10 @@ export function errorsAndAccessLog(logger: Logger): Middleware {
     } finally {
       const ms = Math.round((performance.now() - started) * 10) / 10
       count('hedgerow_http_requests_total', { status: String(ctx.status) })
-      logger.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms, project: ctx.state.projectId }, 'request')
+      logger.info(
+        { method: ctx.method, path: ctx.path, status: ctx.status, ms, project: ctx.state.projectId },
+        'request',
+      )
     }
   }
 }
@@ -35,7 +38,12 @@ export function errorsAndAccessLog(logger: Logger): Middleware {
 function toHttpError(error: unknown): HttpError {
   const e = error as { status?: number; expose?: boolean; message?: string }
   if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
-    return new HttpError(e.status, 'validation_error', e.status === 413 ? 'payload_too_large' : 'invalid_request', e.expose && e.message ? e.message : 'the request is invalid')
+    return new HttpError(
+      e.status,
+      'validation_error',
+      e.status === 413 ? 'payload_too_large' : 'invalid_request',
+      e.expose && e.message ? e.message : 'the request is invalid',
+    )
   }
   return new HttpError(500, 'server_error', 'internal_error', 'an internal error occurred; it has been logged')
 }

@@ -45,9 +45,16 @@ export class ProjectRateLimiter {
 }
 
 export const rateLimited = (retryAfterSeconds: number) =>
-  new HttpError(429, 'validation_error', 'rate_limited', `this project sends events faster than its rate limit; retry in ${retryAfterSeconds} s`)
+  new HttpError(
+    429,
+    'validation_error',
+    'rate_limited',
+    `this project sends events faster than its rate limit; retry in ${retryAfterSeconds} s`,
+  )
 
 /** The limiter for a config, or undefined when no limit is set (the default). */
 export function rateLimiterFor(config: RateLimitConfig | undefined): ProjectRateLimiter | undefined {
-  return config?.eventsPerSecond === undefined ? undefined : new ProjectRateLimiter(config.eventsPerSecond, config.burst)
+  return config?.eventsPerSecond === undefined
+    ? undefined
+    : new ProjectRateLimiter(config.eventsPerSecond, config.burst)
 }

@@ -10,7 +10,8 @@
 import type { IncomingMessage } from 'node:http'
 import { HttpError, tooLarge } from '../errors.ts'
 
-const readFailed = (message: string) => new HttpError(400, 'validation_error', 'body_read_failed', `the request body could not be read: ${message}`)
+const readFailed = (message: string) =>
+  new HttpError(400, 'validation_error', 'body_read_failed', `the request body could not be read: ${message}`)
 
 /**
  * Stops the request's stream as leaving a `for await` loop does (Node's `destroyer`): the socket is
@@ -68,7 +69,8 @@ function onClose(this: ReadRequest): void {
 
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length'])
-  if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge(`the request body is ${declared} bytes, over the limit of ${limit} bytes`))
+  if (Number.isFinite(declared) && declared > limit)
+    return Promise.reject(tooLarge(`the request body is ${declared} bytes, over the limit of ${limit} bytes`))
   if (req.readableEnded) return Promise.resolve(Buffer.alloc(0))
   return new Promise((resolve, reject) => {
     ;(req as ReadRequest)[READING] = { chunks: [], size: 0, limit, resolve, reject }

@@ -54,8 +54,16 @@ export function staticTable(router: Router): Map<string, StaticRoute> {
       if (table.has(key)) continue
       const match = router.match(path, method)
       const layers = match.pathAndMethod
-      if (!match.route || !layers.every((layer) => typeof layer.path === 'string' && layer.paramNames.length === 0)) continue
-      const steps = layers.flatMap((layer) => (layer.stack as Middleware[]).map((handler, i) => ({ layer, handler, first: i === 0, captures: layer.captures(path) })))
+      if (!match.route || !layers.every((layer) => typeof layer.path === 'string' && layer.paramNames.length === 0))
+        continue
+      const steps = layers.flatMap((layer) =>
+        (layer.stack as Middleware[]).map((handler, i) => ({
+          layer,
+          handler,
+          first: i === 0,
+          captures: layer.captures(path),
+        })),
+      )
       table.set(key, { matched: match.path, route: layers.findLast((layer) => layer.methods.length > 0)!, steps })
     }
   }
@@ -87,16 +95,19 @@ export function staticRoutes(router: Router): Middleware {
   const routed = router.routes() as unknown as Middleware
   const table = staticTable(router)
   // like router.routes(), the middleware carries its router (the admin-route walk reads it)
-  return Object.assign(function routeRequest(ctx: ParameterizedContext, next: Next) {
-    const context = ctx as Routed & { newRouterPath?: string }
-    // the router routes on newRouterPath when an earlier middleware set one
-    const found = context.newRouterPath ? undefined : table.get(`${ctx.method} ${ctx.path}`)
-    if (found === undefined) return routed(ctx, next)
-    context.matched = context.matched ? [...context.matched, ...found.matched] : found.matched.slice()
-    context.router = router
-    context.routeMatched = true
-    context._matchedRoute = found.route.path
-    if (found.route.name) context._matchedRouteName = found.route.name
-    return run(context, found.steps, 0, next)
-  }, { router })
+  return Object.assign(
+    function routeRequest(ctx: ParameterizedContext, next: Next) {
+      const context = ctx as Routed & { newRouterPath?: string }
+      // the router routes on newRouterPath when an earlier middleware set one
+      const found = context.newRouterPath ? undefined : table.get(`${ctx.method} ${ctx.path}`)
+      if (found === undefined) return routed(ctx, next)
+      context.matched = context.matched ? [...context.matched, ...found.matched] : found.matched.slice()
+      context.router = router
+      context.routeMatched = true
+      context._matchedRoute = found.route.path
+      if (found.route.name) context._matchedRouteName = found.route.name
+      return run(context, found.steps, 0, next)
+    },
+    { router },
+  )
 }

@@ -47,8 +47,14 @@ async function ensureIngestStream(jsm: JetStreamManager, settings: QueueSettings
   const subject = `${settings.subjectPrefix}.>`
   try {
     const { config } = await jsm.streams.info(settings.stream)
-    if (config.retention !== RetentionPolicy.Workqueue) throw new Error(`JetStream stream "${settings.stream}" has ${config.retention} retention; the ingest stream needs workqueue retention`)
-    if (!(config.subjects ?? []).includes(subject)) throw new Error(`JetStream stream "${settings.stream}" captures ${JSON.stringify(config.subjects)}, not "${subject}"`)
+    if (config.retention !== RetentionPolicy.Workqueue)
+      throw new Error(
+        `JetStream stream "${settings.stream}" has ${config.retention} retention; the ingest stream needs workqueue retention`,
+      )
+    if (!(config.subjects ?? []).includes(subject))
+      throw new Error(
+        `JetStream stream "${settings.stream}" captures ${JSON.stringify(config.subjects)}, not "${subject}"`,
+      )
   } catch (error) {
     if ((error as { api_error?: { err_code?: number } }).api_error?.err_code !== STREAM_NOT_FOUND) throw error
     await jsm.streams.add({

@@ -60,7 +60,10 @@ export class PartitionLeases {
 
   /** Partitions held and not being handed back. */
   get partitions(): number[] {
-    return [...this.leases].filter(([, l]) => !l.releasing).map(([p]) => p).sort((a, b) => a - b)
+    return [...this.leases]
+      .filter(([, l]) => !l.releasing)
+      .map(([p]) => p)
+      .sort((a, b) => a - b)
   }
 
   /** Whether a batch of this partition may start now: it is ours and our membership surely has not expired. */
@@ -84,9 +87,12 @@ export class PartitionLeases {
 
   private schedule(): void {
     if (this.stopped) return
-    this.timer = setTimeout(() => {
-      this.ticking = this.tick().finally(() => this.schedule())
-    }, Math.max(50, Math.floor(this.options.ttlMs / 3)))
+    this.timer = setTimeout(
+      () => {
+        this.ticking = this.tick().finally(() => this.schedule())
+      },
+      Math.max(50, Math.floor(this.options.ttlMs / 3)),
+    )
   }
 
   /** One round: stay a member, check what we hold, hand back or take to reach our share. */
@@ -117,7 +123,11 @@ export class PartitionLeases {
       lease.revision = await this.options.leases.update(leaseKey(partition), this.options.workerId, lease.revision)
     } catch (error) {
       // only a write on a newer revision means someone took it; an unreachable server changes nothing yet (mayRun gates the batches)
-      if (this.leases.get(partition) !== lease || (error as { api_error?: { err_code?: number } }).api_error?.err_code !== WRONG_LAST_SEQUENCE) return
+      if (
+        this.leases.get(partition) !== lease ||
+        (error as { api_error?: { err_code?: number } }).api_error?.err_code !== WRONG_LAST_SEQUENCE
+      )
+        return
       this.options.logger.warn({ partition, err: error }, 'queue worker lost a partition')
       this.leases.delete(partition)
       clearTimeout(lease.grace)
@@ -131,7 +141,10 @@ export class PartitionLeases {
     if (entry === undefined) return
     const holder = entry?.operation === 'PUT' ? entry.string() : FREE
     if (holder !== FREE && live.has(holder)) return
-    const revision = await (entry ? leases.update(leaseKey(partition), workerId, entry.revision) : leases.create(leaseKey(partition), workerId)).catch(() => undefined)
+    const revision = await (entry
+      ? leases.update(leaseKey(partition), workerId, entry.revision)
+      : leases.create(leaseKey(partition), workerId)
+    ).catch(() => undefined)
     if (revision === undefined || this.stopped) return
     const lease: Lease = { revision, releasing: false, started: false }
     this.leases.set(partition, lease)
@@ -141,7 +154,10 @@ export class PartitionLeases {
     }
     if (holder === FREE) begin()
     else {
-      this.options.logger.warn({ partition, previous: holder }, 'queue worker takes a partition whose worker is gone; it consumes after one lease TTL')
+      this.options.logger.warn(
+        { partition, previous: holder },
+        'queue worker takes a partition whose worker is gone; it consumes after one lease TTL',
+      )
       lease.grace = setTimeout(begin, ttlMs)
     }
   }
@@ -163,7 +179,9 @@ export class PartitionLeases {
   }
 
   private track(work: Promise<void>): void {
-    const tracked = work.catch((error: unknown) => this.options.logger.warn({ err: error }, 'queue partition hand-back failed')).finally(() => this.releases.delete(tracked))
+    const tracked = work
+      .catch((error: unknown) => this.options.logger.warn({ err: error }, 'queue partition hand-back failed'))
+      .finally(() => this.releases.delete(tracked))
     this.releases.add(tracked)
   }
 

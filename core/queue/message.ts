@@ -38,7 +38,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /** Throws on a message no capture node of ours wrote. */
 export function decodeQueuedEvent(text: string): QueuedEvent {
   const wire: unknown = JSON.parse(text)
-  if (!isObject(wire) || !Number.isInteger(wire.p) || typeof wire.r !== 'number' || !isObject(wire.e)) throw new Error('not a queued event')
+  if (!isObject(wire) || !Number.isInteger(wire.p) || typeof wire.r !== 'number' || !isObject(wire.e))
+    throw new Error('not a queued event')
   return {
     projectId: wire.p as number,
     receivedAt: new Date(wire.r),

@@ -72,15 +72,23 @@ export class PartitionConsumer {
         await this.replaceConsumer()
         if (this.stopped) break
         const consumer = await this.queue.js.consumers.get(this.queue.settings.stream, this.name)
-        this.messages = await consumer.consume({ max_messages: this.queue.settings.batchSize * 2, abort_on_missing_resource: true })
+        this.messages = await consumer.consume({
+          max_messages: this.queue.settings.batchSize * 2,
+          abort_on_missing_resource: true,
+        })
         this.logger.debug({ partition: this.partition }, 'queue partition consumer started')
         if (this.stopped) this.messages.stop()
         healthy = await this.drain(this.messages)
         this.logger.debug({ partition: this.partition, healthy }, 'queue partition consumer ended')
       } catch (error) {
-        if (!this.stopped) this.logger.warn({ partition: this.partition, err: error }, 'queue partition consumer failed; resuming from the oldest unacknowledged event')
+        if (!this.stopped)
+          this.logger.warn(
+            { partition: this.partition, err: error },
+            'queue partition consumer failed; resuming from the oldest unacknowledged event',
+          )
       }
-      if (!healthy && !this.stopped) await sleep(retryDelayMs, undefined, { signal: this.abort.signal }).catch(() => undefined)
+      if (!healthy && !this.stopped)
+        await sleep(retryDelayMs, undefined, { signal: this.abort.signal }).catch(() => undefined)
     }
   }
 
@@ -144,7 +152,10 @@ export class PartitionConsumer {
       // the server handles one connection's messages in order: this confirmation covers the acks before it
       const confirmed = await batch[done - 1]!.ackAck().catch(() => false)
       if (!confirmed) {
-        this.logger.warn({ partition: this.partition, seq: batch[done - 1]!.seq }, 'queue acknowledgements not confirmed; the batch runs again')
+        this.logger.warn(
+          { partition: this.partition, seq: batch[done - 1]!.seq },
+          'queue acknowledgements not confirmed; the batch runs again',
+        )
         return false
       }
     }
@@ -160,7 +171,11 @@ export class PartitionConsumer {
   private adapt(size: number, done: number, ms: number): void {
     const { leaseTtlMs, batchSize } = this.queue.settings
     this.logger.debug({ partition: this.partition, size, done, ms, limit: this.batchLimit }, 'queue batch ran')
-    if (ms > leaseTtlMs) this.logger.warn({ partition: this.partition, size, ms, leaseTtlMs }, 'queue batch outlasted the lease TTL: had the worker lost its lease meanwhile, events of one distinct_id could have been applied out of order')
+    if (ms > leaseTtlMs)
+      this.logger.warn(
+        { partition: this.partition, size, ms, leaseTtlMs },
+        'queue batch outlasted the lease TTL: had the worker lost its lease meanwhile, events of one distinct_id could have been applied out of order',
+      )
     if (ms > leaseTtlMs / 4) this.batchLimit = Math.max(1, Math.min(this.batchLimit, size) >> 1)
     else if (ms < leaseTtlMs / 8 && size >= this.batchLimit) this.batchLimit = Math.min(batchSize, this.batchLimit * 2)
   }

@@ -20,7 +20,14 @@ export class QueuePublisher {
     const acks = request.events.map((raw) => {
       const event = typeof raw.uuid === 'string' && raw.uuid !== '' ? raw : { ...raw, uuid: uuidv7(request.receivedAt) }
       const uuid = event.uuid as string
-      const data = encodeQueuedEvent({ projectId, receivedAt: request.receivedAt, sentAt: request.sentAt, ip: request.ip, historicalMigration: request.historicalMigration, event })
+      const data = encodeQueuedEvent({
+        projectId,
+        receivedAt: request.receivedAt,
+        sentAt: request.sentAt,
+        ip: request.ip,
+        historicalMigration: request.historicalMigration,
+        event,
+      })
       return js.publish(subjectOf(settings.subjectPrefix, projectId, partitionOf(event, settings.partitions)), data, {
         // JetStream drops a message id it saw inside the duplicate window: an SDK retry is queued once
         msgID: isUuid(uuid) ? `${projectId}:${canonicalUuid(uuid)}` : undefined,
@@ -30,7 +37,10 @@ export class QueuePublisher {
     })
     const results = await Promise.allSettled(acks)
     const failed = results.find((r) => r.status === 'rejected')
-    if (failed) throw unavailable(`the ingest queue did not acknowledge the events (${(failed.reason as Error).message}); retry the request`)
+    if (failed)
+      throw unavailable(
+        `the ingest queue did not acknowledge the events (${(failed.reason as Error).message}); retry the request`,
+      )
     count('hedgerow_events_queued_total', {}, acks.length)
     return { published: acks.length }
   }

@@ -55,7 +55,11 @@ export class QueueWorker {
     const { queue, logger } = this.deps
     const { settings } = queue
     const leases = await queue.js.views.kv(`${settings.stream}_leases`, { history: 1, replicas: settings.replicas })
-    const members = await queue.js.views.kv(`${settings.stream}_members`, { ttl: settings.leaseTtlMs, history: 1, replicas: settings.replicas })
+    const members = await queue.js.views.kv(`${settings.stream}_members`, {
+      ttl: settings.leaseTtlMs,
+      history: 1,
+      replicas: settings.replicas,
+    })
     this.leases = new PartitionLeases({
       leases,
       members,
@@ -66,7 +70,16 @@ export class QueueWorker {
       holder: {
         gained: (partition) => {
           logger.info({ worker: this.id, partition }, 'queue worker consumes a partition')
-          this.consumers.set(partition, new PartitionConsumer({ queue, partition, logger, handle: (batch) => this.handle(batch), mayRun: () => this.leases!.mayRun(partition) }))
+          this.consumers.set(
+            partition,
+            new PartitionConsumer({
+              queue,
+              partition,
+              logger,
+              handle: (batch) => this.handle(batch),
+              mayRun: () => this.leases!.mayRun(partition),
+            }),
+          )
         },
         lost: async (partition) => {
           const consumer = this.consumers.get(partition)
@@ -95,14 +108,22 @@ export class QueueWorker {
       const first = group.events[0]
       if (!first) return this.deadLetter(group.unreadable ?? 'unreadable message', undefined, null)
       const project = projects.get(first.projectId)
-      if (!project) return this.deadLetter(`project ${first.projectId} does not exist`, first.projectId, group.events.map((e) => e.event))
+      if (!project)
+        return this.deadLetter(
+          `project ${first.projectId} does not exist`,
+          first.projectId,
+          group.events.map((e) => e.event),
+        )
       return this.ingest(project, group.events)
     })
     const results = await Promise.allSettled(runs)
     let done = 0
     for (const [index, result] of results.entries()) {
       if (result.status === 'rejected') {
-        this.deps.logger.warn({ worker: this.id, err: result.reason }, 'queue batch stopped at a failed request; it runs again from there')
+        this.deps.logger.warn(
+          { worker: this.id, err: result.reason },
+          'queue batch stopped at a failed request; it runs again from there',
+        )
         break
       }
       done = groups[index]!.end
@@ -119,7 +140,14 @@ export class QueueWorker {
   private async ingest(project: Project, events: readonly QueuedEvent[]): Promise<void> {
     const request = (some: readonly QueuedEvent[]): IngestRequest => {
       const first = some[0]!
-      return { project, events: some.map((e) => e.event), receivedAt: first.receivedAt, sentAt: first.sentAt, ip: first.ip, historicalMigration: first.historicalMigration }
+      return {
+        project,
+        events: some.map((e) => e.event),
+        receivedAt: first.receivedAt,
+        sentAt: first.sentAt,
+        ip: first.ip,
+        historicalMigration: first.historicalMigration,
+      }
     }
     try {
       await this.deps.pipeline.ingest(request(events))
@@ -138,7 +166,14 @@ export class QueueWorker {
 
   private async deadLetter(error: string, projectId: number | undefined, events: unknown): Promise<void> {
     this.deps.logger.warn({ worker: this.id, projectId, error }, 'queue message set aside')
-    await this.deps.db.collection(COLLECTIONS.deadLetters).insertOne({ project_id: projectId ?? null, created_at: new Date(), plugin: 'queue', hook: 'consume', error, event: events })
+    await this.deps.db.collection(COLLECTIONS.deadLetters).insertOne({
+      project_id: projectId ?? null,
+      created_at: new Date(),
+      plugin: 'queue',
+      hook: 'consume',
+      error,
+      event: events,
+    })
   }
 }
 
@@ -149,7 +184,8 @@ function refusedForGood(error: unknown): error is HttpError {
 
 /** What a dead letter keeps of an event too large to store: enough to find it, bounded. */
 function excerpt(event: WireEvent): Record<string, string> {
-  const field = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value) ?? '').slice(0, EXCERPT_CHARS)
+  const field = (value: unknown) =>
+    (typeof value === 'string' ? value : (JSON.stringify(value) ?? '')).slice(0, EXCERPT_CHARS)
   return { uuid: field(event.uuid), event: field(event.event), distinct_id: field(event.distinct_id) }
 }
 
@@ -162,7 +198,11 @@ function groupByRequest(batch: readonly JsMsg[]): Group[] {
       queued = decodeQueuedEvent(message.string())
     } catch (error) {
       current = undefined
-      groups.push({ end: index + 1, events: [], unreadable: `unreadable message ${message.seq}: ${(error as Error).message}` })
+      groups.push({
+        end: index + 1,
+        events: [],
+        unreadable: `unreadable message ${message.seq}: ${(error as Error).message}`,
+      })
       return
     }
     const key = requestKey(queued)

@@ -27,7 +27,8 @@ export function captureV1Handler({ config, projects, pipeline }: CaptureDeps) {
       const request = readV1Headers((name) => ctx.get(name))
       const encoding = v1Encoding(ctx.get('Content-Encoding'))
       const project = await projects.byApiToken(request.token)
-      if (!project) throw unauthorized('invalid_api_token', 'the provided API token is not valid: no project has this key')
+      if (!project)
+        throw unauthorized('invalid_api_token', 'the provided API token is not valid: no project has this key')
       ctx.state.projectId = project.id
       const raw = await readBody(ctx.req, config.server.bodyLimitBytes)
       if (raw.length === 0) throw new HttpError(400, 'validation_error', 'empty_body', 'request body is empty')
@@ -40,10 +41,18 @@ export function captureV1Handler({ config, projects, pipeline }: CaptureDeps) {
       }
       if (batch.events.length > 0) {
         try {
-          await pipeline.ingest({ project, events: batch.events, receivedAt, sentAt: request.sentAt, ip: ctx.ip || undefined, historicalMigration: batch.historicalMigration })
+          await pipeline.ingest({
+            project,
+            events: batch.events,
+            receivedAt,
+            sentAt: request.sentAt,
+            ip: ctx.ip || undefined,
+            historicalMigration: batch.historicalMigration,
+          })
         } catch (error) {
           if (!isRetryable(error)) throw error
-          for (const event of batch.events) batch.results.set(String(event.uuid).toLowerCase(), { result: 'retry', details: 'not_persisted' })
+          for (const event of batch.events)
+            batch.results.set(String(event.uuid).toLowerCase(), { result: 'retry', details: 'not_persisted' })
           ctx.set('Retry-After', RETRY_AFTER)
         }
       }

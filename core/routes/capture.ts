@@ -35,14 +35,22 @@ export function captureHandler({ config, projects, pipeline }: CaptureDeps) {
     const text = await readPayload(ctx, query, limits)
     const request = parseCaptureRequest(text, { path: ctx.path, query, maxEventBytes: config.server.eventLimitBytes })
     const project = await projects.byApiToken(request.token)
-    if (!project) throw unauthorized('invalid_api_key', 'the project API key is not valid: no project has this key', 'api_key')
+    if (!project)
+      throw unauthorized('invalid_api_key', 'the project API key is not valid: no project has this key', 'api_key')
     ctx.state.projectId = project.id
     const retryAfter = rateLimiter?.take(project.id, request.events.length)
     if (retryAfter !== undefined) {
       ctx.set('Retry-After', String(retryAfter))
       throw rateLimited(retryAfter)
     }
-    await pipeline.ingest({ project, events: request.events, receivedAt, sentAt: request.sentAt, ip: ctx.ip || undefined, historicalMigration: request.historicalMigration })
+    await pipeline.ingest({
+      project,
+      events: request.events,
+      receivedAt,
+      sentAt: request.sentAt,
+      ip: ctx.ip || undefined,
+      historicalMigration: request.historicalMigration,
+    })
     ctx.status = 200
     ctx.body = { status: 1 }
   }

@@ -23,7 +23,8 @@ const CORE_INDEXES: Record<string, IndexDescription[]> = {
 }
 
 export async function ensureCoreIndexes(db: Db): Promise<void> {
-  for (const [collection, indexes] of Object.entries(CORE_INDEXES)) await db.collection(collection).createIndexes(indexes)
+  for (const [collection, indexes] of Object.entries(CORE_INDEXES))
+    await db.collection(collection).createIndexes(indexes)
 }
 
 /** Next value of a named sequence (project ids are small integers, like PostHog's team ids). */

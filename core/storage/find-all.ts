@@ -24,11 +24,21 @@ interface CursorReply<R> {
 const isClosed = (id: unknown) => id === undefined || Number(id) === 0
 
 /** `expected`: how many documents at most (one per `$in` key, say); it sizes the first batch. */
-export async function findAll<T extends Document, R = T>(collection: Collection<T>, filter: Filter<T>, projection: Document, expected = MAX_FIRST_BATCH - 1): Promise<R[]> {
+export async function findAll<T extends Document, R = T>(
+  collection: Collection<T>,
+  filter: Filter<T>,
+  projection: Document,
+  expected = MAX_FIRST_BATCH - 1,
+): Promise<R[]> {
   const readConcern = collection.readConcern?.level ? { readConcern: { level: collection.readConcern.level } } : {}
   const command = { find: collection.collectionName, filter, projection, batchSize: expected + 1, ...readConcern }
-  const { cursor } = (await collection.db.command(command, { readPreference: ReadPreference.primary })) as CursorReply<R>
+  const { cursor } = (await collection.db.command(command, {
+    readPreference: ReadPreference.primary,
+  })) as CursorReply<R>
   if (cursor && Array.isArray(cursor.firstBatch) && isClosed(cursor.id)) return cursor.firstBatch
-  if (cursor && !isClosed(cursor.id)) await collection.db.command({ killCursors: collection.collectionName, cursors: [cursor.id] }).catch(() => undefined)
-  return (await collection.find(filter, { projection, readPreference: ReadPreference.primary }).toArray()) as unknown as R[]
+  if (cursor && !isClosed(cursor.id))
+    await collection.db.command({ killCursors: collection.collectionName, cursors: [cursor.id] }).catch(() => undefined)
+  return (await collection
+    .find(filter, { projection, readPreference: ReadPreference.primary })
+    .toArray()) as unknown as R[]
 }

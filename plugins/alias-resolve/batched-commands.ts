@@ -16,10 +16,16 @@ import type { DistinctIdDocument, PersonDocument, PersonlessDistinctIdDocument }
  * The indexes of the documents an unordered insertMany did not insert because they already
  * existed; any other failure is thrown to every caller of the batch.
  */
-async function insertAll<T extends DistinctIdDocument | PersonDocument>(collection: Collection<T>, docs: T[]): Promise<Set<number>> {
+async function insertAll<T extends DistinctIdDocument | PersonDocument>(
+  collection: Collection<T>,
+  docs: T[],
+): Promise<Set<number>> {
   try {
     // insertMany adds an _id to each document it is given: hand it copies, callers keep theirs clean
-    await collection.insertMany(docs.map((doc) => ({ ...doc })) as unknown as Parameters<Collection<T>['insertMany']>[0], { ordered: false })
+    await collection.insertMany(
+      docs.map((doc) => ({ ...doc })) as unknown as Parameters<Collection<T>['insertMany']>[0],
+      { ordered: false },
+    )
     return new Set()
   } catch (error) {
     const writeErrors = error instanceof MongoBulkWriteError ? [error.writeErrors].flat() : []
@@ -51,7 +57,11 @@ export class PersonCommands {
     this.mappingReads = new Coalescer(mappingId, async (keys) => {
       const found = new Map<string, DistinctIdDocument>()
       for (const [projectId, group] of byProject(keys)) {
-        const rows = await findAll(distinctIds, { project_id: projectId, distinct_id: { $in: group.map((key) => key.distinctId) } }, { _id: 0 })
+        const rows = await findAll(
+          distinctIds,
+          { project_id: projectId, distinct_id: { $in: group.map((key) => key.distinctId) } },
+          { _id: 0 },
+        )
         for (const row of rows) found.set(`${projectId}:${row.distinct_id}`, row)
       }
       return found
@@ -61,7 +71,11 @@ export class PersonCommands {
       async (keys) => {
         const found = new Map<string, PersonDocument>()
         for (const [projectId, group] of byProject(keys)) {
-          const rows = await findAll(persons, { project_id: projectId, id: { $in: group.map((key) => key.id) } }, { _id: 0 })
+          const rows = await findAll(
+            persons,
+            { project_id: projectId, id: { $in: group.map((key) => key.id) } },
+            { _id: 0 },
+          )
           for (const row of rows) found.set(`${projectId}:${row.id}`, row)
         }
         return found
@@ -70,15 +84,25 @@ export class PersonCommands {
     this.personlessReads = new Coalescer(mappingId, async (keys) => {
       const found = new Map<string, true>()
       for (const [projectId, group] of byProject(keys)) {
-        const rows = await findAll(personless, { project_id: projectId, distinct_id: { $in: group.map((key) => key.distinctId) } }, { _id: 0, distinct_id: 1 })
+        const rows = await findAll(
+          personless,
+          { project_id: projectId, distinct_id: { $in: group.map((key) => key.distinctId) } },
+          { _id: 0, distinct_id: 1 },
+        )
         for (const row of rows) found.set(`${projectId}:${row.distinct_id}`, true)
       }
       return found
     })
     this.personlessWrites = new Coalescer<MappingKey & { at: Date }, true>(mappingId, async (keys) => {
-      const upserts: AnyBulkWriteOperation<PersonlessDistinctIdDocument>[] = keys.map(({ projectId, distinctId, at }) => ({
-        updateOne: { filter: { project_id: projectId, distinct_id: distinctId }, update: { $setOnInsert: { created_at: at } }, upsert: true },
-      }))
+      const upserts: AnyBulkWriteOperation<PersonlessDistinctIdDocument>[] = keys.map(
+        ({ projectId, distinctId, at }) => ({
+          updateOne: {
+            filter: { project_id: projectId, distinct_id: distinctId },
+            update: { $setOnInsert: { created_at: at } },
+            upsert: true,
+          },
+        }),
+      )
       try {
         await personless.bulkWrite(upserts, { ordered: false })
       } catch (error) {
@@ -93,7 +117,12 @@ export class PersonCommands {
       (doc) => `${doc.project_id}:${doc.distinct_id}:${doc.person_id}:${doc.version}`,
       async (docs) => {
         const duplicates = await insertAll(distinctIds, docs)
-        return new Map(docs.map((doc, index) => [`${doc.project_id}:${doc.distinct_id}:${doc.person_id}:${doc.version}`, !duplicates.has(index)]))
+        return new Map(
+          docs.map((doc, index) => [
+            `${doc.project_id}:${doc.distinct_id}:${doc.person_id}:${doc.version}`,
+            !duplicates.has(index),
+          ]),
+        )
       },
     )
     // Answers the document that was stored, so its creator need not read it back; nothing when the
@@ -113,7 +142,10 @@ export class PersonCommands {
       (key) => `${key.projectId}:${key.id}`,
       async (keys) => {
         const ops: AnyBulkWriteOperation<PersonDocument>[] = keys.map(({ projectId, id }) => ({
-          updateOne: { filter: { project_id: projectId, id, is_identified: false, merging: { $exists: false } }, update: { $set: { is_identified: true }, $inc: { version: 1 } } },
+          updateOne: {
+            filter: { project_id: projectId, id, is_identified: false, merging: { $exists: false } },
+            update: { $set: { is_identified: true }, $inc: { version: 1 } },
+          },
         }))
         await persons.bulkWrite(ops, { ordered: false })
         return new Map<string, true>()
@@ -127,7 +159,10 @@ export class PersonCommands {
       (key) => String(key.serial),
       async (keys) => {
         const ops: AnyBulkWriteOperation<PersonDocument>[] = keys.map(({ readVersion, next }) => ({
-          replaceOne: { filter: { project_id: next.project_id, id: next.id, version: readVersion }, replacement: { ...next } },
+          replaceOne: {
+            filter: { project_id: next.project_id, id: next.id, version: readVersion },
+            replacement: { ...next },
+          },
         }))
         const { matchedCount } = await persons.bulkWrite(ops, { ordered: false })
         return new Map(keys.map((key) => [String(key.serial), matchedCount === keys.length]))

@@ -2,7 +2,18 @@
  * Distinct ids that are never merge partners (capture.md §2.7): values that come from bugs or
  * placeholders, where merging would fold unrelated users into one person.
  */
-const CASE_INSENSITIVE = ['anonymous', 'guest', 'distinctid', 'distinct_id', 'id', 'not_authenticated', 'email', 'undefined', 'true', 'false']
+const CASE_INSENSITIVE = [
+  'anonymous',
+  'guest',
+  'distinctid',
+  'distinct_id',
+  'id',
+  'not_authenticated',
+  'email',
+  'undefined',
+  'true',
+  'false',
+]
 /** `NaN` is illegal but `nan` is not: these compare exactly. */
 const CASE_SENSITIVE = ['[object Object]', 'NaN', 'None', 'none', 'null', '0', 'undefined']
 

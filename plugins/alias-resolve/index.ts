@@ -26,7 +26,10 @@ export default definePlugin({
     await ensurePersonIndexes(api.db)
     const store = new PersonStore(api.db)
     api.provide('persons', store)
-    const resolveOptions = { forceUpgrade: options.forceUpgrade, forceUpgradeAfterMs: options.forceUpgradeAfterSeconds * 1000 }
+    const resolveOptions = {
+      forceUpgrade: options.forceUpgrade,
+      forceUpgradeAfterMs: options.forceUpgradeAfterSeconds * 1000,
+    }
     api.hooks.aliasResolve.tapPromise({ name: api.id }, async function resolvePerson(event, ctx) {
       return resolveEvent(store, event, ctx, resolveOptions)
     })

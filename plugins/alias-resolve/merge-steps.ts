@@ -55,7 +55,11 @@ export interface MergedSource {
  * Steps 1-3 for merging `source` into `target` (both as just read). Returns the source with its
  * committed mark, or null when either changed or is being merged: the caller reads again.
  */
-export async function startMerge(store: PersonStore, target: PersonDocument, source: PersonDocument): Promise<PersonDocument | null> {
+export async function startMerge(
+  store: PersonStore,
+  target: PersonDocument,
+  source: PersonDocument,
+): Promise<PersonDocument | null> {
   if (source.merging || target.merging) return null
   const marked = await store.markMerging(source, target.id)
   if (!marked) return null
@@ -72,7 +76,12 @@ export async function startMerge(store: PersonStore, target: PersonDocument, sou
  * concurrently. Returns the survivor as last read or written. `oversize` is told when the two
  * persons' properties together pass the size limit (the survivor then keeps its own).
  */
-export async function finishMerge(store: PersonStore, source: PersonDocument, oversize: () => void = () => undefined, hops = 0): Promise<PersonDocument> {
+export async function finishMerge(
+  store: PersonStore,
+  source: PersonDocument,
+  oversize: () => void = () => undefined,
+  hops = 0,
+): Promise<PersonDocument> {
   const mark = source.merging!
   const projectId = source.project_id
   let survivor: PersonDocument | null = null
@@ -102,11 +111,19 @@ export async function finishMerge(store: PersonStore, source: PersonDocument, ov
  * writes refused until its merge is committed or taken back. Null when no person has the id and
  * none was merged away under it (a creation in flight, whose mapping comes before its person).
  */
-export async function currentPerson(store: PersonStore, projectId: number, id: string, hops = 0): Promise<PersonDocument | null> {
+export async function currentPerson(
+  store: PersonStore,
+  projectId: number,
+  id: string,
+  hops = 0,
+): Promise<PersonDocument | null> {
   if (hops > MAX_HOPS) throw new PersonContentionError(`following the merges of person ${id}`)
   const person = await store.readById(projectId, id)
   if (person?.merging?.committed) return finishMerge(store, person, undefined, hops)
-  if (person) return isStale(person) ? ((await store.takeBackMark(person)) ?? currentPerson(store, projectId, id, hops + 1)) : person
+  if (person)
+    return isStale(person)
+      ? ((await store.takeBackMark(person)) ?? currentPerson(store, projectId, id, hops + 1))
+      : person
   const into = await store.mergedInto(projectId, id)
   if (into === undefined) return null
   const survivor = await currentPerson(store, projectId, into, hops + 1)
@@ -119,7 +136,13 @@ export async function currentPerson(store: PersonStore, projectId: number, id: s
  * itself, its own merge may have moved its ids before these arrived: that merge is finished
  * (again), which moves them on.
  */
-async function moveIds(store: PersonStore, projectId: number, fromId: string, survivor: PersonDocument, hops: number): Promise<PersonDocument> {
+async function moveIds(
+  store: PersonStore,
+  projectId: number,
+  fromId: string,
+  survivor: PersonDocument,
+  hops: number,
+): Promise<PersonDocument> {
   await store.moveDistinctIds(projectId, fromId, survivor.id)
   const fresh = await store.readById(projectId, survivor.id)
   if (fresh && !fresh.merging?.committed) return fresh
@@ -139,7 +162,11 @@ async function abandon(store: PersonStore, source: PersonDocument): Promise<Pers
 }
 
 function isStale(person: PersonDocument): boolean {
-  return person.merging !== undefined && !person.merging.committed && Date.now() - person.merging.since.getTime() > STALE_MARK_MS
+  return (
+    person.merging !== undefined &&
+    !person.merging.committed &&
+    Date.now() - person.merging.since.getTime() > STALE_MARK_MS
+  )
 }
 
 /** The survivor's fields after `source` is folded in: PostHog's merge, as capture.md §2.6 has it. */

@@ -73,7 +73,9 @@ const INDEXES: Record<string, IndexDescription[]> = {
     { key: { project_id: 1, distinct_id: 1 }, name: 'project_distinct_id_unique', unique: true },
     { key: { project_id: 1, person_id: 1 }, name: 'project_person_id' },
   ],
-  [PERSON_COLLECTIONS.personlessDistinctIds]: [{ key: { project_id: 1, distinct_id: 1 }, name: 'project_distinct_id_unique', unique: true }],
+  [PERSON_COLLECTIONS.personlessDistinctIds]: [
+    { key: { project_id: 1, distinct_id: 1 }, name: 'project_distinct_id_unique', unique: true },
+  ],
   [PERSON_COLLECTIONS.merges]: [
     { key: { project_id: 1, id: 1 }, name: 'project_id_unique', unique: true },
     { key: { merged_at: 1 }, name: 'merged_at_ttl', expireAfterSeconds: MERGE_RECORD_TTL_SECONDS },
@@ -85,10 +87,18 @@ export async function ensurePersonIndexes(db: Db): Promise<void> {
 }
 
 /** Read API for other plugins (flags): the person a distinct_id belongs to, or null. */
-export async function getPersonByDistinctId(db: Db, projectId: number, distinctId: string): Promise<PersonDocument | null> {
-  const mapping = await db.collection<DistinctIdDocument>(PERSON_COLLECTIONS.distinctIds).findOne({ project_id: projectId, distinct_id: distinctId })
+export async function getPersonByDistinctId(
+  db: Db,
+  projectId: number,
+  distinctId: string,
+): Promise<PersonDocument | null> {
+  const mapping = await db
+    .collection<DistinctIdDocument>(PERSON_COLLECTIONS.distinctIds)
+    .findOne({ project_id: projectId, distinct_id: distinctId })
   if (!mapping) return null
-  return db.collection<PersonDocument>(PERSON_COLLECTIONS.persons).findOne({ project_id: projectId, id: mapping.person_id }, { projection: { _id: 0 } })
+  return db
+    .collection<PersonDocument>(PERSON_COLLECTIONS.persons)
+    .findOne({ project_id: projectId, id: mapping.person_id }, { projection: { _id: 0 } })
 }
 
 /** Every distinct_id of a person, sorted. */
@@ -100,7 +110,8 @@ export async function getDistinctIdsOfPerson(db: Db, projectId: number, personId
   return rows.map((row) => row.distinct_id).sort()
 }
 
-export const isDuplicateKeyError = (error: unknown): boolean => typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 11000
+export const isDuplicateKeyError = (error: unknown): boolean =>
+  typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 11000
 
 export { PersonContentionError, backoff } from './contention.ts'
 
@@ -215,19 +226,34 @@ export class PersonStore {
    * mapped. Ids that already belonged to another person come back in `taken`: a concurrent
    * creator or merge won them, and the caller re-reads and decides again.
    */
-  async createPerson(projectId: number, personId: string, ids: ReadonlyArray<{ distinctId: string; version: number }>, init: NewPerson): Promise<{ person: PersonDocument | null; taken: string[] }> {
+  async createPerson(
+    projectId: number,
+    personId: string,
+    ids: ReadonlyArray<{ distinctId: string; version: number }>,
+    init: NewPerson,
+  ): Promise<{ person: PersonDocument | null; taken: string[] }> {
     const taken: string[] = []
     for (const { distinctId, version } of ids) {
       if (!(await this.addDistinctId(projectId, personId, distinctId, version))) taken.push(distinctId)
     }
     const person = taken.length < ids.length ? await this.ensurePerson(projectId, personId, init) : null
-    if (person) for (const { distinctId } of ids) if (!taken.includes(distinctId)) this.personIds.remember(projectId, distinctId, person.id)
+    if (person)
+      for (const { distinctId } of ids)
+        if (!taken.includes(distinctId)) this.personIds.remember(projectId, distinctId, person.id)
     return { person, taken }
   }
 
   /** Maps a new id to a person; false when the id already belongs to another person. */
   async addDistinctId(projectId: number, personId: string, distinctId: string, version = 0): Promise<boolean> {
-    if (await this.commands.insertMapping({ project_id: projectId, distinct_id: distinctId, person_id: personId, version })) return true
+    if (
+      await this.commands.insertMapping({
+        project_id: projectId,
+        distinct_id: distinctId,
+        person_id: personId,
+        version,
+      })
+    )
+      return true
     const existing = await this.commands.findMapping(projectId, distinctId)
     return existing?.person_id === personId
   }
@@ -239,7 +265,14 @@ export class PersonStore {
    */
   private async ensurePerson(projectId: number, personId: string, init: NewPerson): Promise<PersonDocument> {
     // if it exists, a concurrent creator or reader made it: read it back; if it was inserted now, it is as stored
-    const inserted = await this.commands.insertPerson({ project_id: projectId, id: personId, properties: init.properties, is_identified: init.isIdentified, created_at: init.createdAt, version: 0 })
+    const inserted = await this.commands.insertPerson({
+      project_id: projectId,
+      id: personId,
+      properties: init.properties,
+      is_identified: init.isIdentified,
+      created_at: init.createdAt,
+      version: 0,
+    })
     const person = inserted ? { ...inserted } : await currentPerson(this, projectId, personId)
     const result = person && init.isIdentified ? await this.markIdentified(person) : person
     if (!result) throw new PersonContentionError(`person ${personId} vanished while it was created`)
@@ -253,7 +286,10 @@ export class PersonStore {
    * Returns the written document, or null when someone wrote in between or the person is being
    * merged away (the writer reads again and lands on the survivor).
    */
-  async writePerson(person: PersonDocument, changes: Partial<Pick<PersonDocument, 'properties' | 'created_at' | 'is_identified' | 'version' | 'merged'>>): Promise<PersonDocument | null> {
+  async writePerson(
+    person: PersonDocument,
+    changes: Partial<Pick<PersonDocument, 'properties' | 'created_at' | 'is_identified' | 'version' | 'merged'>>,
+  ): Promise<PersonDocument | null> {
     if (person.merging) return null
     const merged = changes.merged ?? person.merged
     const next: PersonDocument = {
@@ -276,7 +312,10 @@ export class PersonStore {
   }
 
   async moveDistinctIds(projectId: number, fromPersonId: string, toPersonId: string): Promise<void> {
-    await this.distinctIds.updateMany({ project_id: projectId, person_id: fromPersonId }, { $set: { person_id: toPersonId } })
+    await this.distinctIds.updateMany(
+      { project_id: projectId, person_id: fromPersonId },
+      { $set: { person_id: toPersonId } },
+    )
   }
 
   /** Marks the person as being merged into `into` if it is still at the version it was read at (merge-steps.ts step 1). */
@@ -295,7 +334,9 @@ export class PersonStore {
       { project_id: marked.project_id, id: marked.id, version: marked.version, 'merging.committed': false },
       { $set: { 'merging.committed': true }, $inc: { version: 1 } },
     )
-    return matchedCount === 1 ? { ...marked, merging: { ...marked.merging!, committed: true }, version: marked.version + 1 } : null
+    return matchedCount === 1
+      ? { ...marked, merging: { ...marked.merging!, committed: true }, version: marked.version + 1 }
+      : null
   }
 
   /** Takes back an uncommitted mark: the person takes writes again. Null if the mark changed meanwhile. */
@@ -309,15 +350,20 @@ export class PersonStore {
 
   /** Drops a committed mark whose target is gone for good (merge-steps.ts `abandon`). */
   async dropMark(marked: PersonDocument): Promise<PersonDocument | null> {
-    const { matchedCount } = await this.persons.updateOne({ project_id: marked.project_id, id: marked.id, version: marked.version }, { $unset: { merging: '' }, $inc: { version: 1 } })
+    const { matchedCount } = await this.persons.updateOne(
+      { project_id: marked.project_id, id: marked.id, version: marked.version },
+      { $unset: { merging: '' }, $inc: { version: 1 } },
+    )
     return matchedCount === 1 ? withoutMark(marked) : null
   }
 
   /** Records where a merged-away person goes, before it is deleted (step 5). */
   async recordMerged(projectId: number, id: string, into: string): Promise<void> {
-    await this.merges.updateOne({ project_id: projectId, id }, { $setOnInsert: { into, merged_at: new Date() } }, { upsert: true }).catch((error: unknown) => {
-      if (!isDuplicateKeyError(error)) throw error // two processes finishing one merge both upserted
-    })
+    await this.merges
+      .updateOne({ project_id: projectId, id }, { $setOnInsert: { into, merged_at: new Date() } }, { upsert: true })
+      .catch((error: unknown) => {
+        if (!isDuplicateKeyError(error)) throw error // two processes finishing one merge both upserted
+      })
   }
 
   /** The person a deleted person was merged into, if a merge deleted it. */

@@ -7,7 +7,8 @@ import type { EventContext } from '../../core/plugin-api.ts'
 
 export type Properties = Record<string, unknown>
 
-export const isPlainObject = (value: unknown): value is Properties => typeof value === 'object' && value !== null && !Array.isArray(value)
+export const isPlainObject = (value: unknown): value is Properties =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /**
  * A null-prototype object in V8's fast mode: `Object.create(null)` (and `{__proto__: null}`) start
@@ -44,17 +45,29 @@ export function layered(under: unknown, over: unknown): Properties {
 export const PERSON_PROPERTIES_LIMIT_BYTES = 655_360
 
 /** Records the ingestion warning PostHog records when it refuses a person's properties. */
-export function warnPersonPropertiesSize(ctx: Pick<EventContext, 'warn'>, personId: string, distinctId: string, eventUuid: string): void {
-  ctx.warn('person_properties_size_violation', { personId, distinctId, eventUuid, message: 'Person properties exceeds size limit and was rejected' })
+export function warnPersonPropertiesSize(
+  ctx: Pick<EventContext, 'warn'>,
+  personId: string,
+  distinctId: string,
+  eventUuid: string,
+): void {
+  ctx.warn('person_properties_size_violation', {
+    personId,
+    distinctId,
+    eventUuid,
+    message: 'Person properties exceeds size limit and was rejected',
+  })
 }
 
 export function withinPersonPropertiesLimit(properties: Properties): boolean {
   const json = JSON.stringify(properties)
   // a UTF-8 byte is at least one UTF-16 unit and at most three: skip the count when the answer is sure
   if (json.length * 3 <= PERSON_PROPERTIES_LIMIT_BYTES) return true
-  return json.length <= PERSON_PROPERTIES_LIMIT_BYTES && Buffer.byteLength(json, 'utf8') <= PERSON_PROPERTIES_LIMIT_BYTES
+  return (
+    json.length <= PERSON_PROPERTIES_LIMIT_BYTES && Buffer.byteLength(json, 'utf8') <= PERSON_PROPERTIES_LIMIT_BYTES
+  )
 }
 
-export const hasOwn = (object: Properties, key: string): boolean => Object.prototype.hasOwnProperty.call(object, key)
+export const hasOwn = (object: Properties, key: string): boolean => Object.hasOwn(object, key)
 
 export const ownValue = (object: Properties, key: string): unknown => (hasOwn(object, key) ? object[key] : undefined)

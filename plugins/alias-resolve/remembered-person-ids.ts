@@ -25,7 +25,12 @@ export interface PersonLookup<P extends { id: string }> {
 export class RememberedPersonIds {
   private readonly ids = new ProjectKeyed<string>(REMEMBERED)
 
-  async find<P extends { id: string }>(lookup: PersonLookup<P>, projectId: number, distinctId: string, now?: Date): Promise<P | null> {
+  async find<P extends { id: string }>(
+    lookup: PersonLookup<P>,
+    projectId: number,
+    distinctId: string,
+    now?: Date,
+  ): Promise<P | null> {
     const remembered = this.ids.get(projectId, distinctId)
     if (remembered !== undefined) {
       const person = await lookup.findById(projectId, remembered)

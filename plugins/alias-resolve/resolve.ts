@@ -23,7 +23,12 @@ const PERSON_OPERATIONS = ['$set', '$set_once', '$unset']
 /** true is the default; PostHog drops the key from person-processed events */
 const PROCESS_PERSON_PROFILE = ['$process_person_profile']
 
-export async function resolveEvent(store: PersonStore, sent: IngestEvent, ctx: EventContext, options: ResolveOptions): Promise<IngestEvent> {
+export async function resolveEvent(
+  store: PersonStore,
+  sent: IngestEvent,
+  ctx: EventContext,
+  options: ResolveOptions,
+): Promise<IngestEvent> {
   if (sent.personless) return resolvePersonless(store, sent, ctx, options)
   const event = withMergeIdAsDistinctId(sent)
   const request = mergeRequestOf(event)
@@ -39,7 +44,10 @@ export async function resolveEvent(store: PersonStore, sent: IngestEvent, ctx: E
   const properties = copyRecord(event.properties, PROCESS_PERSON_PROFILE)
   const { person } = resolved
   sequence.remember(event.distinctId, person)
-  const result: IngestEvent = withFields(event, { properties, person: { id: person.id, properties: person.properties, createdAt: person.created_at, mode: 'full' } })
+  const result: IngestEvent = withFields(event, {
+    properties,
+    person: { id: person.id, properties: person.properties, createdAt: person.created_at, mode: 'full' },
+  })
   store.resolved.set(result, resolved)
   return result
 }
@@ -49,11 +57,16 @@ export async function findOrCreate(store: PersonStore, event: IngestEvent, proje
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const found = await store.findByDistinctId(projectId, event.distinctId, event.timestamp)
     if (found) return { person: found, created: false }
-    const { person, taken } = await store.createPerson(projectId, personUuid(projectId, event.distinctId), [{ distinctId: event.distinctId, version: 0 }], {
-      properties: store.initialProperties(event),
-      createdAt: event.timestamp,
-      isIdentified: false,
-    })
+    const { person, taken } = await store.createPerson(
+      projectId,
+      personUuid(projectId, event.distinctId),
+      [{ distinctId: event.distinctId, version: 0 }],
+      {
+        properties: store.initialProperties(event),
+        createdAt: event.timestamp,
+        isIdentified: false,
+      },
+    )
     if (person && !taken.length) return { person, created: true }
     await backoff(attempt)
   }
@@ -65,23 +78,47 @@ export async function findOrCreate(store: PersonStore, event: IngestEvent, proje
  * (or, if that person is older than a minute, with its properties: force_upgrade), or else to the
  * fake person whose uuid a later real person of this distinct_id will share.
  */
-async function resolvePersonless(store: PersonStore, event: IngestEvent, ctx: EventContext, options: ResolveOptions): Promise<IngestEvent> {
+async function resolvePersonless(
+  store: PersonStore,
+  event: IngestEvent,
+  ctx: EventContext,
+  options: ResolveOptions,
+): Promise<IngestEvent> {
   const properties = withoutPersonOperations(event.properties)
   const projectId = ctx.project.id
-  const existing = SequencePersons.known(ctx, event.distinctId) ?? (await store.findByDistinctId(projectId, event.distinctId, event.timestamp))
+  const existing =
+    SequencePersons.known(ctx, event.distinctId) ??
+    (await store.findByDistinctId(projectId, event.distinctId, event.timestamp))
   if (existing) {
     SequencePersons.of(ctx).remember(event.distinctId, existing)
-    const upgrade = options.forceUpgrade && existing.created_at.getTime() < event.timestamp.getTime() - options.forceUpgradeAfterMs
+    const upgrade =
+      options.forceUpgrade && existing.created_at.getTime() < event.timestamp.getTime() - options.forceUpgradeAfterMs
     return withFields(event, {
       properties,
-      person: { id: existing.id, properties: upgrade ? existing.properties : emptyProperties(), createdAt: existing.created_at, mode: upgrade ? 'force_upgrade' : 'propertyless' },
+      person: {
+        id: existing.id,
+        properties: upgrade ? existing.properties : emptyProperties(),
+        createdAt: existing.created_at,
+        mode: upgrade ? 'force_upgrade' : 'propertyless',
+      },
     })
   }
-  if (!store.personlessRecorded(projectId, event.distinctId)) await store.recordPersonless(projectId, event.distinctId, event.timestamp)
-  return withFields(event, { properties, person: { id: personUuid(projectId, event.distinctId), properties: emptyProperties(), createdAt: FAKE_PERSON_CREATED_AT, mode: 'propertyless' } })
+  if (!store.personlessRecorded(projectId, event.distinctId))
+    await store.recordPersonless(projectId, event.distinctId, event.timestamp)
+  return withFields(event, {
+    properties,
+    person: {
+      id: personUuid(projectId, event.distinctId),
+      properties: emptyProperties(),
+      createdAt: FAKE_PERSON_CREATED_AT,
+      mode: 'propertyless',
+    },
+  })
 }
 
 /** The properties without person operations; the same object when it has none (the usual case). */
 function withoutPersonOperations(properties: Record<string, unknown>): Record<string, unknown> {
-  return PERSON_OPERATIONS.some((key) => hasOwn(properties, key)) ? copyRecord(properties, PERSON_OPERATIONS) : properties
+  return PERSON_OPERATIONS.some((key) => hasOwn(properties, key))
+    ? copyRecord(properties, PERSON_OPERATIONS)
+    : properties
 }

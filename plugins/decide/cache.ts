@@ -66,9 +66,16 @@ export class DefinitionsCache {
     if (current && current.version > definitions.version) return current
     if (this.options.printCompiledFlags && current !== definitions) {
       const { projectId: project, generation, version } = definitions
-      this.logger.info({ project, generation, version, compiled: definitions.prepared.listing() }, 'flags: compiled definitions')
+      this.logger.info(
+        { project, generation, version, compiled: definitions.prepared.listing() },
+        'flags: compiled definitions',
+      )
     }
-    const changed = current !== undefined && (current.generation !== definitions.generation || current.version !== definitions.version || !current.sameGroupTypes({ ...definitions.groupTypeMapping }))
+    const changed =
+      current !== undefined &&
+      (current.generation !== definitions.generation ||
+        current.version !== definitions.version ||
+        !current.sameGroupTypes({ ...definitions.groupTypeMapping }))
     if (!current && this.entries.size >= this.options.maxProjects) {
       const oldest = this.entries.keys().next()
       if (!oldest.done) this.entries.delete(oldest.value)
@@ -84,11 +91,19 @@ export class DefinitionsCache {
     this.polling = true
     try {
       const ids = [...this.entries.keys()]
-      const [versions, mappings] = await Promise.all([this.generations.liveMany(ids), this.reader.groupTypeMappings(ids)])
+      const [versions, mappings] = await Promise.all([
+        this.generations.liveMany(ids),
+        this.reader.groupTypeMappings(ids),
+      ])
       const changed = ids.filter((id) => {
         const cached = this.entries.get(id)
         const live = versions.get(id) ?? { generation: 0, version: 0 }
-        return cached !== undefined && (cached.version !== live.version || cached.generation !== live.generation || !cached.sameGroupTypes(mappings.get(id) ?? {}))
+        return (
+          cached !== undefined &&
+          (cached.version !== live.version ||
+            cached.generation !== live.generation ||
+            !cached.sameGroupTypes(mappings.get(id) ?? {}))
+        )
       })
       await Promise.all(changed.map((id) => this.reload(id)))
     } catch (error) {

@@ -58,7 +58,12 @@ export const optionsSchema = Type.Object(
     /** Size of an admin API body (a whole project's definitions for PUT flag_definitions). */
     adminBodyLimitBytes: Type.Integer({ minimum: 1024, default: 50 * 1024 * 1024 }),
     /** OFREP evaluations per second per project (a token bucket, as capture's rate limit); unset: no limit. */
-    ofrepRateLimit: Type.Optional(Type.Object({ requestsPerSecond: Type.Number({ exclusiveMinimum: 0 }), burst: Type.Optional(Type.Integer({ minimum: 1 })) }, { additionalProperties: false })),
+    ofrepRateLimit: Type.Optional(
+      Type.Object(
+        { requestsPerSecond: Type.Number({ exclusiveMinimum: 0 }), burst: Type.Optional(Type.Integer({ minimum: 1 })) },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 )
@@ -80,10 +85,32 @@ export default definePlugin({
   async setup(api, options) {
     await ensureDecideIndexes(api.db)
     const reader = new DefinitionsReader(api.db)
-    const cache = new DefinitionsCache(reader, new Generations(api.db), { pollIntervalMs: options.pollIntervalMs, maxProjects: options.maxCachedProjects, printCompiledFlags: options.printCompiledFlags }, api.logger)
-    const flags = new FlagsEvaluation({ db: api.db, cache, geoip: optionalGeoip(api), databaseTimeoutMs: options.databaseTimeoutMs, regexBudgetMs: options.regexBudgetMs, logger: api.logger })
+    const cache = new DefinitionsCache(
+      reader,
+      new Generations(api.db),
+      {
+        pollIntervalMs: options.pollIntervalMs,
+        maxProjects: options.maxCachedProjects,
+        printCompiledFlags: options.printCompiledFlags,
+      },
+      api.logger,
+    )
+    const flags = new FlagsEvaluation({
+      db: api.db,
+      cache,
+      geoip: optionalGeoip(api),
+      databaseTimeoutMs: options.databaseTimeoutMs,
+      regexBudgetMs: options.regexBudgetMs,
+      logger: api.logger,
+    })
     api.provide('flags', flags)
-    const admin = { db: api.db, projects: api.projects, flags, bodyLimit: options.adminBodyLimitBytes, regexBudgetMs: options.regexBudgetMs }
+    const admin = {
+      db: api.db,
+      projects: api.projects,
+      flags,
+      bodyLimit: options.adminBodyLimitBytes,
+      regexBudgetMs: options.regexBudgetMs,
+    }
     const streams = new DefinitionEventStreams(cache, api.logger)
     streams.watch(api.db)
     api.hooks.closing.tap({ name: api.id }, () => streams.close())
@@ -91,7 +118,14 @@ export default definePlugin({
       const limits = { maxBodyBytes: options.requestBodyLimitBytes, maxDecodedBytes: options.requestDecodedLimitBytes }
       mountFlagsRoutes(router, { projects: api.projects, flags, limits })
       const rate = options.ofrepRateLimit
-      mountOfrepRoutes(router, { projects: api.projects, flags, limits, rateLimiter: rate && new ProjectRateLimiter(rate.requestsPerSecond, rate.burst), minPollingIntervalMs: options.pollIntervalMs, streams })
+      mountOfrepRoutes(router, {
+        projects: api.projects,
+        flags,
+        limits,
+        rateLimiter: rate && new ProjectRateLimiter(rate.requestsPerSecond, rate.burst),
+        minPollingIntervalMs: options.pollIntervalMs,
+        streams,
+      })
       mountRemoteConfig(router, api.projects, flags)
       mountDefinitionsRoutes(router, api, flags)
       mountDefinitionRoutes(router, admin)

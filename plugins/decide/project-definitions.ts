@@ -46,7 +46,11 @@ export class ProjectDefinitions {
     this.prepared = prepareFlags(this.flags)
     const hasStatic = stored.cohorts.some((doc) => doc.is_static && !doc.deleted)
     this.staticCohortFlagKeys = new Set(
-      hasStatic ? stored.flags.filter((flag) => cohortClosure([flag], stored.cohorts).some((cohort) => cohort.is_static)).map((flag) => flag.key) : [],
+      hasStatic
+        ? stored.flags
+            .filter((flag) => cohortClosure([flag], stored.cohorts).some((cohort) => cohort.is_static))
+            .map((flag) => flag.key)
+        : [],
     )
   }
 
@@ -67,7 +71,11 @@ export class ProjectDefinitions {
 
   sdkBody(): SdkBody {
     if (!this.sdk) {
-      const json = JSON.stringify(toSdkDefinitions(this.projectId, [...this.flagDocuments], [...this.cohortDocuments], { ...this.groupTypeMapping }))
+      const json = JSON.stringify(
+        toSdkDefinitions(this.projectId, [...this.flagDocuments], [...this.cohortDocuments], {
+          ...this.groupTypeMapping,
+        }),
+      )
       this.sdk = { json, etag: `W/"${createHash('sha1').update(json).digest('hex')}"` }
     }
     return this.sdk

@@ -18,10 +18,13 @@ export interface SdkDefinitions {
   cohorts: Record<string, unknown>
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 function dependencyFilters(flag: FlagDocument): PropertyFilter[] {
-  return (flag.filters.groups ?? []).flatMap((group) => (group?.properties ?? []).filter((filter) => filter?.type === 'flag'))
+  return (flag.filters.groups ?? []).flatMap((group) =>
+    (group?.properties ?? []).filter((filter) => filter?.type === 'flag'),
+  )
 }
 
 /** Resolves dependency filters the way the evaluator does: by id first, then by key. */
@@ -67,7 +70,11 @@ export function dependencyChains(flags: FlagDocument[]): Map<number, string[] | 
 }
 
 /** A flag's filters with every dependency rewritten to the depended-on key and its chain. */
-function rewriteDependencies(flag: FlagDocument, resolve: (key: unknown) => FlagDocument | undefined, chains: Map<number, string[] | null>) {
+function rewriteDependencies(
+  flag: FlagDocument,
+  resolve: (key: unknown) => FlagDocument | undefined,
+  chains: Map<number, string[] | null>,
+) {
   const filters = structuredClone(flag.filters)
   for (const group of filters.groups ?? []) {
     for (const filter of group?.properties ?? []) {
@@ -80,7 +87,11 @@ function rewriteDependencies(flag: FlagDocument, resolve: (key: unknown) => Flag
   return filters
 }
 
-export function sdkFlag(flag: FlagDocument, projectId: number, filters: FlagDocument['filters']): Record<string, unknown> {
+export function sdkFlag(
+  flag: FlagDocument,
+  projectId: number,
+  filters: FlagDocument['filters'],
+): Record<string, unknown> {
   return {
     id: flag.id,
     team_id: projectId,
@@ -129,7 +140,12 @@ export function reachableCohorts(flags: FlagDocument[], cohorts: CohortDocument[
   return cohortClosure(flags, cohorts).filter((cohort) => !cohort.is_static)
 }
 
-export function toSdkDefinitions(projectId: number, flags: FlagDocument[], cohorts: CohortDocument[], groupTypeMapping: Record<string, string>): SdkDefinitions {
+export function toSdkDefinitions(
+  projectId: number,
+  flags: FlagDocument[],
+  cohorts: CohortDocument[],
+  groupTypeMapping: Record<string, string>,
+): SdkDefinitions {
   const live = flags.filter((flag) => !flag.deleted)
   const chains = dependencyChains(live)
   const resolve = resolver(live)

@@ -10,7 +10,13 @@ import type { Logger } from 'pino'
 import type { Project } from '../../core/plugin-api.ts'
 import type { GeoipReader } from '../geoip/lookup.ts'
 import { evaluateFlagsInSlices, normalizeDistinctId, planEvaluation } from './evaluator/index.ts'
-import type { DatabaseState, EvaluationPlan, EvaluationResult, EvaluationRuntime, Properties } from './evaluator/index.ts'
+import type {
+  DatabaseState,
+  EvaluationPlan,
+  EvaluationResult,
+  EvaluationRuntime,
+  Properties,
+} from './evaluator/index.ts'
 import type { DefinitionsCache } from './cache.ts'
 import type { ProjectDefinitions } from './project-definitions.ts'
 import { loadRequestData } from './store/request-data.ts'
@@ -45,7 +51,11 @@ export interface FlagsService {
    * Flag key → value (variant, `true` or `false`) for the flags that answered; failed flags are
    * left out. What `$feature/<key>` properties hold.
    */
-  evaluateValues(project: Project, distinctId: string | number, options?: Omit<FlagsRequest, 'distinctId'>): Promise<Record<string, boolean | string>>
+  evaluateValues(
+    project: Project,
+    distinctId: string | number,
+    options?: Omit<FlagsRequest, 'distinctId'>,
+  ): Promise<Record<string, boolean | string>>
   /** The project's cached definitions (read from the database on first use). */
   definitions(projectId: number): Promise<ProjectDefinitions>
   /** Re-read the project's definitions now (after writing them to MongoDB with other tools). */
@@ -53,7 +63,15 @@ export interface FlagsService {
 }
 
 /** The seven properties design.md §1 computes from the client IP for evaluation. */
-const GEOIP_FOR_FLAGS = ['city_name', 'country_name', 'country_code', 'continent_name', 'continent_code', 'postal_code', 'time_zone'] as const
+const GEOIP_FOR_FLAGS = [
+  'city_name',
+  'country_name',
+  'country_code',
+  'continent_name',
+  'continent_code',
+  'postal_code',
+  'time_zone',
+] as const
 
 export interface FlagsServiceDeps {
   db: Db
@@ -87,10 +105,15 @@ export class FlagsEvaluation implements FlagsService {
     return this.deps.cache.get(projectId)
   }
 
-  async evaluateValues(project: Project, distinctId: string | number, options: Omit<FlagsRequest, 'distinctId'> = {}): Promise<Record<string, boolean | string>> {
+  async evaluateValues(
+    project: Project,
+    distinctId: string | number,
+    options: Omit<FlagsRequest, 'distinctId'> = {},
+  ): Promise<Record<string, boolean | string>> {
     const result = await this.evaluate(project, { ...options, distinctId })
     const values: Record<string, boolean | string> = Object.create(null)
-    for (const flag of Object.values(result.flags)) if (!flag.failed) values[flag.key] = flag.enabled ? (flag.variant ?? true) : false
+    for (const flag of Object.values(result.flags))
+      if (!flag.failed) values[flag.key] = flag.enabled ? (flag.variant ?? true) : false
     return values
   }
 
@@ -118,31 +141,50 @@ export class FlagsEvaluation implements FlagsService {
     }
     const distinctId = normalizeDistinctId(request.distinctId)
     const anonDistinctId = request.anonDistinctId ?? null
-    const plan = planEvaluation({ flags: definitions.flags, prepared: definitions.prepared, personPropertyOverrides, distinctId, anonDistinctId, ...filters })
-    const reads = this.database(project, plan, definitions, distinctId, request.groups ?? null)
-    const [database, overrides] = plan.hashKeyOverrides.lookup === null ? [await reads, NO_OVERRIDES] : await Promise.all([reads, this.hashKeyOverrides(project, plan)])
-    return evaluateFlagsInSlices({
+    const plan = planEvaluation({
       flags: definitions.flags,
       prepared: definitions.prepared,
-      cohorts: definitions.cohorts,
-      groupTypeMapping: { ...definitions.groupTypeMapping },
-      distinctId,
-      deviceId: request.deviceId ?? null,
-      anonDistinctId,
       personPropertyOverrides,
-      groups: request.groups ?? null,
-      groupPropertyOverrides: request.groupProperties ?? null,
-      database,
-      hashKeyOverrides: overrides.values,
-      hashKeyOverrideFailed: overrides.failed,
-      timezone: project.timezone,
-      now: request.now ?? new Date(),
-      budget: { clock, regexMs: this.deps.regexBudgetMs },
+      distinctId,
+      anonDistinctId,
       ...filters,
-    }, SLICES)
+    })
+    const reads = this.database(project, plan, definitions, distinctId, request.groups ?? null)
+    const [database, overrides] =
+      plan.hashKeyOverrides.lookup === null
+        ? [await reads, NO_OVERRIDES]
+        : await Promise.all([reads, this.hashKeyOverrides(project, plan)])
+    return evaluateFlagsInSlices(
+      {
+        flags: definitions.flags,
+        prepared: definitions.prepared,
+        cohorts: definitions.cohorts,
+        groupTypeMapping: { ...definitions.groupTypeMapping },
+        distinctId,
+        deviceId: request.deviceId ?? null,
+        anonDistinctId,
+        personPropertyOverrides,
+        groups: request.groups ?? null,
+        groupPropertyOverrides: request.groupProperties ?? null,
+        database,
+        hashKeyOverrides: overrides.values,
+        hashKeyOverrideFailed: overrides.failed,
+        timezone: project.timezone,
+        now: request.now ?? new Date(),
+        budget: { clock, regexMs: this.deps.regexBudgetMs },
+        ...filters,
+      },
+      SLICES,
+    )
   }
 
-  private async database(project: Project, plan: EvaluationPlan, definitions: ProjectDefinitions, distinctId: string, groups: Record<string, unknown> | null): Promise<DatabaseState> {
+  private async database(
+    project: Project,
+    plan: EvaluationPlan,
+    definitions: ProjectDefinitions,
+    distinctId: string,
+    groups: Record<string, unknown> | null,
+  ): Promise<DatabaseState> {
     if (!plan.needsDatabase) return { status: 'skipped' }
     const query = {
       projectId: project.id,
@@ -155,14 +197,20 @@ export class FlagsEvaluation implements FlagsService {
     try {
       return await this.withTimeout(loadRequestData(this.deps.db, query))
     } catch (error) {
-      this.deps.logger.warn({ err: error, project: project.id }, 'flags: the person and group data could not be read; flags that need them fail')
+      this.deps.logger.warn(
+        { err: error, project: project.id },
+        'flags: the person and group data could not be read; flags that need them fail',
+      )
       return error instanceof DatabaseTimeout
         ? { status: 'failed', code: 'timeout', description: 'Timeout while reading person and group data' }
         : { status: 'failed' }
     }
   }
 
-  private async hashKeyOverrides(project: Project, plan: EvaluationPlan): Promise<{ values: Record<string, string> | null; failed: boolean }> {
+  private async hashKeyOverrides(
+    project: Project,
+    plan: EvaluationPlan,
+  ): Promise<{ values: Record<string, string> | null; failed: boolean }> {
     const { lookup, write } = plan.hashKeyOverrides
     if (lookup === null) return { values: null, failed: false }
     try {
@@ -172,12 +220,20 @@ export class FlagsEvaluation implements FlagsService {
       }
       return { values: await this.withTimeout(read()), failed: false }
     } catch (error) {
-      this.deps.logger.warn({ err: error, project: project.id }, 'flags: hash key overrides could not be read or written; continuity flags fail')
+      this.deps.logger.warn(
+        { err: error, project: project.id },
+        'flags: hash key overrides could not be read or written; continuity flags fail',
+      )
       return { values: null, failed: true }
     }
   }
 
   private withTimeout<T>(work: Promise<T>): Promise<T> {
-    return withDeadline(work, this.deps.databaseTimeoutMs, 'flags database read', () => new DatabaseTimeout('database read timed out'))
+    return withDeadline(
+      work,
+      this.deps.databaseTimeoutMs,
+      'flags database read',
+      () => new DatabaseTimeout('database read timed out'),
+    )
   }
 }

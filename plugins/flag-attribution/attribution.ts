@@ -8,12 +8,17 @@ const FEATURE_PREFIX = '$feature/'
 /** Flag values the event carries, by key (`$feature/<key>` properties). */
 export function featureValues(properties: Readonly<Record<string, unknown>>): Map<string, unknown> {
   const values = new Map<string, unknown>()
-  for (const key of Object.keys(properties)) if (key.startsWith(FEATURE_PREFIX) && key.length > FEATURE_PREFIX.length) values.set(key.slice(FEATURE_PREFIX.length), properties[key])
+  for (const key of Object.keys(properties))
+    if (key.startsWith(FEATURE_PREFIX) && key.length > FEATURE_PREFIX.length)
+      values.set(key.slice(FEATURE_PREFIX.length), properties[key])
   return values
 }
 
 export function activeFlags(values: ReadonlyMap<string, unknown>): string[] {
-  return [...values].filter(([, value]) => value !== false && value !== null && value !== undefined).map(([key]) => key).sort()
+  return [...values]
+    .filter(([, value]) => value !== false && value !== null && value !== undefined)
+    .map(([key]) => key)
+    .sort()
 }
 
 /** The properties with `$active_feature_flags` filled in when absent; undefined when nothing changes. */

@@ -31,14 +31,30 @@ export default definePlugin({
     api.hooks.flagAttribution.tapPromise({ name: api.id }, async function attributeFlags(event, ctx) {
       if (event.event === '$feature_flag_called') {
         const key = event.properties.$feature_flag
-        if (typeof key !== 'string' || key === '') return drop('missing_feature_flag', { reason: '$feature_flag_called needs a $feature_flag property' })
-        if (options.trackUsage) await recordCall(api.db, ctx.project.id, key, responseValue(event.properties.$feature_flag_response), event.timestamp)
+        if (typeof key !== 'string' || key === '')
+          return drop('missing_feature_flag', { reason: '$feature_flag_called needs a $feature_flag property' })
+        if (options.trackUsage)
+          await recordCall(
+            api.db,
+            ctx.project.id,
+            key,
+            responseValue(event.properties.$feature_flag_response),
+            event.timestamp,
+          )
       }
       const derived = withActiveFlags(event.properties)
       if (derived) return { ...event, properties: derived }
-      if (!flags || event.personless || featureValues(event.properties).size > 0 || event.event === '$feature_flag_called') return undefined
+      if (
+        !flags ||
+        event.personless ||
+        featureValues(event.properties).size > 0 ||
+        event.event === '$feature_flag_called'
+      )
+        return undefined
       const groups = event.properties.$groups
-      const values = await flags.evaluateValues(ctx.project, event.distinctId, { groups: typeof groups === 'object' && groups !== null ? (groups as Record<string, string>) : {} })
+      const values = await flags.evaluateValues(ctx.project, event.distinctId, {
+        groups: typeof groups === 'object' && groups !== null ? (groups as Record<string, string>) : {},
+      })
       return { ...event, properties: { ...event.properties, ...attributionProperties(values) } }
     })
 

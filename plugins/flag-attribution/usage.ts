@@ -23,7 +23,9 @@ export function usageCollection(db: Db): Collection<FlagUsageDocument> {
 }
 
 export async function ensureUsageIndexes(db: Db): Promise<void> {
-  await usageCollection(db).createIndexes([{ key: { project_id: 1, flag_key: 1 }, name: 'project_flag_unique', unique: true }])
+  await usageCollection(db).createIndexes([
+    { key: { project_id: 1, flag_key: 1 }, name: 'project_flag_unique', unique: true },
+  ])
 }
 
 /** The answer as a short comparable value: a variant string or a boolean; anything else as JSON text. */
@@ -34,7 +36,13 @@ export function responseValue(value: unknown): string | boolean {
 }
 
 /** One atomic pipeline update: counters and a bounded set of seen values, upserted. */
-export async function recordCall(db: Db, projectId: number, flagKey: string, value: string | boolean, at: Date): Promise<void> {
+export async function recordCall(
+  db: Db,
+  projectId: number,
+  flagKey: string,
+  value: string | boolean,
+  at: Date,
+): Promise<void> {
   const values = { $ifNull: ['$values', []] }
   await usageCollection(db).updateOne(
     { project_id: projectId, flag_key: flagKey },
@@ -44,7 +52,9 @@ export async function recordCall(db: Db, projectId: number, flagKey: string, val
           calls: { $add: [{ $ifNull: ['$calls', 0] }, 1] },
           first_called_at: { $min: [{ $ifNull: ['$first_called_at', at] }, at] },
           last_called_at: { $max: [{ $ifNull: ['$last_called_at', at] }, at] },
-          values: { $cond: [{ $lt: [{ $size: values }, MAX_VALUES] }, { $setUnion: [values, [{ $literal: value }]] }, values] },
+          values: {
+            $cond: [{ $lt: [{ $size: values }, MAX_VALUES] }, { $setUnion: [values, [{ $literal: value }]] }, values],
+          },
         },
       },
     ],
@@ -53,5 +63,8 @@ export async function recordCall(db: Db, projectId: number, flagKey: string, val
 }
 
 export async function listUsage(db: Db, projectId: number): Promise<Array<Omit<FlagUsageDocument, 'project_id'>>> {
-  return usageCollection(db).find({ project_id: projectId }, { projection: { _id: 0, project_id: 0 } }).sort({ flag_key: 1 }).toArray()
+  return usageCollection(db)
+    .find({ project_id: projectId }, { projection: { _id: 0, project_id: 0 } })
+    .sort({ flag_key: 1 })
+    .toArray()
 }

@@ -21,7 +21,8 @@ for (const [network, prefix] of [
   ['203.0.113.0', 24], // documentation
   ['224.0.0.0', 4], // multicast
   ['240.0.0.0', 4], // reserved and broadcast
-] as const) NOT_PUBLIC.addSubnet(network, prefix, 'ipv4')
+] as const)
+  NOT_PUBLIC.addSubnet(network, prefix, 'ipv4')
 for (const [network, prefix] of [
   ['::', 96], // unspecified, loopback and the deprecated IPv4-compatible form
   ['100::', 64], // discard-only
@@ -33,7 +34,8 @@ for (const [network, prefix] of [
   ['fe80::', 10], // link-local
   ['fec0::', 10], // deprecated site-local
   ['ff00::', 8], // multicast
-] as const) NOT_PUBLIC.addSubnet(network, prefix, 'ipv6')
+] as const)
+  NOT_PUBLIC.addSubnet(network, prefix, 'ipv6')
 
 const MAPPED_V4 = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i
 const MAPPED_V4_HEX = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i

@@ -25,7 +25,9 @@ const COUNTRIES_BY_CONTINENT: Readonly<Record<string, string>> = {
 }
 
 const CONTINENT_OF: ReadonlyMap<string, string> = new Map(
-  Object.entries(COUNTRIES_BY_CONTINENT).flatMap(([continent, codes]) => codes.split(' ').map((code) => [code, continent] as const)),
+  Object.entries(COUNTRIES_BY_CONTINENT).flatMap(([continent, codes]) =>
+    codes.split(' ').map((code) => [code, continent] as const),
+  ),
 )
 
 /** Where GeoNames (and so MaxMind) spells a country differently from CLDR. */
@@ -56,7 +58,12 @@ export interface CountryInfo {
 /** One entry per known code: the lookup path asks for the same few hundred codes all day. */
 const INFO: ReadonlyMap<string, CountryInfo> = new Map(
   [...CONTINENT_OF].map(([code, continentCode]) => {
-    const countryName = GEONAMES_SPELLING[code] ?? cldrNames.of(code)?.replaceAll(' & ', ' and ').replace(/^St\. /, 'Saint ')
+    const countryName =
+      GEONAMES_SPELLING[code] ??
+      cldrNames
+        .of(code)
+        ?.replaceAll(' & ', ' and ')
+        .replace(/^St\. /, 'Saint ')
     return [code, Object.freeze({ countryName, continentCode, continentName: CONTINENT_NAMES[continentCode] })]
   }),
 )

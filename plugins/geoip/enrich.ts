@@ -42,7 +42,10 @@ export function enrichEvent(event: IngestEvent, ctx: EventContext, reader: Geoip
   if (!event.personless) {
     const person = personGeoipUpdates(location)
     properties.$set = Object.assign(isObject(properties.$set) ? copyRecord(properties.$set) : {}, person.$set)
-    properties.$set_once = Object.assign(isObject(properties.$set_once) ? copyRecord(properties.$set_once) : {}, person.$set_once)
+    properties.$set_once = Object.assign(
+      isObject(properties.$set_once) ? copyRecord(properties.$set_once) : {},
+      person.$set_once,
+    )
   }
   return { ...event, properties }
 }

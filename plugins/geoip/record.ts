@@ -32,7 +32,8 @@ export type GeoLocation = Partial<Record<GeoipKey, string | number>>
 type Json = Record<string, unknown>
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined)
-const englishName = (v: unknown): string | undefined => (isObject(v) && isObject(v.names) ? text(v.names.en) : undefined)
+const englishName = (v: unknown): string | undefined =>
+  isObject(v) && isObject(v.names) ? text(v.names.en) : undefined
 
 /**
  * Flat databases store coordinates as float32, so 37.422 reads back as 37.422000885009766; seven

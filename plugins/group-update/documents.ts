@@ -32,7 +32,9 @@ export interface GroupDocument {
 }
 
 const INDEXES: Record<string, IndexDescription[]> = {
-  [GROUP_COLLECTIONS.groups]: [{ key: { project_id: 1, group_type_index: 1, group_key: 1 }, name: 'project_type_key_unique', unique: true }],
+  [GROUP_COLLECTIONS.groups]: [
+    { key: { project_id: 1, group_type_index: 1, group_key: 1 }, name: 'project_type_key_unique', unique: true },
+  ],
   [GROUP_COLLECTIONS.groupTypeMappings]: [
     // both unique: one type never gets two indexes, and two types never share one
     { key: { project_id: 1, group_type: 1 }, name: 'project_type_unique', unique: true },

@@ -28,7 +28,12 @@ export async function upsertGroup(db: Db, write: GroupWrite): Promise<GroupWrite
     const stored = await groups.findOne(identity)
     if (!stored) {
       try {
-        await groups.insertOne({ ...identity, group_properties: { ...write.set }, created_at: write.timestamp, version: 1 })
+        await groups.insertOne({
+          ...identity,
+          group_properties: { ...write.set },
+          created_at: write.timestamp,
+          version: 1,
+        })
         return 'created'
       } catch (error) {
         if (isDuplicateKey(error)) continue

@@ -35,12 +35,20 @@ export default definePlugin({
   optionsSchema,
   async setup(api, options) {
     await ensureGroupIndexes(api.db)
-    const deps = { db: api.db, mappings: new GroupTypeMappings(api.db), limitWarnings: new WarnOnce(options.limitWarningIntervalSeconds * 1000) }
+    const deps = {
+      db: api.db,
+      mappings: new GroupTypeMappings(api.db),
+      limitWarnings: new WarnOnce(options.limitWarningIntervalSeconds * 1000),
+    }
 
     // the two checks are synchronous: sync taps cost the step chain no promise per event
     api.hooks.validate.tap({ name: api.id, stage: AFTER_VALIDATE }, function checkGroupKey(event) {
       if (!isGroupKeyTooLong(event)) return undefined
-      return drop('group_key_too_long', { group_type: event.properties.$group_type, length: groupKeyOf(event.properties.$group_key)?.length, max_length: MAX_GROUP_KEY_LENGTH })
+      return drop('group_key_too_long', {
+        group_type: event.properties.$group_type,
+        length: groupKeyOf(event.properties.$group_key)?.length,
+        max_length: MAX_GROUP_KEY_LENGTH,
+      })
     })
     api.hooks.aliasResolve.tap({ name: api.id, stage: BEFORE_PERSON_STEPS }, function stripPersonUpdates(event) {
       return event.event === GROUP_IDENTIFY ? withoutPersonUpdates(event) : undefined

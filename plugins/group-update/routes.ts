@@ -44,7 +44,13 @@ export function mountGroupRoutes(router: Router, db: Db, projects: ProjectLookup
   router.get('/api/projects/:id/group_types', async (ctx) => {
     const project = await projectParam(ctx, projects)
     const docs = await mappings.find({ project_id: project.id }).sort({ group_type_index: 1 }).toArray()
-    ctx.body = { results: docs.map((d) => ({ group_type: d.group_type, group_type_index: d.group_type_index, created_at: d.created_at.toISOString() })) }
+    ctx.body = {
+      results: docs.map((d) => ({
+        group_type: d.group_type,
+        group_type_index: d.group_type_index,
+        created_at: d.created_at.toISOString(),
+      })),
+    }
   })
 
   router.get('/api/projects/:id/groups', async (ctx) => {
@@ -52,7 +58,13 @@ export function mountGroupRoutes(router: Router, db: Db, projects: ProjectLookup
     const query = parseWith(GroupsQuery, ctx.query)
     const mapping = await mappings.findOne({ project_id: project.id, group_type: query.group_type })
     if (query.group_key !== undefined) {
-      const group = mapping && (await groups.findOne({ project_id: project.id, group_type_index: mapping.group_type_index, group_key: query.group_key }))
+      const group =
+        mapping &&
+        (await groups.findOne({
+          project_id: project.id,
+          group_type_index: mapping.group_type_index,
+          group_key: query.group_key,
+        }))
       if (!group) throw notFound(`no ${query.group_type} group with key ${query.group_key}`, 'group_key')
       ctx.body = groupJson(group, query.group_type)
       return
@@ -64,7 +76,11 @@ export function mountGroupRoutes(router: Router, db: Db, projects: ProjectLookup
     const limit = query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit)
     const filter: Filter<GroupDocument> = { project_id: project.id, group_type_index: mapping.group_type_index }
     if (query.after !== undefined) filter.group_key = { $gt: query.after }
-    const docs = await groups.find(filter).sort({ group_key: 1 }).limit(limit + 1).toArray()
+    const docs = await groups
+      .find(filter)
+      .sort({ group_key: 1 })
+      .limit(limit + 1)
+      .toArray()
     const page = docs.slice(0, limit)
     let next: string | null = null
     if (docs.length > limit) {

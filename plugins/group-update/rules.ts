@@ -11,7 +11,8 @@ export const MAX_GROUP_KEY_LENGTH = 400
 export const GROUP_IDENTIFY = '$groupidentify'
 
 type Json = Record<string, unknown>
-export const isPlainObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date)
+export const isPlainObject = (v: unknown): v is Json =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date)
 
 /** Group keys are strings: numbers and booleans are stringified, NUL becomes U+FFFD as PostHog does. */
 export function groupKeyOf(value: unknown): string | undefined {
@@ -34,10 +35,21 @@ export type GroupIdentify =
 export function parseGroupIdentify(properties: Json): GroupIdentify {
   const type = properties.$group_type
   const key = groupKeyOf(properties.$group_key)
-  if (typeof type !== 'string' || type === '') return { ok: false, warning: 'invalid_group_identify', details: { reason: '$group_type must be a non-empty string' } }
-  if (key === undefined || key === '') return { ok: false, warning: 'invalid_group_identify', details: { reason: '$group_key must be a non-empty string or number', group_type: type } }
+  if (typeof type !== 'string' || type === '')
+    return {
+      ok: false,
+      warning: 'invalid_group_identify',
+      details: { reason: '$group_type must be a non-empty string' },
+    }
+  if (key === undefined || key === '')
+    return {
+      ok: false,
+      warning: 'invalid_group_identify',
+      details: { reason: '$group_key must be a non-empty string or number', group_type: type },
+    }
   const set = properties.$group_set ?? {}
-  if (!isPlainObject(set)) return { ok: false, warning: 'invalid_group_set', details: { group_type: type, group_key: key } }
+  if (!isPlainObject(set))
+    return { ok: false, warning: 'invalid_group_set', details: { group_type: type, group_key: key } }
   return { ok: true, type, key, set }
 }
 
@@ -62,8 +74,14 @@ export function groupsOf(properties: Json): Array<[type: string, key: string]> {
 export const GROUP_COLUMNS = Array.from({ length: MAX_GROUP_TYPES }, (_, i) => `$group_${i}`)
 
 /** Properties with `$group_<index>` set to the key of each group the event belongs to. */
-export function withGroupColumns(properties: Json, columns: ReadonlyArray<readonly [index: number, key: string]>): Json {
-  return Object.fromEntries([...Object.entries(properties), ...columns.map(([index, key]) => [`$group_${index}`, key] as const)])
+export function withGroupColumns(
+  properties: Json,
+  columns: ReadonlyArray<readonly [index: number, key: string]>,
+): Json {
+  return Object.fromEntries([
+    ...Object.entries(properties),
+    ...columns.map(([index, key]) => [`$group_${index}`, key] as const),
+  ])
 }
 
 /** Personless events get no `$group_<index>`, and lose any the client sent (§2.9). */
@@ -75,18 +93,23 @@ export function withoutGroupColumns(properties: Json): Json | undefined {
 /** Structural equality of JSON-like values (what decides whether a stored property changes). */
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (Object.is(a, b)) return true
-  if (a instanceof Date || b instanceof Date) return a instanceof Date && b instanceof Date && a.getTime() === b.getTime()
+  if (a instanceof Date || b instanceof Date)
+    return a instanceof Date && b instanceof Date && a.getTime() === b.getTime()
   if (Array.isArray(a) || Array.isArray(b)) {
     return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, i) => deepEqual(item, b[i]))
   }
   if (!isPlainObject(a) || !isPlainObject(b)) return false
   const keys = Object.keys(a)
-  return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && deepEqual(a[key], b[key]))
+  return (
+    keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && deepEqual(a[key], b[key]))
+  )
 }
 
 /** A shallow merge where each sent key overwrites the stored value when it differs; unsent keys stay. */
 export function mergeGroupProperties(stored: Json, set: Json): { changed: boolean; properties: Json } {
-  const changes = Object.entries(set).filter(([name, value]) => !Object.hasOwn(stored, name) || !deepEqual(stored[name], value))
+  const changes = Object.entries(set).filter(
+    ([name, value]) => !Object.hasOwn(stored, name) || !deepEqual(stored[name], value),
+  )
   if (!changes.length) return { changed: false, properties: stored }
   return { changed: true, properties: Object.fromEntries([...Object.entries(stored), ...changes]) }
 }

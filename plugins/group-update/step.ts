@@ -5,7 +5,14 @@
  */
 import type { Db } from 'mongodb'
 import type { EventContext, IngestEvent } from '../../core/plugin-api.ts'
-import { GROUP_IDENTIFY, MAX_GROUP_TYPES, groupsOf, parseGroupIdentify, withGroupColumns, withoutGroupColumns } from './rules.ts'
+import {
+  GROUP_IDENTIFY,
+  MAX_GROUP_TYPES,
+  groupsOf,
+  parseGroupIdentify,
+  withGroupColumns,
+  withoutGroupColumns,
+} from './rules.ts'
 import type { GroupTypeMappings } from './type-mapping.ts'
 import { cutToScalars } from '../../core/capture/distinct-id.ts'
 import { upsertGroup } from './groups.ts'
@@ -21,7 +28,11 @@ export interface GroupStepDeps {
 const NAMED_REFUSED_TYPES = 10
 const MAX_NAMED_TYPE_CHARS = 200
 
-export async function processGroups(event: IngestEvent, ctx: EventContext, deps: GroupStepDeps): Promise<IngestEvent | undefined> {
+export async function processGroups(
+  event: IngestEvent,
+  ctx: EventContext,
+  deps: GroupStepDeps,
+): Promise<IngestEvent | undefined> {
   if (event.personless) {
     const properties = withoutGroupColumns(event.properties)
     return properties && { ...event, properties }
@@ -33,7 +44,14 @@ export async function processGroups(event: IngestEvent, ctx: EventContext, deps:
     else {
       const groupTypeIndex = await deps.mappings.indexOf(ctx.project.id, identify.type, event.timestamp)
       if (groupTypeIndex === 'limit_reached') refused.add(identify.type)
-      else await upsertGroup(deps.db, { projectId: ctx.project.id, groupTypeIndex, groupKey: identify.key, set: identify.set, timestamp: event.timestamp })
+      else
+        await upsertGroup(deps.db, {
+          projectId: ctx.project.id,
+          groupTypeIndex,
+          groupKey: identify.key,
+          set: identify.set,
+          timestamp: event.timestamp,
+        })
     }
   }
 
@@ -57,5 +75,10 @@ function warnLimitReached(refused: string[], ctx: EventContext, deps: GroupStepD
   // every type is checked, so that one already warned about does not hide the others (no short-circuit)
   const due = named.map((type) => deps.limitWarnings.shouldWarn(`${ctx.project.id}\u0000${type}`)).includes(true)
   if (!due) return
-  ctx.warn('group_type_limit_reached', { group_type: named[0], group_types: named, refused_count: refused.length, max_group_types: MAX_GROUP_TYPES })
+  ctx.warn('group_type_limit_reached', {
+    group_type: named[0],
+    group_types: named,
+    refused_count: refused.length,
+    max_group_types: MAX_GROUP_TYPES,
+  })
 }

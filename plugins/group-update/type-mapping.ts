@@ -39,7 +39,12 @@ export class GroupTypeMappings {
       let free = 0
       while (used.has(free)) free++
       try {
-        await this.collection.insertOne({ project_id: projectId, group_type: groupType, group_type_index: free, created_at: firstSeen })
+        await this.collection.insertOne({
+          project_id: projectId,
+          group_type: groupType,
+          group_type_index: free,
+          created_at: firstSeen,
+        })
         known.set(groupType, free)
         return free
       } catch (error) {
@@ -51,7 +56,9 @@ export class GroupTypeMappings {
 
   /** Every mapping of the project, read from the database (and cached). */
   async load(projectId: number): Promise<Map<string, number>> {
-    const docs = await this.collection.find({ project_id: projectId }, { projection: { _id: 0, group_type: 1, group_type_index: 1 } }).toArray()
+    const docs = await this.collection
+      .find({ project_id: projectId }, { projection: { _id: 0, group_type: 1, group_type_index: 1 } })
+      .toArray()
     const known = new Map(docs.map((doc) => [doc.group_type, doc.group_type_index]))
     if (this.cache.size >= MAX_CACHED_PROJECTS) this.cache.clear()
     this.cache.set(projectId, known)

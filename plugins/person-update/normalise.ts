@@ -7,19 +7,58 @@ import { copyProperties, emptyProperties, hasOwn, isPlainObject } from '../alias
 import { copyRecord } from '../../core/plugin-api.ts'
 
 const DEVICE_AND_PAGE_KEYS = [
-  '$app_build', '$app_name', '$app_namespace', '$app_version',
-  '$browser', '$browser_version', '$device_type', '$current_url', '$pathname',
-  '$os', '$os_name', '$os_version', '$referring_domain', '$referrer',
-  '$screen_height', '$screen_width', '$viewport_height', '$viewport_width', '$raw_user_agent',
+  '$app_build',
+  '$app_name',
+  '$app_namespace',
+  '$app_version',
+  '$browser',
+  '$browser_version',
+  '$device_type',
+  '$current_url',
+  '$pathname',
+  '$os',
+  '$os_name',
+  '$os_version',
+  '$referring_domain',
+  '$referrer',
+  '$screen_height',
+  '$screen_width',
+  '$viewport_height',
+  '$viewport_width',
+  '$raw_user_agent',
 ]
 const CAMPAIGN_KEYS = [
-  'utm_source', 'utm_medium', 'utm_campaign', 'utm_content', 'utm_name', 'utm_term',
-  'gclid', 'gad_source', 'gclsrc', 'dclid', 'gbraid', 'wbraid', 'fbclid', 'msclkid', 'twclid',
-  'li_fat_id', 'mc_cid', 'igshid', 'ttclid', 'rdt_cid', 'irclid', '_kx', 'epik', 'qclid', 'sccid',
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+  'utm_content',
+  'utm_name',
+  'utm_term',
+  'gclid',
+  'gad_source',
+  'gclsrc',
+  'dclid',
+  'gbraid',
+  'wbraid',
+  'fbclid',
+  'msclkid',
+  'twclid',
+  'li_fat_id',
+  'mc_cid',
+  'igshid',
+  'ttclid',
+  'rdt_cid',
+  'irclid',
+  '_kx',
+  'epik',
+  'qclid',
+  'sccid',
 ]
 
 /** Event property → its first-touch name: `utm_source` → `$initial_utm_source`, `$browser` → `$initial_browser`. */
-export const PERSON_KEYS: ReadonlyMap<string, string> = new Map([...DEVICE_AND_PAGE_KEYS, ...CAMPAIGN_KEYS].map((key) => [key, `$initial_${key.replace('$', '')}`]))
+export const PERSON_KEYS: ReadonlyMap<string, string> = new Map(
+  [...DEVICE_AND_PAGE_KEYS, ...CAMPAIGN_KEYS].map((key) => [key, `$initial_${key.replace('$', '')}`]),
+)
 
 /** Events whose properties never describe the person. */
 export const NOT_NORMALISED_EVENTS = new Set(['$snapshot', '$performance_event'])
@@ -77,7 +116,11 @@ export function operationsOf(properties: Properties, maxKeys = Number.POSITIVE_I
   const set = firstKeys(properties.$set, maxKeys, exceeded, 'set_keys')
   const setOnce = firstKeys(properties.$set_once, maxKeys, exceeded, 'set_once_keys')
   const unsetSource = properties.$unset
-  let unset = Array.isArray(unsetSource) ? unsetSource.filter((key): key is string => typeof key === 'string') : isPlainObject(unsetSource) ? Object.keys(unsetSource) : []
+  let unset = Array.isArray(unsetSource)
+    ? unsetSource.filter((key): key is string => typeof key === 'string')
+    : isPlainObject(unsetSource)
+      ? Object.keys(unsetSource)
+      : []
   if (unset.length > maxKeys) {
     exceeded.unset_keys = unset.length
     unset = unset.slice(0, maxKeys)

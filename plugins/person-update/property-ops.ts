@@ -15,13 +15,37 @@ const PERSON_EVENTS = new Set(['$identify', '$create_alias', '$merge_dangerously
  * (the event still shows it); a new key, or any other changed key in the same event, writes all.
  */
 export const FILTERED_KEYS = new Set([
-  '$current_url', '$pathname', '$referring_domain', '$referrer',
-  '$screen_height', '$screen_width', '$viewport_height', '$viewport_width',
-  '$browser', '$browser_version', '$device_type', '$raw_user_agent', '$os', '$os_name', '$os_version',
-  '$geoip_postal_code', '$geoip_time_zone', '$geoip_latitude', '$geoip_longitude', '$geoip_accuracy_radius',
-  '$geoip_subdivision_1_code', '$geoip_subdivision_1_name', '$geoip_subdivision_2_code', '$geoip_subdivision_2_name',
-  '$geoip_subdivision_3_code', '$geoip_subdivision_3_name', '$geoip_city_confidence', '$geoip_country_confidence',
-  '$geoip_postal_code_confidence', '$geoip_subdivision_1_confidence', '$geoip_subdivision_2_confidence',
+  '$current_url',
+  '$pathname',
+  '$referring_domain',
+  '$referrer',
+  '$screen_height',
+  '$screen_width',
+  '$viewport_height',
+  '$viewport_width',
+  '$browser',
+  '$browser_version',
+  '$device_type',
+  '$raw_user_agent',
+  '$os',
+  '$os_name',
+  '$os_version',
+  '$geoip_postal_code',
+  '$geoip_time_zone',
+  '$geoip_latitude',
+  '$geoip_longitude',
+  '$geoip_accuracy_radius',
+  '$geoip_subdivision_1_code',
+  '$geoip_subdivision_1_name',
+  '$geoip_subdivision_2_code',
+  '$geoip_subdivision_2_name',
+  '$geoip_subdivision_3_code',
+  '$geoip_subdivision_3_name',
+  '$geoip_city_confidence',
+  '$geoip_country_confidence',
+  '$geoip_postal_code_confidence',
+  '$geoip_subdivision_1_confidence',
+  '$geoip_subdivision_2_confidence',
 ])
 
 export interface OperationOptions {
@@ -60,7 +84,9 @@ export function applyOperations(current: Properties, ops: PersonOperations, opti
   }
 
   // $set is applied after $set_once, so a key in both ends with the $set value.
-  const setChanges = Object.keys(ops.set).filter((key) => !hasOwn(current, key) || !isDeepStrictEqual(current[key], ops.set[key]))
+  const setChanges = Object.keys(ops.set).filter(
+    (key) => !hasOwn(current, key) || !isDeepStrictEqual(current[key], ops.set[key]),
+  )
   for (const key of setChanges) next[key] = ops.set[key]
   if (setChanges.length) changed = true
   if (setChanges.some((key) => !hasOwn(current, key) || writeAll || !FILTERED_KEYS.has(key))) write = true

@@ -35,7 +35,11 @@ function normalisedProperties(event: IngestEvent): Record<string, unknown> {
  * The properties `updateEvent` writes on a person that `event` has just created with `created`
  * (alias-resolve inserts the person with them, so the step then finds nothing to write).
  */
-export function creationProperties(event: IngestEvent, created: Record<string, unknown>, options: UpdateOptions): Record<string, unknown> {
+export function creationProperties(
+  event: IngestEvent,
+  created: Record<string, unknown>,
+  options: UpdateOptions,
+): Record<string, unknown> {
   if (event.event === '$groupidentify' || NO_PERSON_UPDATE_EVENTS.has(event.event)) return created
   const ops = operationsOf(normalisedProperties(event), options.maxKeysPerOperation)
   const change = applyOperations(created, ops, { event: event.event, ...options, ignoreUnset: true })
@@ -43,7 +47,12 @@ export function creationProperties(event: IngestEvent, created: Record<string, u
   return change.write && withinPersonPropertiesLimit(change.properties) ? change.properties : created
 }
 
-export async function updateEvent(store: PersonStore, event: IngestEvent, ctx: EventContext, options: UpdateOptions): Promise<IngestEvent | undefined> {
+export async function updateEvent(
+  store: PersonStore,
+  event: IngestEvent,
+  ctx: EventContext,
+  options: UpdateOptions,
+): Promise<IngestEvent | undefined> {
   if (event.personless || !event.person) return undefined
   let properties = event.properties
   if (event.event === '$groupidentify') {
@@ -52,7 +61,8 @@ export async function updateEvent(store: PersonStore, event: IngestEvent, ctx: E
   }
   properties = normalisedProperties(event)
   const ops = operationsOf(properties, options.maxKeysPerOperation)
-  if (ops.exceeded) ctx.warn('person_update_keys_limit_reached', { ...ops.exceeded, max_keys: options.maxKeysPerOperation })
+  if (ops.exceeded)
+    ctx.warn('person_update_keys_limit_reached', { ...ops.exceeded, max_keys: options.maxKeysPerOperation })
   const handed = store.resolved.get(event)
   let person = handed?.person ?? (await store.findById(ctx.project.id, event.person.id))
   let personProperties = person?.properties ?? event.person.properties
@@ -64,7 +74,11 @@ export async function updateEvent(store: PersonStore, event: IngestEvent, ctx: E
   const id = person?.id ?? event.person.id
   const createdAt = person?.created_at ?? event.person.createdAt
   // The stored event always shows what it set, even when the write was skipped or lost to a newer one.
-  return { ...event, properties, person: { id, properties: layered(personProperties, ops.set), createdAt, mode: 'full' } }
+  return {
+    ...event,
+    properties,
+    person: { id, properties: layered(personProperties, ops.set), createdAt, mode: 'full' },
+  }
 }
 
 /**
@@ -73,7 +87,14 @@ export async function updateEvent(store: PersonStore, event: IngestEvent, ctx: E
  * change that would take the person past the size limit is not written (PostHog's database
  * refuses it): the person stays as it was and the violation is recorded.
  */
-async function writeOperations(store: PersonStore, ctx: EventContext, event: IngestEvent, start: PersonDocument | null, ops: PersonOperations, options: OperationOptions): Promise<{ person: PersonDocument; properties: Record<string, unknown> }> {
+async function writeOperations(
+  store: PersonStore,
+  ctx: EventContext,
+  event: IngestEvent,
+  start: PersonDocument | null,
+  ops: PersonOperations,
+  options: OperationOptions,
+): Promise<{ person: PersonDocument; properties: Record<string, unknown> }> {
   const projectId = ctx.project.id
   let person = start
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {

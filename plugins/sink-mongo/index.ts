@@ -28,7 +28,8 @@ function indexes(retentionDays: number | undefined): IndexDescription[] {
     { key: { project_id: 1, timestamp: -1, uuid: -1 }, name: 'project_timestamp' },
     { key: { project_id: 1, distinct_id: 1, timestamp: -1 }, name: 'project_distinct_id_timestamp' },
   ]
-  if (retentionDays !== undefined) list.push({ key: { created_at: 1 }, name: 'retention_ttl', expireAfterSeconds: Math.round(retentionDays * 86_400) })
+  if (retentionDays !== undefined)
+    list.push({ key: { created_at: 1 }, name: 'retention_ttl', expireAfterSeconds: Math.round(retentionDays * 86_400) })
   return list
 }
 

@@ -53,7 +53,11 @@ async function publishBatch(p: Publisher, batch: SinkBatch): Promise<void> {
       const event = events[next++]
       const data = encoder.encode(JSON.stringify(toDocument(event, batch)))
       const subject = p.subject.fill({ project: batch.project.id, event: event.event })
-      await p.js.publish(subject, data, { msgID: `${batch.project.id}:${event.uuid}`, expect: { streamName: p.stream }, timeout: p.ackTimeoutMs })
+      await p.js.publish(subject, data, {
+        msgID: `${batch.project.id}:${event.uuid}`,
+        expect: { streamName: p.stream },
+        timeout: p.ackTimeoutMs,
+      })
     }
   }
   await Promise.all(Array.from({ length: Math.min(p.maxPendingAcks, events.length) }, lane))
@@ -68,16 +72,30 @@ export default definePlugin({
     const connection = await connectNats(options, `hedgerow ${api.id}`, api.logger)
     const { nc } = connection
     try {
-      await ensureStream(await nc.jetstreamManager({ timeout: options.connectTimeoutMs }), options.stream, subject.filter, options)
+      await ensureStream(
+        await nc.jetstreamManager({ timeout: options.connectTimeoutMs }),
+        options.stream,
+        subject.filter,
+        options,
+      )
     } catch (error) {
       await nc.close()
       throw error
     }
-    const publisher: Publisher = { js: nc.jetstream({ timeout: options.ackTimeoutMs }), stream: options.stream, subject, ackTimeoutMs: options.ackTimeoutMs, maxPendingAcks: options.maxPendingAcks }
+    const publisher: Publisher = {
+      js: nc.jetstream({ timeout: options.ackTimeoutMs }),
+      stream: options.stream,
+      subject,
+      ackTimeoutMs: options.ackTimeoutMs,
+      maxPendingAcks: options.maxPendingAcks,
+    }
     api.hooks.sink.tapPromise({ name: api.id }, function publishEvents(batch) {
       return publishBatch(publisher, batch)
     })
-    api.logger.info({ server: nc.getServer(), stream: options.stream, subject: options.subject }, 'sink-nats publishing')
+    api.logger.info(
+      { server: nc.getServer(), stream: options.stream, subject: options.subject },
+      'sink-nats publishing',
+    )
     // Publishes still in flight are awaited; a server that stays unreachable must not hold up shutdown.
     return function closeConnection() {
       return connection.close(options.ackTimeoutMs)

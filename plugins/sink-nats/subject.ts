@@ -13,7 +13,9 @@ export function encodeToken(value: string): string {
   for (const char of value) {
     const code = char.codePointAt(0)!
     const plain = code > 0x20 && code < 0x7f && char !== '.' && char !== '*' && char !== '>' && char !== '%'
-    out += plain ? char : [...Buffer.from(char)].map((b) => '%' + b.toString(16).toUpperCase().padStart(2, '0')).join('')
+    out += plain
+      ? char
+      : [...Buffer.from(char)].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('')
   }
   return out === '' ? '%00' : out
 }
@@ -36,15 +38,22 @@ function validSubject(subject: string, wildcards: boolean): boolean {
 /** Parses a template; throws naming what is wrong. */
 export function subjectTemplate(template: string): SubjectTemplate {
   for (const [, name] of template.matchAll(PLACEHOLDER)) {
-    if (!KNOWN.has(name)) throw new Error(`subject "${template}": unknown placeholder {${name}} (use {project} and {event})`)
+    if (!KNOWN.has(name))
+      throw new Error(`subject "${template}": unknown placeholder {${name}} (use {project} and {event})`)
   }
   const filter = template.replace(PLACEHOLDER, '*')
-  if (!validSubject(template.replace(PLACEHOLDER, 'x'), false) || !template.split('.').every((t) => !t.includes('{') || /^\{[a-z_]+\}$/.test(t))) {
-    throw new Error(`subject "${template}" is not a NATS subject: dot-separated tokens without spaces, "*" or ">", each placeholder a whole token`)
+  if (
+    !validSubject(template.replace(PLACEHOLDER, 'x'), false) ||
+    !template.split('.').every((t) => !t.includes('{') || /^\{[a-z_]+\}$/.test(t))
+  ) {
+    throw new Error(
+      `subject "${template}" is not a NATS subject: dot-separated tokens without spaces, "*" or ">", each placeholder a whole token`,
+    )
   }
   return {
     filter,
-    fill: ({ project, event }) => template.replace(PLACEHOLDER, (_, name: string) => (name === 'project' ? String(project) : encodeToken(event))),
+    fill: ({ project, event }) =>
+      template.replace(PLACEHOLDER, (_, name: string) => (name === 'project' ? String(project) : encodeToken(event))),
   }
 }
 

@@ -26,7 +26,10 @@ interface OpenFile {
 const MAX_NAME_ATTEMPTS = 1000
 
 function stamp(ms: number): string {
-  return new Date(ms).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')
+  return new Date(ms)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')
 }
 
 export class RotatingFiles {
@@ -103,7 +106,9 @@ export class RotatingFiles {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
       }
     }
-    throw new Error(`sink-ndjson: ${MAX_NAME_ATTEMPTS} files named ${prefix}-${stamp(opened)}-* already exist in ${dir}`)
+    throw new Error(
+      `sink-ndjson: ${MAX_NAME_ATTEMPTS} files named ${prefix}-${stamp(opened)}-* already exist in ${dir}`,
+    )
   }
 
   /** Makes the new file's directory entry durable too, not only its content. */

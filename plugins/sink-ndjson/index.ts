@@ -35,7 +35,7 @@ export const optionsSchema = Type.Object(
 
 export function toLines(batch: SinkBatch): string {
   let text = ''
-  for (const event of batch.events) text += JSON.stringify(toDocument(event, batch)) + '\n'
+  for (const event of batch.events) text += `${JSON.stringify(toDocument(event, batch))}\n`
   return text
 }
 
@@ -46,7 +46,12 @@ export default definePlugin({
   async setup(api, options) {
     const dir = options.dir ? path.resolve(api.configDir, options.dir) : path.join(api.dataDir, 'ndjson')
     await mkdir(dir, { recursive: true })
-    const files = new RotatingFiles({ dir, prefix: options.prefix, maxFileBytes: options.maxFileBytes, rotateEveryMs: options.rotateEveryMs })
+    const files = new RotatingFiles({
+      dir,
+      prefix: options.prefix,
+      maxFileBytes: options.maxFileBytes,
+      rotateEveryMs: options.rotateEveryMs,
+    })
     const writer = new NdjsonWriter(files, options, api.logger)
     // Unknown (an older core) counts as required: acknowledging only fsynced lines is always safe.
     const durable = api.required !== false

@@ -22,7 +22,9 @@ interface Pending {
 
 export class BufferFullError extends Error {
   constructor(bytes: number, limit: number) {
-    super(`sink-ndjson: the write buffer holds ${bytes} bytes and takes at most ${limit}; the files could not be written`)
+    super(
+      `sink-ndjson: the write buffer holds ${bytes} bytes and takes at most ${limit}; the files could not be written`,
+    )
     this.name = 'BufferFullError'
   }
 }
@@ -82,7 +84,14 @@ export class NdjsonWriter {
     try {
       await this.flush()
     } catch (error) {
-      this.logger.error({ err: error, lostBytes: this.pendingBytes, lostLines: this.pending.reduce((n, p) => n + countLines(p.text), 0) }, 'sink-ndjson could not write its buffer at shutdown; these events are lost')
+      this.logger.error(
+        {
+          err: error,
+          lostBytes: this.pendingBytes,
+          lostLines: this.pending.reduce((n, p) => n + countLines(p.text), 0),
+        },
+        'sink-ndjson could not write its buffer at shutdown; these events are lost',
+      )
     } finally {
       await this.files.close()
     }
@@ -109,7 +118,11 @@ export class NdjsonWriter {
       this.pending = [...kept, ...this.pending]
       this.pendingBytes = this.pending.reduce((n, p) => n + p.bytes, 0)
       for (const p of batch) p.waiter?.reject(error)
-      if (kept.length) this.logger.error({ err: error, bufferedBytes: this.pendingBytes }, 'sink-ndjson could not write; buffered events kept for the next flush')
+      if (kept.length)
+        this.logger.error(
+          { err: error, bufferedBytes: this.pendingBytes },
+          'sink-ndjson could not write; buffered events kept for the next flush',
+        )
       throw error
     }
     for (const p of batch) p.waiter?.resolve()

@@ -22,7 +22,10 @@ export const optionsSchema = Type.Object(
      * Extra headers sent with every POST (an Authorization header, for instance). Never, not
      * `false`, for other keys: TypeBox's Value.Default throws on a Record with `false` there.
      */
-    headers: Type.Record(Type.String({ pattern: '^[A-Za-z0-9-]+$' }), Type.String(), { default: {}, additionalProperties: Type.Never() }),
+    headers: Type.Record(Type.String({ pattern: '^[A-Za-z0-9-]+$' }), Type.String(), {
+      default: {},
+      additionalProperties: Type.Never(),
+    }),
     /** One attempt: connecting, sending, the receiver's status and the read of its response body. */
     timeoutMs: Type.Integer({ minimum: 1, default: 5000 }),
     /**
@@ -53,7 +56,12 @@ export default definePlugin({
     const target = { url, secret, signatureHeader, headers, timeoutMs, maxResponseBytes }
     // Unknown (an older core) counts as required: acknowledging only delivered events is always safe.
     const durable = api.required !== false
-    const queue = new DeliveryQueue((id, body, signal) => postOnce(target, id, body, signal), options, durable, api.logger)
+    const queue = new DeliveryQueue(
+      (id, body, signal) => postOnce(target, id, body, signal),
+      options,
+      durable,
+      api.logger,
+    )
     api.hooks.sink.tapPromise({ name: api.id }, function queueEvents(batch) {
       return queue.enqueue(batch.events.map((event) => JSON.stringify(toDocument(event, batch))))
     })

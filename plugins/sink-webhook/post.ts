@@ -42,7 +42,7 @@ export class DeliveryError extends Error {
 }
 
 export function signature(secret: string, timestamp: string, body: string): string {
-  return 'sha256=' + createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex')
+  return `sha256=${createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex')}`
 }
 
 /**
@@ -83,7 +83,11 @@ function untilAborted<T>(work: Promise<T>, deadline: AbortSignal): Promise<T> {
  * past it by its own size, one network read) or the deadline aborts; then cancels the rest. Returns
  * the bytes read. A body cut short changes nothing: the status already answered.
  */
-async function discardBody(body: ReadableStream<Uint8Array> | null, maxBytes: number, deadline: AbortSignal): Promise<number> {
+async function discardBody(
+  body: ReadableStream<Uint8Array> | null,
+  maxBytes: number,
+  deadline: AbortSignal,
+): Promise<number> {
   if (!body) return 0
   const reader = body.getReader()
   let read = 0
@@ -108,7 +112,12 @@ function describeStatus(response: Response): string {
   return `answered ${response.status}, a redirect${where}; redirects are not followed (set url to the receiver's final address)`
 }
 
-export async function postOnce(target: PostTarget, deliveryId: string, body: string, signal: AbortSignal): Promise<Answer> {
+export async function postOnce(
+  target: PostTarget,
+  deliveryId: string,
+  body: string,
+  signal: AbortSignal,
+): Promise<Answer> {
   const timestamp = String(Math.floor(Date.now() / 1000))
   // The attempt's deadline, held here (by the timer and the listener) rather than by fetch alone.
   const deadline = new AbortController()
@@ -141,12 +150,26 @@ export async function postOnce(target: PostTarget, deliveryId: string, body: str
     } catch (cause) {
       // A fetch whose signal a collection cut can outlive its deadline (undici's own 300 s headers
       // timeout ends it at the latest); if it answers after all, its body is not wanted.
-      pending.then((late) => late.body?.cancel(), () => undefined).catch(() => undefined)
-      throw new DeliveryError(timedOut ? `no answer within ${target.timeoutMs} ms` : `request failed: ${(cause as Error).message}`, true, undefined, { cause })
+      pending
+        .then(
+          (late) => late.body?.cancel(),
+          () => undefined,
+        )
+        .catch(() => undefined)
+      throw new DeliveryError(
+        timedOut ? `no answer within ${target.timeoutMs} ms` : `request failed: ${(cause as Error).message}`,
+        true,
+        undefined,
+        { cause },
+      )
     }
     const responseBytes = await discardBody(response.body, target.maxResponseBytes, deadline.signal)
     if (response.ok) return { status: response.status, responseBytes }
-    throw new DeliveryError(describeStatus(response), retryableStatus(response.status), retryAfterMs(response.headers.get('retry-after')))
+    throw new DeliveryError(
+      describeStatus(response),
+      retryableStatus(response.status),
+      retryAfterMs(response.headers.get('retry-after')),
+    )
   } finally {
     clearTimeout(timer)
     signal.removeEventListener('abort', stop)

@@ -46,7 +46,9 @@ interface Post {
 
 export class QueueFullError extends Error {
   constructor(queued: number, adding: number, limit: number) {
-    super(`sink-webhook: the queue holds ${queued} events and takes at most ${limit}; ${adding} more were refused (the receiver is not keeping up)`)
+    super(
+      `sink-webhook: the queue holds ${queued} events and takes at most ${limit}; ${adding} more were refused (the receiver is not keeping up)`,
+    )
     this.name = 'QueueFullError'
   }
 }
@@ -87,9 +89,11 @@ export class DeliveryQueue {
   enqueue(docs: readonly string[]): Promise<void> {
     if (this.closing) return Promise.reject(new Error('sink-webhook is shutting down'))
     if (docs.length === 0) return Promise.resolve()
-    if (this.queued + docs.length > this.options.maxQueueEvents) return Promise.reject(new QueueFullError(this.queued, docs.length, this.options.maxQueueEvents))
+    if (this.queued + docs.length > this.options.maxQueueEvents)
+      return Promise.reject(new QueueFullError(this.queued, docs.length, this.options.maxQueueEvents))
     const chunks: string[][] = []
-    for (let i = 0; i < docs.length; i += this.options.maxBatchEvents) chunks.push(docs.slice(i, i + this.options.maxBatchEvents))
+    for (let i = 0; i < docs.length; i += this.options.maxBatchEvents)
+      chunks.push(docs.slice(i, i + this.options.maxBatchEvents))
     this.queued += docs.length
     if (!this.durable) {
       for (const chunk of chunks) this.entries.push({ docs: chunk })
@@ -114,7 +118,8 @@ export class DeliveryQueue {
       this.stop.abort()
     }
     const left = this.entries.splice(0)
-    if (left.length) this.settle(left, new Error(`sink-webhook could not deliver within the ${drainTimeoutMs} ms shutdown deadline`))
+    if (left.length)
+      this.settle(left, new Error(`sink-webhook could not deliver within the ${drainTimeoutMs} ms shutdown deadline`))
   }
 
   private kick(): void {
@@ -165,8 +170,14 @@ export class DeliveryQueue {
           return
         }
         const log = exhausted ? this.logger.error.bind(this.logger) : this.logger.warn.bind(this.logger)
-        log({ err: error, attempt: attempt + 1, events: post.count, queued: this.queued }, 'sink-webhook delivery failed; retrying')
-        await sleep(this.backoff(attempt, error instanceof DeliveryError ? error.retryAfterMs : undefined), this.stop.signal)
+        log(
+          { err: error, attempt: attempt + 1, events: post.count, queued: this.queued },
+          'sink-webhook delivery failed; retrying',
+        )
+        await sleep(
+          this.backoff(attempt, error instanceof DeliveryError ? error.retryAfterMs : undefined),
+          this.stop.signal,
+        )
       }
     }
   }

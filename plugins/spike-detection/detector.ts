@@ -83,7 +83,16 @@ export class SpikeDetector {
     }
     while (this.count >= this.options.maxKeys && this.oldest) this.forget(this.oldest)
     if (!keys) this.projects.set(projectId, (keys = new Map()))
-    const state: KeyState = { projectId, distinctId, window, current: 0, previous: 0, warnedAt: -Infinity, older: undefined, newer: undefined }
+    const state: KeyState = {
+      projectId,
+      distinctId,
+      window,
+      current: 0,
+      previous: 0,
+      warnedAt: -Infinity,
+      older: undefined,
+      newer: undefined,
+    }
     keys.set(distinctId, state)
     this.count++
     this.append(state)

@@ -30,12 +30,23 @@ export const optionsSchema = Type.Object(
   { additionalProperties: false },
 )
 
-export function markSpike(detector: SpikeDetector, event: IngestEvent, ctx: EventContext, now: number, windowSeconds: number): IngestEvent | undefined {
+export function markSpike(
+  detector: SpikeDetector,
+  event: IngestEvent,
+  ctx: EventContext,
+  now: number,
+  windowSeconds: number,
+): IngestEvent | undefined {
   if (ctx.historicalMigration || event.historicalMigration) return undefined
   const verdict = detector.record(ctx.project.id, event.distinctId, now)
   if (!verdict.overflow) return undefined
   count('hedgerow_events_overflow_total', { project: String(ctx.project.id) })
-  if (verdict.warn) ctx.warn('event_overflow', { distinct_id: event.distinctId, events_in_window: verdict.rate, window_seconds: windowSeconds })
+  if (verdict.warn)
+    ctx.warn('event_overflow', {
+      distinct_id: event.distinctId,
+      events_in_window: verdict.rate,
+      window_seconds: windowSeconds,
+    })
   return { ...event, properties: { ...event.properties, [OVERFLOW_PROPERTY]: true } }
 }
 
@@ -44,7 +55,11 @@ export default definePlugin({
   apiVersion: API_VERSION,
   optionsSchema,
   setup(api, options) {
-    const detector = new SpikeDetector({ windowMs: options.windowSeconds * 1000, maxEventsPerWindow: options.maxEventsPerWindow, maxKeys: options.maxKeys })
+    const detector = new SpikeDetector({
+      windowMs: options.windowSeconds * 1000,
+      maxEventsPerWindow: options.maxEventsPerWindow,
+      maxKeys: options.maxKeys,
+    })
     // synchronous work: a sync tap costs the step chain no promise and no microtask per event
     api.hooks.validate.tap({ name: api.id, stage: AFTER_VALIDATE }, function detectSpike(event, ctx) {
       return markSpike(detector, event, ctx, Date.now(), options.windowSeconds)

@@ -45,7 +45,9 @@ export class SdkAssets {
       const body = readFileSync(path.join(this.dir, name))
       asset = {
         name,
-        contentType: name.endsWith('.map') ? 'application/json; charset=utf-8' : 'application/javascript; charset=utf-8',
+        contentType: name.endsWith('.map')
+          ? 'application/json; charset=utf-8'
+          : 'application/javascript; charset=utf-8',
         body,
         gzipped: gzipSync(body, { level: 9 }),
         etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`,

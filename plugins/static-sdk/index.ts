@@ -33,7 +33,10 @@ export default definePlugin({
       return
     }
     const assets = new SdkAssets(options.package, import.meta.url)
-    api.logger.info({ package: options.package, version: assets.version }, 'serving the browser SDK at /static/array.js')
+    api.logger.info(
+      { package: options.package, version: assets.version },
+      'serving the browser SDK at /static/array.js',
+    )
     api.hooks.routes.tap({ name: api.id }, (router) => mountStaticSdk(router, assets, options))
   },
 })

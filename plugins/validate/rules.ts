@@ -21,15 +21,18 @@ export function applyRules(event: IngestEvent, ctx: EventContext, options: Valid
   if (!event.distinctId) return drop('missing_distinct_id', { reason: 'the event has no distinct_id, or it is empty' })
   if (event.uuid && !isUuid(event.uuid)) return drop('skipping_event_invalid_uuid', { uuid: event.uuid })
 
-  if (SURVEY_EVENTS.has(event.event) && !event.properties.$survey_id) return drop('missing_survey_id', { event: event.event })
+  if (SURVEY_EVENTS.has(event.event) && !event.properties.$survey_id)
+    return drop('missing_survey_id', { event: event.event })
 
   const properties = copyRecord(event.properties)
   const personless = personProcessing(properties, ctx) === false
-  if (personless && PERSON_EVENTS.has(event.event)) return drop('invalid_event_when_process_person_profile_is_false', { event: event.event })
+  if (personless && PERSON_EVENTS.has(event.event))
+    return drop('invalid_event_when_process_person_profile_is_false', { event: event.event })
 
   if (!properties.$ip && ctx.ip) properties.$ip = ctx.ip
   if (ctx.sentAt) properties.$sent_at = isoString(ctx.sentAt)
-  if (typeof properties.$session_id === 'string' && isUuid(properties.$session_id)) properties.$session_id = properties.$session_id.toLowerCase()
+  if (typeof properties.$session_id === 'string' && isUuid(properties.$session_id))
+    properties.$session_id = properties.$session_id.toLowerCase()
 
   return withFields(event, {
     event: cutName(event.event, options.maxEventNameLength),
@@ -48,7 +51,8 @@ function cutName(name: string, max: number): string {
 /** The events of a request share one sent_at: format it once, not once per event. */
 let lastSentAt: { date: Date; time: number; iso: string } | undefined
 function isoString(date: Date): string {
-  if (lastSentAt?.date !== date || lastSentAt.time !== date.getTime()) lastSentAt = { date, time: date.getTime(), iso: date.toISOString() }
+  if (lastSentAt?.date !== date || lastSentAt.time !== date.getTime())
+    lastSentAt = { date, time: date.getTime(), iso: date.toISOString() }
   return lastSentAt.iso
 }
 

@@ -36,7 +36,10 @@ declare module 'autocannon' {
     '2xx': number
   }
   interface Instance {
-    on(event: 'response', listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void): Instance
+    on(
+      event: 'response',
+      listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void,
+    ): Instance
   }
   function autocannon(options: Options): Promise<Result>
   function autocannon(options: Options, done: (error: Error | null, result: Result) => void): Instance

@@ -22,7 +22,9 @@ export class FlagsCeiling {
 
   constructor(private readonly definitions: SdkDefinitions) {
     this.prepared = prepareFlags(definitions.flags)
-    this.groupIndexByName = new Map(Object.entries(definitions.group_type_mapping).map(([index, name]) => [name, Number(index)]))
+    this.groupIndexByName = new Map(
+      Object.entries(definitions.group_type_mapping).map(([index, name]) => [name, Number(index)]),
+    )
   }
 
   /**

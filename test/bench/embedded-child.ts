@@ -45,7 +45,9 @@ export function startEmbeddedChild(dataDir: string, engine: string): Promise<Emb
         resolve({ child, url, stop })
       }
     })
-    child.stderr!.on('data', (chunk: Buffer) => { output = (output + chunk.toString()).slice(-8000) })
+    child.stderr!.on('data', (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-8000)
+    })
     child.on('exit', (code) => reject(new Error(`the server exited with ${code}: ${output}`)))
   })
 }

@@ -31,7 +31,11 @@ function ours(definitions: SdkDefinitions, prepared: PreparedFlags, user: BenchU
     personPropertyOverrides: user.personProperties,
     groups: user.groups,
     groupPropertyOverrides: user.groupProperties,
-    database: { status: 'loaded', person: { properties: user.personProperties }, groupProperties: { 0: user.groupProperties.company! } },
+    database: {
+      status: 'loaded',
+      person: { properties: user.personProperties },
+      groupProperties: { 0: user.groupProperties.company! },
+    },
     now,
   })
   const values: Values = {}
@@ -45,7 +49,11 @@ function cpuSeconds(): number {
   return (user + system) / 1e6
 }
 
-async function timed<T>(users: readonly BenchUser[], run: (user: BenchUser) => T | Promise<T>, values: T[]): Promise<number> {
+async function timed<T>(
+  users: readonly BenchUser[],
+  run: (user: BenchUser) => T | Promise<T>,
+  values: T[],
+): Promise<number> {
   const started = cpuSeconds()
   for (const user of users) values.push(await run(user))
   return cpuSeconds() - started
@@ -54,16 +62,33 @@ async function timed<T>(users: readonly BenchUser[], run: (user: BenchUser) => T
 /** Slices of users, ours and posthog-node's in turn, so that a neighbour's burst falls on both sides. */
 const SLICES = 10
 
-export async function evaluatorFigure(serviceUrl: string, token: string, secretKey: string, users: readonly BenchUser[]): Promise<EvaluatorFigure> {
+export async function evaluatorFigure(
+  serviceUrl: string,
+  token: string,
+  secretKey: string,
+  users: readonly BenchUser[],
+): Promise<EvaluatorFigure> {
   const definitions = await sdkDefinitions(serviceUrl, token, secretKey)
-  const sdk = new PostHog(token, { host: serviceUrl, personalApiKey: secretKey, featureFlagsPollingInterval: 600_000, flushAt: 1000, flushInterval: 0, fetchRetryCount: 0 })
+  const sdk = new PostHog(token, {
+    host: serviceUrl,
+    personalApiKey: secretKey,
+    featureFlagsPollingInterval: 600_000,
+    flushAt: 1000,
+    flushInterval: 0,
+    fetchRetryCount: 0,
+  })
   try {
     if (!(await sdk.waitForLocalEvaluationReady(10_000))) throw new Error('posthog-node did not load the definitions')
     const now = Date.now()
     // prepared (and compiled) once, as the service does per definitions version and posthog-node per poll
     const prepared = prepareFlags(definitions.flags)
     const viaSdk = (user: BenchUser) =>
-      sdk.getAllFlags(user.distinctId, { personProperties: user.personProperties, groups: user.groups, groupProperties: user.groupProperties, onlyEvaluateLocally: true }) as Promise<Values>
+      sdk.getAllFlags(user.distinctId, {
+        personProperties: user.personProperties,
+        groups: user.groups,
+        groupProperties: user.groupProperties,
+        onlyEvaluateLocally: true,
+      }) as Promise<Values>
     const viaOurs = (user: BenchUser) => ours(definitions, prepared, user, now)
     // warm both up (JIT) before timing
     await timed(users.slice(0, 500), viaOurs, [])
@@ -83,10 +108,18 @@ export async function evaluatorFigure(serviceUrl: string, token: string, secretK
       const mine = mineAll[i]!
       const theirs = theirsAll[i]!
       for (const key of new Set([...Object.keys(mine), ...Object.keys(theirs)])) {
-        if (mine[key] !== theirs[key]) mismatches.push(`${user.distinctId} ${key}: ours ${JSON.stringify(mine[key])}, posthog-node ${JSON.stringify(theirs[key])}`)
+        if (mine[key] !== theirs[key])
+          mismatches.push(
+            `${user.distinctId} ${key}: ours ${JSON.stringify(mine[key])}, posthog-node ${JSON.stringify(theirs[key])}`,
+          )
       }
     })
-    return { oursPerSecond: users.length / oursSeconds, posthogNodePerSecond: users.length / sdkSeconds, flagsPerUser: definitions.flags.length, mismatches }
+    return {
+      oursPerSecond: users.length / oursSeconds,
+      posthogNodePerSecond: users.length / sdkSeconds,
+      flagsPerUser: definitions.flags.length,
+      mismatches,
+    }
   } finally {
     await sdk.shutdown()
   }

@@ -42,14 +42,23 @@ const t = await startTestService({ plugins: defaultPlugins() })
 try {
   const body = JSON.stringify({ api_key: t.project.api_token, batch: [hostileEvent()] })
   // a small event first, so that the figures leave out the service's first-request warm-up
-  const warmUp = JSON.stringify({ api_key: t.project.api_token, batch: [{ event: 'warm-up', distinct_id: 'someone', properties: { $groups: { company: 'acme' } } }] })
-  await (await fetch(`${t.url}/batch/`, { method: 'POST', body: warmUp, headers: { 'Content-Type': 'application/json' } })).text()
+  const warmUp = JSON.stringify({
+    api_key: t.project.api_token,
+    batch: [{ event: 'warm-up', distinct_id: 'someone', properties: { $groups: { company: 'acme' } } }],
+  })
+  await (
+    await fetch(`${t.url}/batch/`, { method: 'POST', body: warmUp, headers: { 'Content-Type': 'application/json' } })
+  ).text()
   global.gc?.()
   const before = process.memoryUsage().rss
   let peak = before
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 2)
   const started = performance.now()
-  const response = await fetch(`${t.url}/batch/`, { method: 'POST', body, headers: { 'Content-Type': 'application/json' } })
+  const response = await fetch(`${t.url}/batch/`, {
+    method: 'POST',
+    body,
+    headers: { 'Content-Type': 'application/json' },
+  })
   await response.text()
   const ms = performance.now() - started
   clearInterval(sampler)
@@ -60,7 +69,10 @@ try {
   console.log(
     `${scenario} n=${n} body=${(body.length / 1024).toFixed(0)} KiB status=${response.status} time=${ms.toFixed(0)} ms ` +
       `rss+${((peak - before) / 2 ** 20).toFixed(0)} MiB warnings=${warnings.length} (${(warningBytes / 1024).toFixed(0)} KiB) ` +
-      `types=${warnings.map((w) => w.type).filter((v, i, a) => a.indexOf(v) === i).join(',')} longest_distinct_id=${longestId}`,
+      `types=${warnings
+        .map((w) => w.type)
+        .filter((v, i, a) => a.indexOf(v) === i)
+        .join(',')} longest_distinct_id=${longestId}`,
   )
 } finally {
   await t.close()

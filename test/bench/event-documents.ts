@@ -5,7 +5,15 @@
  */
 import { seeded, USER_COUNT } from './payloads.ts'
 
-const PAGES = ['/', '/pricing', '/docs/getting-started', '/blog/launch-week', '/signup', '/app/dashboard', '/app/insights/trends']
+const PAGES = [
+  '/',
+  '/pricing',
+  '/docs/getting-started',
+  '/blog/launch-week',
+  '/signup',
+  '/app/dashboard',
+  '/app/insights/trends',
+]
 const BROWSERS = ['Chrome', 'Firefox', 'Safari', 'Edge']
 const OSES = ['Mac OS X', 'Windows', 'Linux', 'iOS', 'Android']
 const START = Date.UTC(2026, 0, 1)
@@ -46,12 +54,17 @@ export function eventDocument(i: number): Record<string, unknown> {
       $insert_id: `${i.toString(36)}${user.toString(36)}insert`,
       $time: timestamp.getTime() / 1000,
       $device_id: `0190a1b2-device-${user.toString(16).padStart(8, '0')}`,
-      $session_id: `0190a1b2-session-${Math.floor(i / 20).toString(16).padStart(8, '0')}`,
-      $window_id: `0190a1b2-window-${Math.floor(i / 5).toString(16).padStart(8, '0')}`,
+      $session_id: `0190a1b2-session-${Math.floor(i / 20)
+        .toString(16)
+        .padStart(8, '0')}`,
+      $window_id: `0190a1b2-window-${Math.floor(i / 5)
+        .toString(16)
+        .padStart(8, '0')}`,
       $pageview_id: uuidOf(i + 1e9),
       $referrer: i % 3 === 0 ? '$direct' : 'https://www.google.com/',
       $referring_domain: i % 3 === 0 ? '$direct' : 'www.google.com',
-      $raw_user_agent: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36',
+      $raw_user_agent:
+        'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36',
       $is_identified: user % 2 === 0,
       $process_person_profile: true,
       $configured_session_timeout_ms: 1800000,

@@ -10,9 +10,16 @@ import type { BenchUser } from './payloads.ts'
 
 export async function storeFlagsPersons(serviceUrl: string, token: string, users: readonly BenchUser[]): Promise<void> {
   for (let start = 0; start < users.length; start += 100) {
-    const batch = users.slice(start, start + 100).map((u) => ({ event: '$identify', distinct_id: u.distinctId, properties: { $set: u.personProperties } }))
-    const response = await fetch(`${serviceUrl}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: token, batch }) })
-    if (response.status !== 200) throw new Error(`POST /batch/ of the flags users' persons answered ${response.status}: ${await response.text()}`)
+    const batch = users
+      .slice(start, start + 100)
+      .map((u) => ({ event: '$identify', distinct_id: u.distinctId, properties: { $set: u.personProperties } }))
+    const response = await fetch(`${serviceUrl}/batch/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: token, batch }),
+    })
+    if (response.status !== 200)
+      throw new Error(`POST /batch/ of the flags users' persons answered ${response.status}: ${await response.text()}`)
   }
 }
 
@@ -25,7 +32,9 @@ export interface SdkDefinitions {
 
 /** The project's definitions as the local-evaluation SDKs load them, with its secret key. */
 export async function sdkDefinitions(serviceUrl: string, token: string, secretKey: string): Promise<SdkDefinitions> {
-  const response = await fetch(`${serviceUrl}/flags/definitions?token=${encodeURIComponent(token)}&send_cohorts`, { headers: { Authorization: `Bearer ${secretKey}` } })
+  const response = await fetch(`${serviceUrl}/flags/definitions?token=${encodeURIComponent(token)}&send_cohorts`, {
+    headers: { Authorization: `Bearer ${secretKey}` },
+  })
   if (!response.ok) throw new Error(`/flags/definitions answered ${response.status}`)
   return (await response.json()) as SdkDefinitions
 }
@@ -35,7 +44,9 @@ async function flagValues(url: string, body: string): Promise<Record<string, unk
   const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
   if (!response.ok) throw new Error(`${url} answered ${response.status}: ${await response.text()}`)
   const { flags } = (await response.json()) as { flags: Record<string, { enabled: boolean; variant?: string | null }> }
-  return Object.fromEntries(Object.entries(flags).map(([key, flag]) => [key, flag.enabled ? (flag.variant ?? true) : false]))
+  return Object.fromEntries(
+    Object.entries(flags).map(([key, flag]) => [key, flag.enabled ? (flag.variant ?? true) : false]),
+  )
 }
 
 /** Throws unless both endpoints give every body the same values of the same flags. */

@@ -18,8 +18,13 @@ export interface InsertManyOptions {
 
 /** The baseline as a bench target: its units are stored events, its target CPU this process's (the driver's). */
 export async function insertManyTarget(db: Db, options: InsertManyOptions): Promise<Target> {
-  const stored = await db.collection('events').find({}, { projection: { _id: 0 } }).limit(options.batchSize).toArray()
-  if (stored.length < options.batchSize) throw new Error(`expected ${options.batchSize} stored events to copy, found ${stored.length}`)
+  const stored = await db
+    .collection('events')
+    .find({}, { projection: { _id: 0 } })
+    .limit(options.batchSize)
+    .toArray()
+  if (stored.length < options.batchSize)
+    throw new Error(`expected ${options.batchSize} stored events to copy, found ${stored.length}`)
   const target = db.collection('baseline_batch')
   await target.createIndexes([
     { key: { project_id: 1, uuid: 1 }, name: 'project_uuid_unique', unique: true },
@@ -43,6 +48,9 @@ export async function insertManyTarget(db: Db, options: InsertManyOptions): Prom
   }
   return {
     warmUp: async (seconds = 2) => void (await runFor(seconds)),
-    slice: (seconds) => measureSlice({ databasePid: options.databasePid, databaseCommands: options.databaseCommands }, () => runFor(seconds)),
+    slice: (seconds) =>
+      measureSlice({ databasePid: options.databasePid, databaseCommands: options.databaseCommands }, () =>
+        runFor(seconds),
+      ),
   }
 }

@@ -87,7 +87,8 @@ function total(parts: readonly Sample[], peakRssMiB: number): LoadResult {
   const units = sum((s) => s.units)
   const wall = sum((s) => s.seconds)
   const latencies = parts.flatMap((s) => s.latenciesMs).sort((a, b) => a - b)
-  const percentile = (p: number) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]! : 0)
+  const percentile = (p: number) =>
+    latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]! : 0
   const commands = new Map<string, number>()
   for (const part of parts) for (const [name, n] of part.commands) commands.set(name, (commands.get(name) ?? 0) + n)
   for (const [name, n] of commands) commands.set(name, n / units)
@@ -177,12 +178,26 @@ export function httpTarget(spec: HttpLoad): Target {
         },
         (error, result) => {
           if (error) return reject(error)
-          if (result.non2xx || result.errors) return reject(new Error(`${spec.url}${spec.path}: ${result.non2xx} non-2xx answers, ${result.errors} errors (${result.timeouts} timeouts)`))
-          if (latenciesMs && !result['2xx']) return reject(new Error(`${spec.url}${spec.path}: no request completed within ${seconds} s (the machine may be overloaded; raise BENCH_SECONDS)`))
+          if (result.non2xx || result.errors)
+            return reject(
+              new Error(
+                `${spec.url}${spec.path}: ${result.non2xx} non-2xx answers, ${result.errors} errors (${result.timeouts} timeouts)`,
+              ),
+            )
+          if (latenciesMs && !result['2xx'])
+            return reject(
+              new Error(
+                `${spec.url}${spec.path}: no request completed within ${seconds} s (the machine may be overloaded; raise BENCH_SECONDS)`,
+              ),
+            )
           resolve(result['2xx'])
         },
       )
-      if (latenciesMs) instance.on('response', (_client, statusCode, _bytes, responseTime) => statusCode < 300 && latenciesMs.push(responseTime))
+      if (latenciesMs)
+        instance.on(
+          'response',
+          (_client, statusCode, _bytes, responseTime) => statusCode < 300 && latenciesMs.push(responseTime),
+        )
     })
   return {
     rssPid: spec.pid,
@@ -191,9 +206,12 @@ export function httpTarget(spec: HttpLoad): Target {
       await fire(seconds)
     },
     slice: (seconds) =>
-      measureSlice({ targetPid: spec.pid, databasePid: spec.databasePid, databaseCommands: spec.databaseCommands }, async () => {
-        const latenciesMs: number[] = []
-        return { units: await fire(seconds, latenciesMs), latenciesMs }
-      }),
+      measureSlice(
+        { targetPid: spec.pid, databasePid: spec.databasePid, databaseCommands: spec.databaseCommands },
+        async () => {
+          const latenciesMs: number[] = []
+          return { units: await fire(seconds, latenciesMs), latenciesMs }
+        },
+      ),
   }
 }

@@ -40,7 +40,11 @@ function identify(user: number, i: number): Record<string, unknown> {
     event: '$identify',
     distinct_id: `user-${user}`,
     timestamp: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
-    properties: { $anon_distinct_id: `anon-${user}`, $set: { email: `user${user}@example.com`, plan: PLANS[user % 3] }, $lib: 'web' },
+    properties: {
+      $anon_distinct_id: `anon-${user}`,
+      $set: { email: `user${user}@example.com`, plan: PLANS[user % 3] },
+      $lib: 'web',
+    },
   }
 }
 
@@ -68,7 +72,13 @@ export function onePersonBatchBodies(token: string, count: number): string[] {
     const user = `user-${Math.floor(random() * USER_COUNT)}`
     const batch = Array.from({ length: BATCH_SIZE }, (_, e) => {
       const event = pageview(user, false, b * BATCH_SIZE + e)
-      return { ...event, properties: { ...(event.properties as object), $set_once: { $initial_referrer: '$direct', $initial_current_url: 'https://example.com/' } } }
+      return {
+        ...event,
+        properties: {
+          ...(event.properties as object),
+          $set_once: { $initial_referrer: '$direct', $initial_current_url: 'https://example.com/' },
+        },
+      }
     })
     return JSON.stringify({ api_key: token, batch })
   })
@@ -77,7 +87,9 @@ export function onePersonBatchBodies(token: string, count: number): string[] {
 /** Single-event bodies for POST /i/v0/e/ (personless, so figure 3 measures the request path). */
 export function singleBodies(token: string, count: number): string[] {
   const random = seeded(3)
-  return Array.from({ length: count }, (_, i) => JSON.stringify({ api_key: token, ...pageview(`anon-${Math.floor(random() * USER_COUNT)}`, true, i) }))
+  return Array.from({ length: count }, (_, i) =>
+    JSON.stringify({ api_key: token, ...pageview(`anon-${Math.floor(random() * USER_COUNT)}`, true, i) }),
+  )
 }
 
 export interface BenchUser {
@@ -140,30 +152,89 @@ const FILTERS: Filter[][] = [
 /** 50 flags: property filters of every family, rollouts, multivariate with payloads, a cohort, a group flag, dependencies. */
 export function flagDefinitions(): Record<string, unknown> {
   const flags: Array<Record<string, unknown>> = []
-  const add = (filters: Record<string, unknown>) => flags.push({ id: flags.length + 1, key: `flag-${flags.length + 1}`, name: `Flag ${flags.length + 1}`, active: true, filters })
-  for (const [i, properties] of FILTERS.entries()) add({ groups: [{ properties, rollout_percentage: [100, 50, 80][i % 3] }] })
-  for (let i = 0; i < 8; i++) add({ groups: [{ properties: [], rollout_percentage: 10 + i * 10 }], payloads: { true: JSON.stringify({ rollout: i }) } })
+  const add = (filters: Record<string, unknown>) =>
+    flags.push({
+      id: flags.length + 1,
+      key: `flag-${flags.length + 1}`,
+      name: `Flag ${flags.length + 1}`,
+      active: true,
+      filters,
+    })
+  for (const [i, properties] of FILTERS.entries())
+    add({ groups: [{ properties, rollout_percentage: [100, 50, 80][i % 3] }] })
+  for (let i = 0; i < 8; i++)
+    add({
+      groups: [{ properties: [], rollout_percentage: 10 + i * 10 }],
+      payloads: { true: JSON.stringify({ rollout: i }) },
+    })
   for (let i = 0; i < 8; i++) {
     add({
-      groups: [{ properties: i % 2 ? FILTERS[i]! : [], rollout_percentage: 90 }, { properties: [person('country', 'exact', 'JP')], rollout_percentage: 100, variant: 'test' }],
-      multivariate: { variants: [{ key: 'control', rollout_percentage: 50 }, { key: 'test', rollout_percentage: 30 }, { key: 'holdout', rollout_percentage: 20 }] },
+      groups: [
+        { properties: i % 2 ? FILTERS[i]! : [], rollout_percentage: 90 },
+        { properties: [person('country', 'exact', 'JP')], rollout_percentage: 100, variant: 'test' },
+      ],
+      multivariate: {
+        variants: [
+          { key: 'control', rollout_percentage: 50 },
+          { key: 'test', rollout_percentage: 30 },
+          { key: 'holdout', rollout_percentage: 20 },
+        ],
+      },
       payloads: { control: '{"color":"blue"}', test: `{"color":"green","i":${i}}` },
     })
   }
-  for (let i = 0; i < 4; i++) add({ groups: [{ properties: [{ key: '1', type: 'cohort', value: 1 }], rollout_percentage: 60 + i * 10 }] })
+  for (let i = 0; i < 4; i++)
+    add({ groups: [{ properties: [{ key: '1', type: 'cohort', value: 1 }], rollout_percentage: 60 + i * 10 }] })
   for (let i = 0; i < 4; i++) {
-    add({ aggregation_group_type_index: 0, groups: [{ properties: [{ key: i % 2 ? 'industry' : 'size', operator: i % 2 ? 'exact' : 'gt', value: i % 2 ? 'tech' : 100, type: 'group', group_type_index: 0 }], rollout_percentage: 75 }] })
+    add({
+      aggregation_group_type_index: 0,
+      groups: [
+        {
+          properties: [
+            {
+              key: i % 2 ? 'industry' : 'size',
+              operator: i % 2 ? 'exact' : 'gt',
+              value: i % 2 ? 'tech' : 100,
+              type: 'group',
+              group_type_index: 0,
+            },
+          ],
+          rollout_percentage: 75,
+        },
+      ],
+    })
   }
-  for (let i = 0; i < 5; i++) add({ groups: [{ properties: [{ key: String(1 + i), type: 'flag', operator: 'flag_evaluates_to', value: true }], rollout_percentage: 100 }] })
+  for (let i = 0; i < 5; i++)
+    add({
+      groups: [
+        {
+          properties: [{ key: String(1 + i), type: 'flag', operator: 'flag_evaluates_to', value: true }],
+          rollout_percentage: 100,
+        },
+      ],
+    })
   if (flags.length !== 50) throw new Error(`expected 50 flags, built ${flags.length}`)
   return {
     flags,
     group_type_mapping: { 0: 'company' },
-    cohorts: { 1: { type: 'OR', values: [{ type: 'AND', values: [person('email', 'icontains', 'corp.example'), person('age', 'gte', 21)] }] } },
+    cohorts: {
+      1: {
+        type: 'OR',
+        values: [{ type: 'AND', values: [person('email', 'icontains', 'corp.example'), person('age', 'gte', 21)] }],
+      },
+    },
   }
 }
 
 /** POST /flags/?v=2 bodies for `users`. */
 export function flagsBodies(token: string, users: BenchUser[]): string[] {
-  return users.map((u) => JSON.stringify({ token, distinct_id: u.distinctId, person_properties: u.personProperties, groups: u.groups, group_properties: u.groupProperties }))
+  return users.map((u) =>
+    JSON.stringify({
+      token,
+      distinct_id: u.distinctId,
+      person_properties: u.personProperties,
+      groups: u.groups,
+      group_properties: u.groupProperties,
+    }),
+  )
 }

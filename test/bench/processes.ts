@@ -56,7 +56,11 @@ async function waitFor(url: string, child: ChildProcess, what: string, output: (
 }
 
 function spawnNode(args: string[], env: Record<string, string>): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] })
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
   let stderr = ''
   child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)))
   return { child, output: () => stderr }
@@ -65,7 +69,10 @@ function spawnNode(args: string[], env: Record<string, string>): { child: ChildP
 export async function startMongo(dataDir: string, cpuProfDir?: string): Promise<Child> {
   const port = await freePort()
   const profile = cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : []
-  const { child, output } = spawnNode([...profile, 'core/storage/embedded/main.ts', '--port', String(port), '--data', dataDir], {})
+  const { child, output } = spawnNode(
+    [...profile, 'core/storage/embedded/main.ts', '--port', String(port), '--data', dataDir],
+    {},
+  )
   const url = `mongodb://127.0.0.1:${port}/`
   const deadline = Date.now() + 30_000
   while (Date.now() < deadline) {
@@ -111,7 +118,11 @@ export async function startService(s: ServiceSettings): Promise<Child> {
 
 export async function startBaselines(mongodbUrl: string, database: string): Promise<Child> {
   const port = await freePort()
-  const { child, output } = spawnNode(['test/bench/baselines.ts'], { PORT: String(port), MONGODB_URL: mongodbUrl, MONGODB_DB: database })
+  const { child, output } = spawnNode(['test/bench/baselines.ts'], {
+    PORT: String(port),
+    MONGODB_URL: mongodbUrl,
+    MONGODB_DB: database,
+  })
   const url = `http://127.0.0.1:${port}`
   await waitFor(`${url}/health`, child, 'the baselines', output)
   return { process: child, url, stop: stopper(child) }

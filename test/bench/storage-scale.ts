@@ -57,14 +57,21 @@ async function measure(engine: string, events: number): Promise<Figures> {
     const batch = 1000
     let lastReport = started
     for (let from = 0; from < events; from += batch * 4) {
-      await Promise.all([0, 1, 2, 3].map(async (w) => {
-        const at = from + w * batch
-        if (at >= events) return
-        await coll.insertMany(Array.from({ length: Math.min(batch, events - at) }, (_, k) => eventDocument(at + k)), { ordered: false })
-      }))
+      await Promise.all(
+        [0, 1, 2, 3].map(async (w) => {
+          const at = from + w * batch
+          if (at >= events) return
+          await coll.insertMany(
+            Array.from({ length: Math.min(batch, events - at) }, (_, k) => eventDocument(at + k)),
+            { ordered: false },
+          )
+        }),
+      )
       if (performance.now() - lastReport > 30_000) {
         lastReport = performance.now()
-        console.error(`  ${engine}: ${Math.min(events, from + batch * 4).toLocaleString('en')} events, RssAnon ${(rssAnon(server.child.pid!) / MB).toFixed(0)} MB`)
+        console.error(
+          `  ${engine}: ${Math.min(events, from + batch * 4).toLocaleString('en')} events, RssAnon ${(rssAnon(server.child.pid!) / MB).toFixed(0)} MB`,
+        )
       }
     }
     const insertPerSecond = events / ((performance.now() - started) / 1000)
@@ -90,7 +97,17 @@ async function measure(engine: string, events: number): Promise<Figures> {
     latencies.sort((a, b) => a - b)
     await client.close()
     await server.stop()
-    return { engine, events, insertPerSecond, rssIdle, rssLoaded, folderBytes: bytes, restartMs, lookupP50: latencies[1000]!, lookupP99: latencies[1980]! }
+    return {
+      engine,
+      events,
+      insertPerSecond,
+      rssIdle,
+      rssLoaded,
+      folderBytes: bytes,
+      restartMs,
+      lookupP50: latencies[1000]!,
+      lookupP99: latencies[1980]!,
+    }
   } finally {
     rmSync(dataDir, { recursive: true, force: true })
   }
@@ -101,7 +118,9 @@ function line(f: Figures): string {
     f.engine.padEnd(7),
     f.events.toLocaleString('en').padStart(10),
     `${f.insertPerSecond.toFixed(0)}/s`.padStart(9),
-    `${(f.rssIdle / MB).toFixed(0)} → ${(f.rssLoaded / MB).toFixed(0)} MB (+${((f.rssLoaded - f.rssIdle) / MB).toFixed(0)})`.padStart(24),
+    `${(f.rssIdle / MB).toFixed(0)} → ${(f.rssLoaded / MB).toFixed(0)} MB (+${((f.rssLoaded - f.rssIdle) / MB).toFixed(0)})`.padStart(
+      24,
+    ),
     `${(f.folderBytes / MB).toFixed(0)} MB, ${(f.folderBytes / f.events).toFixed(0)} B/event`.padStart(24),
     `${(f.restartMs / 1000).toFixed(1)} s`.padStart(8),
     `${f.lookupP50.toFixed(2)} / ${f.lookupP99.toFixed(2)} ms`.padStart(16),
@@ -112,12 +131,19 @@ async function main(): Promise<void> {
   const disk = statfsSync(os.tmpdir())
   const free = disk.bavail * disk.bsize
   const needed = EVENTS * DISK_BYTES_PER_EVENT
-  console.log(`storage_scale: ${EVENTS.toLocaleString('en')} events, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB memory, ${(free / 2 ** 30).toFixed(0)} GiB free in ${os.tmpdir()} (about ${(needed / 2 ** 30).toFixed(0)} GiB needed)`)
+  console.log(
+    `storage_scale: ${EVENTS.toLocaleString('en')} events, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB memory, ${(free / 2 ** 30).toFixed(0)} GiB free in ${os.tmpdir()} (about ${(needed / 2 ** 30).toFixed(0)} GiB needed)`,
+  )
   if (free < needed * 1.2) throw new Error('not enough free disk for this count: set STORAGE_SCALE_EVENTS lower')
-  const memoryEvents = Math.min(EVENTS, Math.floor((memAvailable() / 2 / MEMORY_ENGINE_BYTES_PER_EVENT) / 100_000) * 100_000)
+  const memoryEvents = Math.min(
+    EVENTS,
+    Math.floor(memAvailable() / 2 / MEMORY_ENGINE_BYTES_PER_EVENT / 100_000) * 100_000,
+  )
   const results = [await measure('lmdb', EVENTS)]
   if (memoryEvents > 0) results.push(await measure('memory', memoryEvents))
-  console.log('engine       events    insert      RssAnon idle → loaded        data folder   restart   lookup p50 / p99')
+  console.log(
+    'engine       events    insert      RssAnon idle → loaded        data folder   restart   lookup p50 / p99',
+  )
   for (const f of results) console.log(line(f))
 }
 

@@ -17,8 +17,30 @@ import { eventually } from './helpers/service.ts'
 const DEFINITIONS = {
   flags: [
     { id: 1, key: 'banner', active: true, filters: { groups: [{ properties: [], rollout_percentage: 100 }] } },
-    { id: 2, key: 'colour', active: true, filters: { groups: [{ properties: [], rollout_percentage: 100 }], multivariate: { variants: [{ key: 'red', rollout_percentage: 50 }, { key: 'blue', rollout_percentage: 50 }] } } },
-    { id: 3, key: 'pro-only', active: true, filters: { groups: [{ properties: [{ key: 'plan', value: ['pro'], operator: 'exact', type: 'person' }], rollout_percentage: 100 }] } },
+    {
+      id: 2,
+      key: 'colour',
+      active: true,
+      filters: {
+        groups: [{ properties: [], rollout_percentage: 100 }],
+        multivariate: {
+          variants: [
+            { key: 'red', rollout_percentage: 50 },
+            { key: 'blue', rollout_percentage: 50 },
+          ],
+        },
+      },
+    },
+    {
+      id: 3,
+      key: 'pro-only',
+      active: true,
+      filters: {
+        groups: [
+          { properties: [{ key: 'plan', value: ['pro'], operator: 'exact', type: 'person' }], rollout_percentage: 100 },
+        ],
+      },
+    },
   ],
 }
 
@@ -42,7 +64,14 @@ show()
 
 let bundle: Promise<string> | undefined
 const appBundle = () =>
-  (bundle ??= build({ stdin: { contents: APP, resolveDir: ROOT_DIR, loader: 'js' }, bundle: true, format: 'esm', target: 'es2022', write: false, logLevel: 'silent' }).then((r) => r.outputFiles[0].text))
+  (bundle ??= build({
+    stdin: { contents: APP, resolveDir: ROOT_DIR, loader: 'js' },
+    bundle: true,
+    format: 'esm',
+    target: 'es2022',
+    write: false,
+    logLevel: 'silent',
+  }).then((r) => r.outputFiles[0].text))
 
 function startSite(settings: { baseUrl: string; apiKey: string }): Promise<{ server: Server; origin: string }> {
   const server = createServer((req, res) => {
@@ -58,7 +87,11 @@ function startSite(settings: { baseUrl: string; apiKey: string }): Promise<{ ser
 <script>window.OFREP_SETTINGS = ${JSON.stringify(settings)}</script><script type="module" src="/app.js"></script></head>
 <body><dl><dt>banner</dt><dd id="banner">…</dd><dt>colour</dt><dd id="colour">…</dd><dt>pro-only</dt><dd id="pro-only">…</dd></dl></body></html>`)
   })
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, origin: `http://localhost:${(server.address() as AddressInfo).port}` })))
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ server, origin: `http://localhost:${(server.address() as AddressInfo).port}` }),
+    ),
+  )
 }
 
 describe('OpenFeature web SDK with the OFREP web provider in headless Chromium', () => {
@@ -66,7 +99,9 @@ describe('OpenFeature web SDK with the OFREP web provider in headless Chromium',
   let t: TestService
   let site: { server: Server; origin: string }
   before(async () => {
-    t = await startTestService({ plugins: [{ plugin: 'validate' }, { plugin: 'decide' }, { plugin: 'sink-mongo', required: true }] })
+    t = await startTestService({
+      plugins: [{ plugin: 'validate' }, { plugin: 'decide' }, { plugin: 'sink-mongo', required: true }],
+    })
     expect((await t.admin('PUT', `/api/projects/${t.project.id}/flag_definitions`, DEFINITIONS)).status).to.equal(200)
     site = await startSite({ baseUrl: t.url, apiKey: t.project.api_token })
   })
@@ -80,19 +115,47 @@ describe('OpenFeature web SDK with the OFREP web provider in headless Chromium',
     const { page, log } = await browser.newPage()
     await page.goto(`${site.origin}/`)
     await page.waitForFunction(() => (window as unknown as { shown?: number }).shown === 1)
-    const response = await fetch(`${t.url}/flags/?v=2`, { method: 'POST', body: JSON.stringify({ token: t.project.api_token, distinct_id: 'visitor-7', person_properties: { plan: 'pro' } }) })
-    const expected = ((await response.json()) as { flags: Record<string, { enabled: boolean; variant: string | null }> }).flags
-    const shown = async () => Object.fromEntries(await Promise.all(['banner', 'colour', 'pro-only'].map(async (id) => [id, await page.locator(`#${id}`).textContent()])))
-    expect(await shown()).to.deep.equal({ banner: 'true', colour: expected.colour.variant, 'pro-only': String(expected['pro-only'].enabled) })
+    const response = await fetch(`${t.url}/flags/?v=2`, {
+      method: 'POST',
+      body: JSON.stringify({
+        token: t.project.api_token,
+        distinct_id: 'visitor-7',
+        person_properties: { plan: 'pro' },
+      }),
+    })
+    const expected = (
+      (await response.json()) as { flags: Record<string, { enabled: boolean; variant: string | null }> }
+    ).flags
+    const shown = async () =>
+      Object.fromEntries(
+        await Promise.all(
+          ['banner', 'colour', 'pro-only'].map(async (id) => [id, await page.locator(`#${id}`).textContent()]),
+        ),
+      )
+    expect(await shown()).to.deep.equal({
+      banner: 'true',
+      colour: expected.colour.variant,
+      'pro-only': String(expected['pro-only'].enabled),
+    })
 
     expect(log.to('/ofrep/v1/events').length, 'the page opened the event stream').to.be.greaterThan(0)
     // a change that leaves this visitor's values as they are: the provider re-fetches, and the ETag answers 304
-    expect((await t.admin('PATCH', `/api/projects/${t.project.id}/feature_flags/3/`, { name: 'renamed' })).status).to.equal(200)
-    await eventually('a revalidation answered 304', async () => (log.to('/ofrep/v1/evaluate/flags').some((r) => r.status === 304) ? true : undefined), 5000)
+    expect(
+      (await t.admin('PATCH', `/api/projects/${t.project.id}/feature_flags/3/`, { name: 'renamed' })).status,
+    ).to.equal(200)
+    await eventually(
+      'a revalidation answered 304',
+      async () => (log.to('/ofrep/v1/evaluate/flags').some((r) => r.status === 304) ? true : undefined),
+      5000,
+    )
 
     const started = performance.now()
-    expect((await t.admin('PATCH', `/api/projects/${t.project.id}/feature_flags/1/`, { active: false })).status).to.equal(200)
-    await page.waitForFunction(() => document.getElementById('banner')?.textContent === 'false', undefined, { timeout: 5000 })
+    expect(
+      (await t.admin('PATCH', `/api/projects/${t.project.id}/feature_flags/1/`, { active: false })).status,
+    ).to.equal(200)
+    await page.waitForFunction(() => document.getElementById('banner')?.textContent === 'false', undefined, {
+      timeout: 5000,
+    })
     const latency = performance.now() - started
     console.log(`      flag change reached the page in ${Math.round(latency)} ms`)
     expect(latency).to.be.below(1000)

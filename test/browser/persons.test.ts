@@ -37,9 +37,19 @@ describe('posthog-js persons and groups in headless Chromium, stored by the serv
     await openAndLoad(page, pageUrl())
     const anonymous = await distinctIdIn(page)
     await page.evaluate(() => (window as unknown as PostHogWindow).posthog.capture('browsed', { shelf: 'teas' }))
-    await eventually('the anonymous event', async () => (await storedEvents(t, '&event=browsed')).find((e) => e.distinct_id === anonymous))
+    await eventually('the anonymous event', async () =>
+      (await storedEvents(t, '&event=browsed')).find((e) => e.distinct_id === anonymous),
+    )
     const user = userId()
-    await page.evaluate((id) => (window as unknown as PostHogWindow).posthog.identify(id, { email: `${id}@example.com`, plan: 'pro' }, { first_seen_page: 'landing' }), user)
+    await page.evaluate(
+      (id) =>
+        (window as unknown as PostHogWindow).posthog.identify(
+          id,
+          { email: `${id}@example.com`, plan: 'pro' },
+          { first_seen_page: 'landing' },
+        ),
+      user,
+    )
 
     // the merge and the property update are two writes of one request: wait for both
     const person = await personWhen(user, (p) => p.distinct_ids.includes(anonymous) && p.properties.email !== undefined)
@@ -47,15 +57,24 @@ describe('posthog-js persons and groups in headless Chromium, stored by the serv
     expect(person.properties).to.include({ email: `${user}@example.com`, plan: 'pro', first_seen_page: 'landing' })
     expect(person.is_identified).to.equal(true)
     expect((await personOf(t, anonymous))?.id).to.equal(person.id)
-    const identify = await eventually('the $identify', async () => (await storedEvents(t, '&event=%24identify')).find((e) => e.distinct_id === user))
+    const identify = await eventually('the $identify', async () =>
+      (await storedEvents(t, '&event=%24identify')).find((e) => e.distinct_id === user),
+    )
     expect((identify.properties as Props).$anon_distinct_id).to.equal(anonymous)
 
     // the same user in another browser: $set_once keeps the first value, and flags read the stored person
     const other = await browser.newPage()
     await openAndLoad(other.page, pageUrl())
-    await other.page.evaluate((id) => (window as unknown as PostHogWindow).posthog.identify(id, {}, { first_seen_page: 'pricing' }), user)
+    await other.page.evaluate(
+      (id) => (window as unknown as PostHogWindow).posthog.identify(id, {}, { first_seen_page: 'pricing' }),
+      user,
+    )
     // the event is stored after every person step has run for it
-    await eventually('the second $identify stored', async () => (await storedEvents(t, '&event=%24identify')).filter((e) => e.distinct_id === user).length === 2 || undefined)
+    await eventually(
+      'the second $identify stored',
+      async () =>
+        (await storedEvents(t, '&event=%24identify')).filter((e) => e.distinct_id === user).length === 2 || undefined,
+    )
     const merged = (await personOf(t, user))!
     expect(merged.distinct_ids).to.have.length(3)
     expect(merged.id).to.equal(person.id)
@@ -69,10 +88,17 @@ describe('posthog-js persons and groups in headless Chromium, stored by the serv
     const user = userId()
     await page.evaluate((id) => (window as unknown as PostHogWindow).posthog.identify(id), user)
     await personWhen(user, () => true)
-    await page.evaluate(() => (window as unknown as PostHogWindow).posthog.setPersonProperties({ plan: 'pro', seats: 5 }, { signup_source: 'ad' }))
+    await page.evaluate(() =>
+      (window as unknown as PostHogWindow).posthog.setPersonProperties(
+        { plan: 'pro', seats: 5 },
+        { signup_source: 'ad' },
+      ),
+    )
     const person = await personWhen(user, (p) => p.properties.plan === 'pro')
     expect(person.properties).to.include({ plan: 'pro', seats: 5, signup_source: 'ad' })
-    const set = await eventually('the $set', async () => (await storedEvents(t, '&event=%24set')).find((e) => e.distinct_id === user))
+    const set = await eventually('the $set', async () =>
+      (await storedEvents(t, '&event=%24set')).find((e) => e.distinct_id === user),
+    )
     expect((set.properties as Props).$set).to.include({ plan: 'pro', seats: 5 })
 
     const other = await browser.newPage()
@@ -91,7 +117,9 @@ describe('posthog-js persons and groups in headless Chromium, stored by the serv
     await page.evaluate((id) => (window as unknown as PostHogWindow).posthog.alias(id), alias)
     const person = await personWhen(user, (p) => p.distinct_ids.includes(alias))
     expect((await personOf(t, alias))?.id).to.equal(person.id)
-    const created = await eventually('the $create_alias', async () => (await storedEvents(t, '&event=%24create_alias')).find((e) => e.distinct_id === user))
+    const created = await eventually('the $create_alias', async () =>
+      (await storedEvents(t, '&event=%24create_alias')).find((e) => e.distinct_id === user),
+    )
     expect((created.properties as Props).alias).to.equal(alias)
   })
 
@@ -99,16 +127,23 @@ describe('posthog-js persons and groups in headless Chromium, stored by the serv
     const { page } = await browser.newPage()
     await openAndLoad(page, pageUrl())
     await flagsLoaded(page)
-    expect(await page.evaluate(() => (window as unknown as PostHogWindow).posthog.getFeatureFlag('group-flag'))).to.equal(false)
+    expect(
+      await page.evaluate(() => (window as unknown as PostHogWindow).posthog.getFeatureFlag('group-flag')),
+    ).to.equal(false)
     const key = `acme-${randomUUID().slice(0, 8)}`
-    await page.evaluate((k) => (window as unknown as PostHogWindow).posthog.group('company', k, { industry: 'tech', name: 'Acme' }), key)
+    await page.evaluate(
+      (k) => (window as unknown as PostHogWindow).posthog.group('company', k, { industry: 'tech', name: 'Acme' }),
+      key,
+    )
     await waitForFlag(page, 'group-flag', true)
     const group = await eventually('the group', () => groupOf(t, 'company', key))
     expect(group.group_properties).to.include({ industry: 'tech', name: 'Acme' })
 
     const distinctId = await distinctIdIn(page)
     await page.evaluate(() => (window as unknown as PostHogWindow).posthog.capture('ordered'))
-    const ordered = await eventually('the grouped event', async () => (await storedEvents(t, '&event=ordered')).find((e) => e.distinct_id === distinctId))
+    const ordered = await eventually('the grouped event', async () =>
+      (await storedEvents(t, '&event=ordered')).find((e) => e.distinct_id === distinctId),
+    )
     expect((ordered.properties as Props).$groups).to.deep.equal({ company: key })
 
     // another visitor joins the group without its properties: the flag comes from the stored group

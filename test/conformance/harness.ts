@@ -112,7 +112,11 @@ export async function startHarness(resources: SuiteResources, opts: HarnessOptio
     // The shutdown budget covers the requests' drain and every teardown: twice a step's time lets a
     // sink's flush take as long as a step may (sink-webhook drains a dead receiver for 5 s).
     server: { host: '127.0.0.1', port: 0, shutdownTimeoutMs: opts.timeoutMs * 2 },
-    storage: { mongodbUrl: await resources.url(), database: resources.database(), dataDir: path.join(resources.dir, 'data') },
+    storage: {
+      mongodbUrl: await resources.url(),
+      database: resources.database(),
+      dataDir: path.join(resources.dir, 'data'),
+    },
     admin: { apiKey: ADMIN_KEY },
     log: { level: 'silent' },
     pipeline: { stepTimeoutMs: opts.timeoutMs, pluginSetupTimeoutMs: opts.timeoutMs },

@@ -52,7 +52,12 @@ describe('the error catalogue in the published contract', () => {
     try {
       const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/anything`)
       expect(response.status).to.equal(409)
-      expect(await response.json()).to.deep.equal({ type: 'validation_error', code: 'already_exists', detail: 'that key is taken', attr: 'key' })
+      expect(await response.json()).to.deep.equal({
+        type: 'validation_error',
+        code: 'already_exists',
+        detail: 'that key is taken',
+        attr: 'key',
+      })
     } finally {
       server.close()
     }

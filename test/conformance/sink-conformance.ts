@@ -48,7 +48,10 @@ function expectStoredOnce(stored: readonly StoredEvent[], probe: ProbeRecord): v
   const missing = probe.events.filter((e) => !byUuid.has(e.uuid)).map((e) => e.uuid)
   expect(missing, 'events the sink was handed but did not store').to.deep.equal([])
   const known = new Set(probe.events.map((e) => e.uuid))
-  expect([...counts.keys()].filter((uuid) => !known.has(uuid)), 'stored events nobody sent').to.deep.equal([])
+  expect(
+    [...counts.keys()].filter((uuid) => !known.has(uuid)),
+    'stored events nobody sent',
+  ).to.deep.equal([])
   for (const sent of probe.events) expect(byUuid.get(sent.uuid), `stored event ${sent.uuid}`).to.deep.equal(sent)
 }
 
@@ -112,7 +115,10 @@ export function sinkConformance<O extends object>(subject: SinkConformanceSubjec
       })
 
       it('handles a large batch and concurrent requests', async () => {
-        const requests = [wireEvents(300, 'large'), ...Array.from({ length: 8 }, (_, i) => wireEvents(25, `concurrent-${i}`))]
+        const requests = [
+          wireEvents(300, 'large'),
+          ...Array.from({ length: 8 }, (_, i) => wireEvents(25, `concurrent-${i}`)),
+        ]
         const statuses = await Promise.all(requests.map((events) => harness.post(events)))
         expect(statuses).to.deep.equal(requests.map(() => 200))
         expect(harness.probe.events).to.have.length(12 + 300 + 8 * 25)
@@ -120,8 +126,19 @@ export function sinkConformance<O extends object>(subject: SinkConformanceSubjec
       })
 
       it('does not modify the events it is handed', async () => {
-        const events: IngestEvent[] = wireEvents(5, 'frozen').map((w) => ({ uuid: w.uuid, event: w.event, distinctId: w.distinct_id, properties: w.properties, timestamp: new Date(w.timestamp) }))
-        const batch: SinkBatch = deepFreeze({ project: harness.project, events, receivedAt: new Date(), historicalMigration: false })
+        const events: IngestEvent[] = wireEvents(5, 'frozen').map((w) => ({
+          uuid: w.uuid,
+          event: w.event,
+          distinctId: w.distinct_id,
+          properties: w.properties,
+          timestamp: new Date(w.timestamp),
+        }))
+        const batch: SinkBatch = deepFreeze({
+          project: harness.project,
+          events,
+          receivedAt: new Date(),
+          historicalMigration: false,
+        })
         const before = structuredClone(batch)
         await harness.service.hooks.sink.promise(batch)
         const outcome = outcomesOf(batch).find((o) => o.plugin === plugin.name)

@@ -69,7 +69,7 @@ const ALLOWED: ReadonlyArray<{ reason: string; imports: readonly string[] }> = [
     ],
   },
   {
-    reason: 'decide reads persons and groups through other plugins\' stores: no typed readers in the contract yet',
+    reason: "decide reads persons and groups through other plugins' stores: no typed readers in the contract yet",
     imports: [
       'plugins/decide/store/hash-key-overrides.ts -> plugins/alias-resolve/person-store.ts',
       'plugins/decide/store/person-reader.ts -> plugins/alias-resolve/person-store.ts',
@@ -82,7 +82,10 @@ const ALLOWED: ReadonlyArray<{ reason: string; imports: readonly string[] }> = [
   },
   {
     reason: 'decide looks up GeoIP itself for $geoip_* person properties instead of through a service',
-    imports: ['plugins/decide/index.ts -> plugins/geoip/lookup.ts', 'plugins/decide/service.ts -> plugins/geoip/lookup.ts'],
+    imports: [
+      'plugins/decide/index.ts -> plugins/geoip/lookup.ts',
+      'plugins/decide/service.ts -> plugins/geoip/lookup.ts',
+    ],
   },
 ]
 
@@ -99,13 +102,18 @@ describe('architecture: the import graph of core/ and plugins/', () => {
   })
 
   it('has no import that breaks a rule except those allow-listed', () => {
-    const unexpected = violations.filter((edge) => !allowed.includes(key(edge))).map((edge) => `${key(edge)}: ${violation(edge)}`)
+    const unexpected = violations
+      .filter((edge) => !allowed.includes(key(edge)))
+      .map((edge) => `${key(edge)}: ${violation(edge)}`)
     expect(unexpected, 'new imports past the architecture rules').to.deep.equal([])
   })
 
   it('lists no allowed violation that no longer exists, so the list only shrinks', () => {
     const present = new Set(violations.map(key))
-    expect(allowed.filter((entry) => !present.has(entry)), 'delete these from ALLOWED').to.deep.equal([])
+    expect(
+      allowed.filter((entry) => !present.has(entry)),
+      'delete these from ALLOWED',
+    ).to.deep.equal([])
     expect(new Set(allowed).size, 'duplicate allow-list entries').to.equal(allowed.length)
     console.log(`      architecture: ${violations.length} allow-listed violations remain`)
   })

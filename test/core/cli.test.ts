@@ -14,7 +14,11 @@ interface Run {
 }
 
 function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'core/cli.ts', ...args], { cwd: ROOT_DIR, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, ['--import', 'tsx', 'core/cli.ts', ...args], {
+    cwd: ROOT_DIR,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
@@ -33,7 +37,11 @@ describe('cli (npm run cli)', function () {
   this.timeout(60_000)
 
   it('lists every command with a line each on --help, -h and help, and exits 0, even when the config is broken', async () => {
-    const runs = await Promise.all([cli(['--help']), cli(['-h']), cli(['help'], { CONFIG_FILE: '/nonexistent/config.json' })])
+    const runs = await Promise.all([
+      cli(['--help']),
+      cli(['-h']),
+      cli(['help'], { CONFIG_FILE: '/nonexistent/config.json' }),
+    ])
     for (const run of runs) {
       expect(run.code, run.stderr).to.equal(0)
       expect(run.stdout).to.match(/^usage: npm run cli -- <command>$/m)
@@ -56,8 +64,17 @@ describe('cli (npm run cli)', function () {
   })
 
   it('creates and lists projects in the configured database, and prints the admin key', async () => {
-    const env = { MONGODB_URL: await testMongoUrl(), MONGODB_DB: testDbName('cli'), DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'hedgerow-cli-')), ADMIN_API_KEY: 'cli-test-admin-key-0123' }
-    const [created, badZone, key] = await Promise.all([cli(['projects', 'create', 'Shop', '--timezone', 'Europe/Paris'], env), cli(['projects', 'create', 'X', '--timezone', 'Mars/Olympus'], env), cli(['admin-key'], env)])
+    const env = {
+      MONGODB_URL: await testMongoUrl(),
+      MONGODB_DB: testDbName('cli'),
+      DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'hedgerow-cli-')),
+      ADMIN_API_KEY: 'cli-test-admin-key-0123',
+    }
+    const [created, badZone, key] = await Promise.all([
+      cli(['projects', 'create', 'Shop', '--timezone', 'Europe/Paris'], env),
+      cli(['projects', 'create', 'X', '--timezone', 'Mars/Olympus'], env),
+      cli(['admin-key'], env),
+    ])
     expect(created.code, created.stderr).to.equal(0)
     const project = JSON.parse(created.stdout) as Record<string, unknown>
     expect(project).to.include({ id: 1, name: 'Shop', timezone: 'Europe/Paris' })
@@ -65,6 +82,11 @@ describe('cli (npm run cli)', function () {
     expect([key.code, key.stdout]).to.deep.equal([0, 'cli-test-admin-key-0123\n'])
     const listed = await cli(['projects', 'list'], env)
     expect(listed.code, listed.stderr).to.equal(0)
-    expect(listed.stdout.trim().split('\n').map((l) => JSON.parse(l) as unknown)).to.deep.equal([project])
+    expect(
+      listed.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as unknown),
+    ).to.deep.equal([project])
   })
 })

@@ -28,14 +28,31 @@ function freePort(): Promise<number> {
 }
 
 /** One request on its own connection, so that the primary hands it to the next worker in turn. */
-function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+function post(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const data = JSON.stringify(body)
-    const req = http.request(url, { method: 'POST', agent: false, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data), ...headers } }, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (c: Buffer) => chunks.push(c))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString() || '{}') as Record<string, unknown> }))
-    })
+    const req = http.request(
+      url,
+      {
+        method: 'POST',
+        agent: false,
+        headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data), ...headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (c: Buffer) => chunks.push(c))
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: JSON.parse(Buffer.concat(chunks).toString() || '{}') as Record<string, unknown>,
+          }),
+        )
+      },
+    )
     req.on('error', reject)
     req.end(data)
   })
@@ -46,7 +63,8 @@ function childPids(pid: number): number[] {
   return existsSync(file) ? readFileSync(file, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number) : []
 }
 
-const alive = (pid: number) => existsSync(`/proc/${pid}`) && !/State:\s+Z/.test(readFileSync(`/proc/${pid}/status`, 'utf8'))
+const alive = (pid: number) =>
+  existsSync(`/proc/${pid}`) && !/State:\s+Z/.test(readFileSync(`/proc/${pid}/status`, 'utf8'))
 
 describe('core/cluster', () => {
   it('defaults to one worker in development and one per core in production', () => {
@@ -66,17 +84,39 @@ describe('core/cluster', () => {
     before(async () => {
       dir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-cluster-'))
       const configFile = path.join(dir, 'config.json')
-      writeFileSync(configFile, JSON.stringify({ plugins: [{ plugin: 'validate' }, { plugin: 'decide', options: { pollIntervalMs: 200 } }, { plugin: 'sink-mongo', required: true }] }))
+      writeFileSync(
+        configFile,
+        JSON.stringify({
+          plugins: [
+            { plugin: 'validate' },
+            { plugin: 'decide', options: { pollIntervalMs: 200 } },
+            { plugin: 'sink-mongo', required: true },
+          ],
+        }),
+      )
       port = await freePort()
       url = `http://127.0.0.1:${port}`
       primary = spawn(process.execPath, ['--import', 'tsx', 'core/main.ts'], {
         cwd: ROOT_DIR,
-        env: { ...process.env, WORKERS: '2', PORT: String(port), HOST: '127.0.0.1', CONFIG_FILE: configFile, MONGODB_URL: '', DATA_DIR: dir, ADMIN_API_KEY: ADMIN_KEY, LOG_LEVEL: 'warn' },
+        env: {
+          ...process.env,
+          WORKERS: '2',
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          CONFIG_FILE: configFile,
+          MONGODB_URL: '',
+          DATA_DIR: dir,
+          ADMIN_API_KEY: ADMIN_KEY,
+          LOG_LEVEL: 'warn',
+        },
         stdio: ['ignore', 'ignore', 'pipe'],
       })
       primary.stderr!.on('data', (c: Buffer) => (stderr += c.toString()))
       for (let i = 0; i < 300; i++) {
-        const up = await fetch(`${url}/_health`).then((r) => r.ok, () => false)
+        const up = await fetch(`${url}/_health`).then(
+          (r) => r.ok,
+          () => false,
+        )
         if (up && childPids(primary.pid!).length === 2) return
         if (primary.exitCode !== null) break
         await new Promise((r) => setTimeout(r, 100))
@@ -96,7 +136,10 @@ describe('core/cluster', () => {
       for (const worker of childPids(primary.pid!)) expect(tcpListeningPorts(worker) ?? []).to.deep.equal([])
       const created = await post(`${url}/api/projects`, { name: 'cluster' }, { Authorization: `Bearer ${ADMIN_KEY}` })
       expect(created.status).to.equal(201)
-      for (let i = 0; i < 4; i++) expect((await post(`${url}/i/v0/e/`, { api_key: created.body.api_token, event: 'e', distinct_id: `d${i}` })).status).to.equal(200)
+      for (let i = 0; i < 4; i++)
+        expect(
+          (await post(`${url}/i/v0/e/`, { api_key: created.body.api_token, event: 'e', distinct_id: `d${i}` })).status,
+        ).to.equal(200)
     })
 
     it('shows a flag change made through one worker to the other within a few seconds', async () => {
@@ -106,10 +149,24 @@ describe('core/cluster', () => {
         fetch(`${url}/api/projects/${project.body.id}/flag_definitions`, {
           method: 'PUT',
           headers: { Authorization: `Bearer ${ADMIN_KEY}`, 'Content-Type': 'application/json', Connection: 'close' },
-          body: JSON.stringify({ flags: [{ id: 1, key: 'beta', active, filters: { groups: [{ properties: [], rollout_percentage: 100 }] } }] }),
+          body: JSON.stringify({
+            flags: [{ id: 1, key: 'beta', active, filters: { groups: [{ properties: [], rollout_percentage: 100 }] } }],
+          }),
         })
       expect((await define(true)).status).to.equal(200)
-      const values = async () => Promise.all(Array.from({ length: 6 }, async () => ((await post(`${url}/flags/?v=1`, { token, distinct_id: 'u1' })).body.featureFlags as Record<string, unknown>).beta))
+      const values = async () =>
+        Promise.all(
+          Array.from(
+            { length: 6 },
+            async () =>
+              (
+                (await post(`${url}/flags/?v=1`, { token, distinct_id: 'u1' })).body.featureFlags as Record<
+                  string,
+                  unknown
+                >
+              ).beta,
+          ),
+        )
       // both workers have loaded (and cached) the definitions before the change
       await new Promise((r) => setTimeout(r, 500))
       expect(await values()).to.deep.equal(Array(6).fill(true))

@@ -25,8 +25,15 @@ describe('config', () => {
   it('applies every default to a minimal config', () => {
     const config = buildConfig({ plugins: [{ plugin: 'validate' }] })
     expect(config.server).to.deep.equal({
-      host: '0.0.0.0', port: 8000, bodyLimitBytes: 20 * 1024 * 1024, decodedLimitBytes: 100 * 1024 * 1024, eventLimitBytes: 1_000_000,
-      requestTimeoutMs: 30_000, shutdownTimeoutMs: 10_000, adminCorsOrigins: [], trustProxy: true,
+      host: '0.0.0.0',
+      port: 8000,
+      bodyLimitBytes: 20 * 1024 * 1024,
+      decodedLimitBytes: 100 * 1024 * 1024,
+      eventLimitBytes: 1_000_000,
+      requestTimeoutMs: 30_000,
+      shutdownTimeoutMs: 10_000,
+      adminCorsOrigins: [],
+      trustProxy: true,
     })
     expect(config.storage).to.deep.equal({ database: 'hedgerow', dataDir: './data' })
     expect(config.log).to.deep.equal({ level: 'info', format: 'auto' })
@@ -59,7 +66,12 @@ describe('config', () => {
       'config/staging.json': { server: { port: 2000 } },
       'extra.json': { storage: { database: 'from-file' }, plugins: [{ plugin: 'sink-mongo' }] },
     })
-    const { config, configDir, sources } = loadConfig(root, { NODE_ENV: 'staging', CONFIG_FILE: path.join(root, 'extra.json'), LOG_LEVEL: 'debug', MONGODB_URL: 'mongodb://db:27017' })
+    const { config, configDir, sources } = loadConfig(root, {
+      NODE_ENV: 'staging',
+      CONFIG_FILE: path.join(root, 'extra.json'),
+      LOG_LEVEL: 'debug',
+      MONGODB_URL: 'mongodb://db:27017',
+    })
     expect(config.server.port).to.equal(2000)
     expect(config.server.host).to.equal('127.0.0.1')
     expect(config.storage.database).to.equal('from-file')
@@ -72,8 +84,18 @@ describe('config', () => {
 
   it('lets PORT, HOST, MONGODB_DB and ADMIN_API_KEY override the files', () => {
     const root = appWith({ 'config/default.json': { plugins: [] } })
-    const { config } = loadConfig(root, { PORT: '9123', HOST: '::1', MONGODB_DB: 'other', ADMIN_API_KEY: 'k'.repeat(20) })
-    expect([config.server.port, config.server.host, config.storage.database, config.admin.apiKey]).to.deep.equal([9123, '::1', 'other', 'k'.repeat(20)])
+    const { config } = loadConfig(root, {
+      PORT: '9123',
+      HOST: '::1',
+      MONGODB_DB: 'other',
+      ADMIN_API_KEY: 'k'.repeat(20),
+    })
+    expect([config.server.port, config.server.host, config.storage.database, config.admin.apiKey]).to.deep.equal([
+      9123,
+      '::1',
+      'other',
+      'k'.repeat(20),
+    ])
   })
 
   it('defaults to inline mode, and takes queue mode, its role and the NATS servers from the environment', () => {
@@ -81,8 +103,16 @@ describe('config', () => {
     const inline = loadConfig(root, {}).config
     expect(inline.mode).to.equal('inline')
     expect(inline.queue).to.include({ role: 'capture', stream: 'HEDGEROW_INGEST', partitions: 16, leaseTtlMs: 15_000 })
-    const queue = loadConfig(root, { MODE: 'queue', QUEUE_ROLE: 'worker', NATS_URL: 'nats://a:4222,nats://b:4222' }).config
-    expect([queue.mode, queue.queue.role, queue.queue.servers]).to.deep.equal(['queue', 'worker', ['nats://a:4222', 'nats://b:4222']])
+    const queue = loadConfig(root, {
+      MODE: 'queue',
+      QUEUE_ROLE: 'worker',
+      NATS_URL: 'nats://a:4222,nats://b:4222',
+    }).config
+    expect([queue.mode, queue.queue.role, queue.queue.servers]).to.deep.equal([
+      'queue',
+      'worker',
+      ['nats://a:4222', 'nats://b:4222'],
+    ])
     expect(errorOf(() => loadConfig(root, { QUEUE_ROLE: 'boss' })).jsonPath).to.equal('/queue/role')
     expect(errorOf(() => buildConfig({ queue: { partitions: 0 } })).jsonPath).to.equal('/queue/partitions')
   })
@@ -90,8 +120,13 @@ describe('config', () => {
   it('takes the admin CORS origins from ADMIN_CORS_ORIGINS (comma-separated), none by default, and refuses an origin with a path', () => {
     const root = appWith({ 'config/default.json': { plugins: [] } })
     expect(loadConfig(root, {}).config.server.adminCorsOrigins).to.deep.equal([])
-    expect(loadConfig(root, { ADMIN_CORS_ORIGINS: 'https://admin.example, http://localhost:3000' }).config.server.adminCorsOrigins).to.deep.equal(['https://admin.example', 'http://localhost:3000'])
-    expect(errorOf(() => buildConfig({ server: { adminCorsOrigins: ['https://admin.example/'] } })).jsonPath).to.equal('/server/adminCorsOrigins/0')
+    expect(
+      loadConfig(root, { ADMIN_CORS_ORIGINS: 'https://admin.example, http://localhost:3000' }).config.server
+        .adminCorsOrigins,
+    ).to.deep.equal(['https://admin.example', 'http://localhost:3000'])
+    expect(errorOf(() => buildConfig({ server: { adminCorsOrigins: ['https://admin.example/'] } })).jsonPath).to.equal(
+      '/server/adminCorsOrigins/0',
+    )
   })
 
   it('rejects a non-numeric PORT with its path', () => {
@@ -104,7 +139,9 @@ describe('config', () => {
     writeFileSync(path.join(root, 'config/default.json'), '{ nope')
     expect(errorOf(() => loadConfig(root, {})).reason).to.match(/cannot read JSON/)
     const ok = appWith({ 'config/default.json': {} })
-    expect(errorOf(() => loadConfig(ok, { CONFIG_FILE: path.join(ok, 'missing.json') })).reason).to.equal('file not found')
+    expect(errorOf(() => loadConfig(ok, { CONFIG_FILE: path.join(ok, 'missing.json') })).reason).to.equal(
+      'file not found',
+    )
   })
 
   it('ships a config/default.json that validates', () => {

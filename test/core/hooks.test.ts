@@ -5,7 +5,14 @@ import { hooksWithOwner, sampleContext, sampleEvent } from '../helpers/hooks.ts'
 
 describe('hooks', () => {
   it('declares the steps in pipeline order: validate → geoip → alias-resolve → person-update → group-update → flag-attribution', () => {
-    expect(STEPS.map((s) => s.hook)).to.deep.equal(['validate', 'geoip', 'aliasResolve', 'personUpdate', 'groupUpdate', 'flagAttribution'])
+    expect(STEPS.map((s) => s.hook)).to.deep.equal([
+      'validate',
+      'geoip',
+      'aliasResolve',
+      'personUpdate',
+      'groupUpdate',
+      'flagAttribution',
+    ])
   })
 
   it('is frozen: no hook can be added or replaced at runtime', () => {
@@ -23,7 +30,10 @@ describe('hooks', () => {
   it('validate fails the event on a throw (policy fail)', async () => {
     const { hooks, as, failures } = hooksWithOwner()
     as('v', () => hooks.validate.tapPromise({ name: 'v' }, async () => Promise.reject(new Error('bad'))))
-    const error = await hooks.validate.promise(sampleEvent(), sampleContext()).then(() => undefined, (e: unknown) => e)
+    const error = await hooks.validate.promise(sampleEvent(), sampleContext()).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
     expect(error).to.have.property('name', 'StepError')
     expect(error).to.include({ plugin: 'v', hook: 'validate', retryable: false })
     expect(failures).to.have.length(1)
@@ -33,7 +43,9 @@ describe('hooks', () => {
     it(`${hook} skips a failing tap and keeps the event (policy skip)`, async () => {
       const { hooks, as } = hooksWithOwner()
       as('bad', () => hooks[hook].tapPromise({ name: 'bad' }, async () => Promise.reject(new Error('lookup failed'))))
-      as('good', () => hooks[hook].tapPromise({ name: 'good' }, async (event) => ({ ...event, properties: { after: true } })))
+      as('good', () =>
+        hooks[hook].tapPromise({ name: 'good' }, async (event) => ({ ...event, properties: { after: true } })),
+      )
       const result = await hooks[hook].promise(sampleEvent(), sampleContext())
       expect(result).to.deep.include({ properties: { after: true } })
     })
@@ -44,7 +56,10 @@ describe('hooks', () => {
       const { hooks, as } = hooksWithOwner()
       const networkError = Object.assign(new Error('connection refused'), { name: 'MongoNetworkError' })
       as('persons', () => hooks[hook].tapPromise({ name: 'persons' }, async () => Promise.reject(networkError)))
-      const error = await hooks[hook].promise(sampleEvent(), sampleContext()).then(() => undefined, (e: unknown) => e)
+      const error = await hooks[hook].promise(sampleEvent(), sampleContext()).then(
+        () => undefined,
+        (e: unknown) => e,
+      )
       expect(error).to.include({ retryable: true, hook })
     })
   }
@@ -69,7 +84,10 @@ describe('hooks', () => {
   it('a step that hangs past stepTimeoutMs fails with a retryable error', async () => {
     const { hooks, as } = hooksWithOwner(50)
     as('slow', () => hooks.personUpdate.tapPromise({ name: 'slow' }, () => new Promise(() => undefined)))
-    const error = await hooks.personUpdate.promise(sampleEvent(), sampleContext()).then(() => undefined, (e: unknown) => e)
+    const error = await hooks.personUpdate.promise(sampleEvent(), sampleContext()).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
     expect(error).to.include({ retryable: true })
   })
 })

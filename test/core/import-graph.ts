@@ -39,7 +39,9 @@ export function importGraph(dirs: readonly string[] = ['core', 'plugins']): Impo
     const unique = new Set(specifiers(readFileSync(path.join(ROOT, from), 'utf8')))
     return [...unique].map((fileName) => ({
       from,
-      to: fileName.startsWith('.') ? path.posix.normalize(path.posix.join(path.posix.dirname(from), fileName)) : fileName,
+      to: fileName.startsWith('.')
+        ? path.posix.normalize(path.posix.join(path.posix.dirname(from), fileName))
+        : fileName,
     }))
   })
 }
@@ -50,7 +52,11 @@ const EVALUATOR = 'plugins/decide/evaluator/'
 const EMBEDDED = 'core/storage/embedded/'
 
 const isRepoFile = (to: string) => to.startsWith('core/') || to.startsWith('plugins/') || to.startsWith('..')
-const packageName = (to: string) => to.split('/').slice(0, to.startsWith('@') ? 2 : 1).join('/')
+const packageName = (to: string) =>
+  to
+    .split('/')
+    .slice(0, to.startsWith('@') ? 2 : 1)
+    .join('/')
 /** The folder of the plugin a file belongs to (`plugins/geoip/`), or null for the registry. */
 const pluginFolder = (file: string) => /^(plugins\/[^/]+\/)/.exec(file)?.[1] ?? null
 
@@ -59,7 +65,8 @@ export function violation({ from, to }: ImportEdge): string | null {
   const folder = pluginFolder(from)
   if (from.startsWith(EVALUATOR)) {
     if (['koa', '@koa/router', 'mongodb'].includes(packageName(to))) return 'the evaluator imports koa or mongodb'
-    if (isRepoFile(to) && to !== CONTRACT && !to.startsWith(EVALUATOR)) return 'the evaluator imports outside its folder'
+    if (isRepoFile(to) && to !== CONTRACT && !to.startsWith(EVALUATOR))
+      return 'the evaluator imports outside its folder'
     return null
   }
   if (folder) {
@@ -70,6 +77,7 @@ export function violation({ from, to }: ImportEdge): string | null {
     if (isRepoFile(to) && !to.startsWith(EMBEDDED)) return 'the embedded store imports the service'
     return null
   }
-  if (from.startsWith('core/') && to.startsWith('plugins/') && to !== REGISTRY) return 'core imports a plugin past the registry'
+  if (from.startsWith('core/') && to.startsWith('plugins/') && to !== REGISTRY)
+    return 'core imports a plugin past the registry'
   return null
 }

@@ -3,17 +3,27 @@ import { outcomesOf } from '../../core/isolation.ts'
 import type { SinkBatch } from '../../core/plugin-api.ts'
 import { hooksWithOwner, sampleContext, sampleEvent } from '../helpers/hooks.ts'
 
-const batch = (): SinkBatch => ({ project: sampleContext().project, events: [sampleEvent()], receivedAt: new Date(0), historicalMigration: false })
+const batch = (): SinkBatch => ({
+  project: sampleContext().project,
+  events: [sampleEvent()],
+  receivedAt: new Date(0),
+  historicalMigration: false,
+})
 
 describe('isolation', () => {
   it('turns a promise tap that throws synchronously after the first tap into a rejection, not a hang (models.md §3)', async () => {
     const { hooks, as } = hooksWithOwner()
     as('first', () => hooks.validate.tapPromise({ name: 'first' }, async () => undefined))
-    as('sync-thrower', () => hooks.validate.tapPromise({ name: 'sync-thrower' }, (() => {
-      throw new Error('sync')
-    }) as never))
+    as('sync-thrower', () =>
+      hooks.validate.tapPromise({ name: 'sync-thrower' }, (() => {
+        throw new Error('sync')
+      }) as never),
+    )
     const settled = await Promise.race([
-      hooks.validate.promise(sampleEvent(), sampleContext()).then(() => 'resolved', () => 'rejected'),
+      hooks.validate.promise(sampleEvent(), sampleContext()).then(
+        () => 'resolved',
+        () => 'rejected',
+      ),
       new Promise((resolve) => setTimeout(() => resolve('hung'), 500)),
     ])
     expect(settled).to.equal('rejected')
@@ -41,9 +51,11 @@ describe('isolation', () => {
     const { hooks, as } = hooksWithOwner()
     const seen: string[] = []
     as('broken', () => hooks.sink.tapPromise({ name: 'broken' }, async () => Promise.reject(new Error('down'))), true)
-    as('sync-broken', () => hooks.sink.tap({ name: 'x' }, () => {
-      throw new Error('sync down')
-    }))
+    as('sync-broken', () =>
+      hooks.sink.tap({ name: 'x' }, () => {
+        throw new Error('sync down')
+      }),
+    )
     as('fine', () => hooks.sink.tapPromise({ name: 'fine' }, async () => void seen.push('fine')))
     const b = batch()
     await hooks.sink.promise(b)
@@ -58,15 +70,21 @@ describe('isolation', () => {
 
   it('callback-style taps (tapAsync) are wrapped too', async () => {
     const { hooks, as } = hooksWithOwner()
-    as('cb', () => hooks.geoip.tapAsync({ name: 'cb' }, (event, _ctx, done) => done(null, { ...event, event: 'from-callback' })))
+    as('cb', () =>
+      hooks.geoip.tapAsync({ name: 'cb' }, (event, _ctx, done) => done(null, { ...event, event: 'from-callback' })),
+    )
     expect(await hooks.geoip.promise(sampleEvent(), sampleContext())).to.include({ event: 'from-callback' })
   })
 
   it('an observer that throws never breaks the caller', () => {
     const { hooks, as } = hooksWithOwner()
-    as('obs', () => hooks.stepFailed.tap({ name: 'obs' }, () => {
-      throw new Error('observer bug')
-    }))
-    expect(() => hooks.stepFailed.call({ plugin: 'p', hook: 'h', error: new Error('x'), retryable: false })).not.to.throw()
+    as('obs', () =>
+      hooks.stepFailed.tap({ name: 'obs' }, () => {
+        throw new Error('observer bug')
+      }),
+    )
+    expect(() =>
+      hooks.stepFailed.call({ plugin: 'p', hook: 'h', error: new Error('x'), retryable: false }),
+    ).not.to.throw()
   })
 })

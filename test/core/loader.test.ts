@@ -22,10 +22,17 @@ const received = () => ((globalThis as Record<symbol, unknown[]>)[Symbol.for('he
 function scratchApp(): { rootDir: string; configDir: string } {
   const rootDir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-loader-'))
   for (const [folder, name] of [
-    ['ok-sink', 'hedgerow-plugin-sink-ok'], ['cjs-sink', '@acme/hedgerow-plugin-sink-cjs'], ['throws-on-import', 'hedgerow-plugin-sink-throws'],
-    ['missing-dependency', 'hedgerow-plugin-sink-missing-dep'], ['wrong-api-version', 'hedgerow-plugin-sink-old'], ['not-a-plugin', 'hedgerow-plugin-sink-invalid'],
-    ['bad-options-schema', 'hedgerow-plugin-sink-options'], ['slow-setup', 'hedgerow-plugin-sink-slow'], ['taps-after-setup', 'hedgerow-plugin-late-tap'],
-  ]) cpSync(path.join(FIXTURES, folder), path.join(rootDir, 'node_modules', name), { recursive: true })
+    ['ok-sink', 'hedgerow-plugin-sink-ok'],
+    ['cjs-sink', '@acme/hedgerow-plugin-sink-cjs'],
+    ['throws-on-import', 'hedgerow-plugin-sink-throws'],
+    ['missing-dependency', 'hedgerow-plugin-sink-missing-dep'],
+    ['wrong-api-version', 'hedgerow-plugin-sink-old'],
+    ['not-a-plugin', 'hedgerow-plugin-sink-invalid'],
+    ['bad-options-schema', 'hedgerow-plugin-sink-options'],
+    ['slow-setup', 'hedgerow-plugin-sink-slow'],
+    ['taps-after-setup', 'hedgerow-plugin-late-tap'],
+  ])
+    cpSync(path.join(FIXTURES, folder), path.join(rootDir, 'node_modules', name), { recursive: true })
   const configDir = path.join(rootDir, 'config')
   mkdirSync(configDir)
   cpSync(path.join(FIXTURES, 'ok-sink'), path.join(rootDir, 'local-plugins', 'my-sink'), { recursive: true })
@@ -44,10 +51,26 @@ describe('loader', () => {
 
   function context(overrides: Partial<LoaderContext> = {}): LoaderContext {
     const state = { stepTimeoutMs: 1000, onStepFailed: () => undefined }
-    return { hooks: createHooks(state), state, db: client.db('loader'), projects: new ProjectStore(client.db('loader')), isAdminKey: () => false, logger: pino({ level: 'silent' }), builtIns: builtInPlugins, dataDir: app.rootDir, setupTimeoutMs: 150, ...app, ...overrides }
+    return {
+      hooks: createHooks(state),
+      state,
+      db: client.db('loader'),
+      projects: new ProjectStore(client.db('loader')),
+      isAdminKey: () => false,
+      logger: pino({ level: 'silent' }),
+      builtIns: builtInPlugins,
+      dataDir: app.rootDir,
+      setupTimeoutMs: 150,
+      ...app,
+      ...overrides,
+    }
   }
-  const load = (entries: PluginEntry[], overrides: Partial<LoaderContext> = {}) => loadPlugins([{ plugin: 'validate' }, ...entries], context(overrides))
-  async function failure(entries: PluginEntry[], overrides: Partial<LoaderContext> = {}): Promise<PluginLoadError | ConfigError> {
+  const load = (entries: PluginEntry[], overrides: Partial<LoaderContext> = {}) =>
+    loadPlugins([{ plugin: 'validate' }, ...entries], context(overrides))
+  async function failure(
+    entries: PluginEntry[],
+    overrides: Partial<LoaderContext> = {},
+  ): Promise<PluginLoadError | ConfigError> {
     try {
       await load(entries, overrides)
     } catch (error) {
@@ -58,8 +81,17 @@ describe('loader', () => {
   }
 
   it('loads a built-in by name, an npm package by name and a ./path from the config folder', async () => {
-    const loaded = await load([{ plugin: 'sink-mongo' }, { plugin: 'hedgerow-plugin-sink-ok' }, { plugin: '../local-plugins/my-sink', id: 'local-sink' }])
-    expect(loaded.map((p) => [p.id, p.source.split(' ')[0]])).to.deep.equal([['validate', 'built-in'], ['sink-mongo', 'built-in'], ['hedgerow-plugin-sink-ok', 'npm'], ['local-sink', 'path']])
+    const loaded = await load([
+      { plugin: 'sink-mongo' },
+      { plugin: 'hedgerow-plugin-sink-ok' },
+      { plugin: '../local-plugins/my-sink', id: 'local-sink' },
+    ])
+    expect(loaded.map((p) => [p.id, p.source.split(' ')[0]])).to.deep.equal([
+      ['validate', 'built-in'],
+      ['sink-mongo', 'built-in'],
+      ['hedgerow-plugin-sink-ok', 'npm'],
+      ['local-sink', 'path'],
+    ])
     expect(loaded[2].source).to.equal('npm hedgerow-plugin-sink-ok@1.0.0')
     expect(loaded[2].tapped).to.deep.equal(['sink'])
   })
@@ -71,22 +103,34 @@ describe('loader', () => {
 
   it('stops boot naming a package that is not installed, and says how to install it', async () => {
     const error = await failure([{ plugin: 'hedgerow-plugin-sink-nowhere' }])
-    expect(error.message).to.match(/hedgerow-plugin-sink-nowhere/).and.match(/npm install/)
+    expect(error.message)
+      .to.match(/hedgerow-plugin-sink-nowhere/)
+      .and.match(/npm install/)
   })
 
   it('tells a plugin that throws on import apart from one whose own dependency is missing', async () => {
     expect(await failure([{ plugin: 'hedgerow-plugin-sink-throws' }])).to.include({ code: 'INGEST_ERR_PLUGIN_IMPORT' })
     const missing = await failure([{ plugin: 'hedgerow-plugin-sink-missing-dep' }])
-    expect(missing).to.include({ code: 'INGEST_ERR_PLUGIN_DEPENDENCY_MISSING', plugin: 'hedgerow-plugin-sink-missing-dep' })
+    expect(missing).to.include({
+      code: 'INGEST_ERR_PLUGIN_DEPENDENCY_MISSING',
+      plugin: 'hedgerow-plugin-sink-missing-dep',
+    })
   })
 
   it('refuses a plugin built for another API version, and a module that is not a plugin', async () => {
-    expect(await failure([{ plugin: 'hedgerow-plugin-sink-old' }])).to.include({ code: 'INGEST_ERR_PLUGIN_API_MISMATCH' })
-    expect(await failure([{ plugin: 'hedgerow-plugin-sink-invalid' }])).to.include({ code: 'INGEST_ERR_PLUGIN_INVALID' })
+    expect(await failure([{ plugin: 'hedgerow-plugin-sink-old' }])).to.include({
+      code: 'INGEST_ERR_PLUGIN_API_MISMATCH',
+    })
+    expect(await failure([{ plugin: 'hedgerow-plugin-sink-invalid' }])).to.include({
+      code: 'INGEST_ERR_PLUGIN_INVALID',
+    })
   })
 
   it('validates options against the plugin schema before setup, naming the config path', async () => {
-    const error = await failure([{ plugin: 'sink-mongo' }, { plugin: 'hedgerow-plugin-sink-options', options: { url: 42 } }])
+    const error = await failure([
+      { plugin: 'sink-mongo' },
+      { plugin: 'hedgerow-plugin-sink-options', options: { url: 42 } },
+    ])
     expect(error).to.be.instanceOf(ConfigError)
     expect((error as ConfigError).jsonPath).to.equal('/plugins/2/options/url')
     const unknown = await failure([{ plugin: 'sink-mongo', options: { colection: 'x' } }])
@@ -95,7 +139,12 @@ describe('loader', () => {
 
   it('applies option defaults from the schema', async () => {
     let seen: unknown
-    const spy = definePlugin({ name: 'spy', apiVersion: API_VERSION, optionsSchema: builtInPlugins['sink-mongo'].optionsSchema!, setup: (api, options) => void (seen = options, api.hooks.sink.tap({ name: api.id }, () => undefined)) })
+    const spy = definePlugin({
+      name: 'spy',
+      apiVersion: API_VERSION,
+      optionsSchema: builtInPlugins['sink-mongo'].optionsSchema!,
+      setup: (api, options) => void ((seen = options), api.hooks.sink.tap({ name: api.id }, () => undefined)),
+    })
     await load([{ plugin: 'spy' }], { builtIns: { ...builtInPlugins, spy: spy as PluginDefinition } })
     expect(seen).to.deep.equal({ collection: 'events', writeConcern: 'majority' })
   })
@@ -107,12 +156,19 @@ describe('loader', () => {
   })
 
   it('skips an optional plugin that fails, removing the taps it made before failing', async () => {
-    const halfway = definePlugin({ name: 'halfway', apiVersion: API_VERSION, setup(api) {
-      api.hooks.sink.tapPromise({ name: api.id }, async () => undefined)
-      throw new Error('connection refused')
-    } })
+    const halfway = definePlugin({
+      name: 'halfway',
+      apiVersion: API_VERSION,
+      setup(api) {
+        api.hooks.sink.tapPromise({ name: api.id }, async () => undefined)
+        throw new Error('connection refused')
+      },
+    })
     const ctx = context({ builtIns: { ...builtInPlugins, halfway: halfway as PluginDefinition } })
-    const loaded = await loadPlugins([{ plugin: 'validate' }, { plugin: 'halfway', optional: true }, { plugin: 'sink-mongo' }], ctx)
+    const loaded = await loadPlugins(
+      [{ plugin: 'validate' }, { plugin: 'halfway', optional: true }, { plugin: 'sink-mongo' }],
+      ctx,
+    )
     expect(loaded.map((p) => p.id)).to.deep.equal(['validate', 'sink-mongo'])
     expect(ctx.hooks.sink.taps.map((t) => t.name)).to.deep.equal(['sink-mongo'])
   })
@@ -124,25 +180,44 @@ describe('loader', () => {
   })
 
   it('checks required services and that validate and sink are tapped', async () => {
-    const needy = definePlugin({ name: 'needy', apiVersion: API_VERSION, requires: ['flags' as never], setup: () => undefined })
-    expect(await failure([{ plugin: 'needy' }], { builtIns: { ...builtInPlugins, needy: needy as PluginDefinition } })).to.include({ code: 'INGEST_ERR_PLUGIN_REQUIRES' })
+    const needy = definePlugin({
+      name: 'needy',
+      apiVersion: API_VERSION,
+      requires: ['flags' as never],
+      setup: () => undefined,
+    })
+    expect(
+      await failure([{ plugin: 'needy' }], { builtIns: { ...builtInPlugins, needy: needy as PluginDefinition } }),
+    ).to.include({ code: 'INGEST_ERR_PLUGIN_REQUIRES' })
     expect(await failure([])).to.include({ code: 'INGEST_ERR_NO_TAP' })
   })
 
   it('refuses two plugins with one id', async () => {
-    expect(await failure([{ plugin: 'sink-mongo' }, { plugin: 'sink-mongo' }])).to.include({ code: 'INGEST_ERR_PLUGIN_DUPLICATE' })
+    expect(await failure([{ plugin: 'sink-mongo' }, { plugin: 'sink-mongo' }])).to.include({
+      code: 'INGEST_ERR_PLUGIN_DUPLICATE',
+    })
   })
 
   it('runs teardowns in reverse load order, and a failing teardown does not stop the next', async () => {
     const order: string[] = []
-    const plugin = (name: string, fail = false) => definePlugin({ name, apiVersion: API_VERSION, setup: (api) => {
-      api.hooks.sink.tap({ name: api.id }, () => undefined)
-      return () => {
-        order.push(name)
-        if (fail) throw new Error('teardown failed')
-      }
-    } })
-    const builtIns = { ...builtInPlugins, a: plugin('a') as PluginDefinition, b: plugin('b', true) as PluginDefinition, c: plugin('c') as PluginDefinition }
+    const plugin = (name: string, fail = false) =>
+      definePlugin({
+        name,
+        apiVersion: API_VERSION,
+        setup: (api) => {
+          api.hooks.sink.tap({ name: api.id }, () => undefined)
+          return () => {
+            order.push(name)
+            if (fail) throw new Error('teardown failed')
+          }
+        },
+      })
+    const builtIns = {
+      ...builtInPlugins,
+      a: plugin('a') as PluginDefinition,
+      b: plugin('b', true) as PluginDefinition,
+      c: plugin('c') as PluginDefinition,
+    }
     const loaded = await load([{ plugin: 'a' }, { plugin: 'b' }, { plugin: 'c' }], { builtIns })
     await runTeardowns(loaded, pino({ level: 'silent' }))
     expect(order).to.deep.equal(['c', 'b', 'a'])
@@ -152,7 +227,12 @@ describe('loader', () => {
     const ctx = context()
     await loadPlugins([{ plugin: 'validate' }, { plugin: 'hedgerow-plugin-sink-ok', id: 'mirror' }], ctx)
     const before = received().length
-    await ctx.hooks.sink.promise({ project: { id: 1, name: 'p', apiToken: 't', secretApiToken: 's', timezone: 'UTC' }, events: [{ uuid: 'u1', event: 'e', distinctId: 'd', properties: {}, timestamp: new Date() }], receivedAt: new Date(), historicalMigration: false })
+    await ctx.hooks.sink.promise({
+      project: { id: 1, name: 'p', apiToken: 't', secretApiToken: 's', timezone: 'UTC' },
+      events: [{ uuid: 'u1', event: 'e', distinctId: 'd', properties: {}, timestamp: new Date() }],
+      receivedAt: new Date(),
+      historicalMigration: false,
+    })
     expect(received().slice(before)).to.deep.equal([{ sink: 'mirror', uuid: 'u1', event: 'e' }])
   })
 })

@@ -1,5 +1,13 @@
 import { expect } from 'chai'
-import { chooseLogFormat, createLogger, MIN_REDACTED_KEY_LENGTH, prettyLines, redactInLogs, redactKeys, turnBatched } from '../../core/logger.ts'
+import {
+  chooseLogFormat,
+  createLogger,
+  MIN_REDACTED_KEY_LENGTH,
+  prettyLines,
+  redactInLogs,
+  redactKeys,
+  turnBatched,
+} from '../../core/logger.ts'
 
 /** A logger writing into an array, one parsed line per entry. */
 function capture() {
@@ -14,7 +22,15 @@ describe('logger key redaction', () => {
 
   it('replaces secret project keys and admin keys wherever they are in a line, and keeps public keys', () => {
     const { logger, text, lines } = capture()
-    logger.info({ path: `/api/projects/${secret}/events`, query: `token=${secret}&x=1`, nested: { deep: [`Bearer ${generated}`] }, public: 'phc_public-token-0123456789' }, `tried ${secret}`)
+    logger.info(
+      {
+        path: `/api/projects/${secret}/events`,
+        query: `token=${secret}&x=1`,
+        nested: { deep: [`Bearer ${generated}`] },
+        public: 'phc_public-token-0123456789',
+      },
+      `tried ${secret}`,
+    )
     logger.error({ err: new Error(`no project has key ${secret}x`) }, 'request failed')
     logger.info({ glued: `token${secret}` }, 'glued')
     expect(text()).not.to.include(secret.slice(4)).and.not.to.include(generated.slice(4))
@@ -24,9 +40,15 @@ describe('logger key redaction', () => {
 
   it('shows a generated admin key only in the adminApiKey field of its one line', () => {
     const { logger, text } = capture()
-    logger.warn({ adminApiKey: generated, file: '/data/admin-api-key' }, 'generated an admin API key (shown once; it is kept in the data folder)')
+    logger.warn(
+      { adminApiKey: generated, file: '/data/admin-api-key' },
+      'generated an admin API key (shown once; it is kept in the data folder)',
+    )
     logger.info({ path: `/x/${generated}`, note: `"adminApiKey":"${generated}"` }, 'request')
-    const lines = text().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)
+    const lines = text()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
     expect(lines[0]!.adminApiKey).to.equal(generated)
     expect(lines[1]!.path).to.equal('/x/hra_[redacted]')
     expect(JSON.stringify(lines[1])).not.to.include(generated)
@@ -36,7 +58,7 @@ describe('logger key redaction', () => {
     const configured = 'my "configured"/admin+key 42'
     redactInLogs(configured)
     const { logger, text } = capture()
-    logger.info({ path: '/api/' + encodeURIComponent(configured), header: configured }, `key ${configured}`)
+    logger.info({ path: `/api/${encodeURIComponent(configured)}`, header: configured }, `key ${configured}`)
     expect(text()).not.to.include('configured')
     expect(text()).not.to.include(encodeURIComponent(configured))
     expect(text().match(/\[redacted\]/g)).to.have.length(3)
@@ -57,7 +79,12 @@ describe('logger turnBatched', () => {
     expect(writes).to.deep.equal([])
     await new Promise((resolve) => setImmediate(resolve))
     expect(writes).to.have.length(1)
-    expect(writes[0]!.trim().split('\n').map((line) => (JSON.parse(line) as { i: number }).i)).to.deep.equal([0, 1, 2])
+    expect(
+      writes[0]!
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { i: number }).i),
+    ).to.deep.equal([0, 1, 2])
     logger.info({ i: 3 }, 'request')
     await new Promise((resolve) => setImmediate(resolve))
     expect(writes).to.have.length(2)
@@ -90,7 +117,9 @@ describe('logger format', () => {
     const secret = 'phs_' + 'PrettySecretKey_0123456789abcdef'
     logger.info({ url: 'http://127.0.0.1:8000', token: secret }, 'hedgerow is listening')
     expect(written, 'synchronously, one write per line').to.have.length(1)
-    expect(written[0]).to.equal(`[${written[0].slice(1, 13)}] INFO: hedgerow is listening {"url":"http://127.0.0.1:8000","token":"phs_[redacted]"}\n`)
+    expect(written[0]).to.equal(
+      `[${written[0].slice(1, 13)}] INFO: hedgerow is listening {"url":"http://127.0.0.1:8000","token":"phs_[redacted]"}\n`,
+    )
     expect(written[0]).to.match(/^\[\d\d:\d\d:\d\d\.\d{3}\]/)
   })
 })

@@ -9,10 +9,22 @@ import { testDbName, testMongoUrl } from '../helpers/mongo.ts'
 describe('main (npm start)', () => {
   it('starts, logs one JSON line per request, and exits 0 on SIGTERM after finishing in-flight work', async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-main-'))
-    const running = await startServiceProcess({ DATA_DIR: dataDir, MONGODB_URL: await testMongoUrl(), MONGODB_DB: testDbName('main'), ADMIN_API_KEY: 'main-test-admin-key-123' })
-    const created = await fetch(`${running.url}/api/projects`, { method: 'POST', headers: { Authorization: 'Bearer main-test-admin-key-123', 'Content-Type': 'application/json' }, body: '{"name":"p"}' })
+    const running = await startServiceProcess({
+      DATA_DIR: dataDir,
+      MONGODB_URL: await testMongoUrl(),
+      MONGODB_DB: testDbName('main'),
+      ADMIN_API_KEY: 'main-test-admin-key-123',
+    })
+    const created = await fetch(`${running.url}/api/projects`, {
+      method: 'POST',
+      headers: { Authorization: 'Bearer main-test-admin-key-123', 'Content-Type': 'application/json' },
+      body: '{"name":"p"}',
+    })
     const { api_token } = (await created.json()) as { api_token: string }
-    const capture = await fetch(`${running.url}/i/v0/e/`, { method: 'POST', body: JSON.stringify({ api_key: api_token, event: 'e', distinct_id: 'd' }) })
+    const capture = await fetch(`${running.url}/i/v0/e/`, {
+      method: 'POST',
+      body: JSON.stringify({ api_key: api_token, event: 'e', distinct_id: 'd' }),
+    })
     expect(capture.status).to.equal(200)
     const access = await running.waitFor((l) => l.msg === 'request' && l.path === '/i/v0/e/', 'access log line')
     expect(access).to.include({ method: 'POST', status: 200, project: 1 }).and.to.have.property('ms')
@@ -23,7 +35,11 @@ describe('main (npm start)', () => {
 
   it('keeps the embedded database on a Unix socket in its 0700 folder: its only TCP port is the HTTP one', async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-main-'))
-    const running = await startServiceProcess({ DATA_DIR: dataDir, MONGODB_URL: '', ADMIN_API_KEY: 'main-test-admin-key-123' })
+    const running = await startServiceProcess({
+      DATA_DIR: dataDir,
+      MONGODB_URL: '',
+      ADMIN_API_KEY: 'main-test-admin-key-123',
+    })
     try {
       const mongoDir = path.join(dataDir, 'mongo')
       const socketPath = path.join(mongoDir, 'mongod.sock')
@@ -31,7 +47,11 @@ describe('main (npm start)', () => {
       expect(logged?.url).to.equal(`mongodb://${encodeURIComponent(socketPath)}/?directConnection=true`)
       expect(statSync(socketPath).isSocket()).to.equal(true)
       expect(statSync(mongoDir).mode & 0o777).to.equal(0o700)
-      const created = await fetch(`${running.url}/api/projects`, { method: 'POST', headers: { Authorization: 'Bearer main-test-admin-key-123', 'Content-Type': 'application/json' }, body: '{"name":"p"}' })
+      const created = await fetch(`${running.url}/api/projects`, {
+        method: 'POST',
+        headers: { Authorization: 'Bearer main-test-admin-key-123', 'Content-Type': 'application/json' },
+        body: '{"name":"p"}',
+      })
       expect(created.status).to.equal(201)
       const ports = tcpListeningPorts(running.process.pid!)
       if (ports) expect(ports).to.deep.equal([Number(new URL(running.url).port)])
@@ -44,11 +64,21 @@ describe('main (npm start)', () => {
 
   it('logs human-readable lines when LOG_FORMAT=pretty (as at a terminal), JSON lines to a pipe otherwise', async function () {
     this.timeout(60_000)
-    const env = async () => ({ DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'hedgerow-main-')), MONGODB_URL: await testMongoUrl(), MONGODB_DB: testDbName('main'), ADMIN_API_KEY: 'main-test-admin-key-123' })
+    const env = async () => ({
+      DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'hedgerow-main-')),
+      MONGODB_URL: await testMongoUrl(),
+      MONGODB_DB: testDbName('main'),
+      ADMIN_API_KEY: 'main-test-admin-key-123',
+    })
     const pretty = spawnService({ ...(await env()), LOG_FORMAT: 'pretty' })
     const json = spawnService(await env())
     await Promise.all([
-      pretty.waitFor((l) => typeof l.msg === 'string' && / INFO: hedgerow is listening \{"url":"http:\/\/127\.0\.0\.1:\d+"/.test(l.msg), 'pretty listening line', 50_000),
+      pretty.waitFor(
+        (l) =>
+          typeof l.msg === 'string' && / INFO: hedgerow is listening \{"url":"http:\/\/127\.0\.0\.1:\d+"/.test(l.msg),
+        'pretty listening line',
+        50_000,
+      ),
       json.waitFor((l) => l.msg === 'hedgerow is listening', 'JSON listening line', 50_000),
     ])
     await Promise.all([pretty.kill('SIGTERM'), json.kill('SIGTERM')])
@@ -66,8 +96,15 @@ describe('main (npm start)', () => {
 
   it('exits 1 naming a plugin that cannot be loaded', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-badplugin-'))
-    writeFileSync(path.join(dir, 'bad.json'), JSON.stringify({ plugins: [{ plugin: 'validate' }, { plugin: 'hedgerow-plugin-sink-absent' }] }))
-    const running = spawnService({ CONFIG_FILE: path.join(dir, 'bad.json'), MONGODB_URL: await testMongoUrl(), DATA_DIR: dir })
+    writeFileSync(
+      path.join(dir, 'bad.json'),
+      JSON.stringify({ plugins: [{ plugin: 'validate' }, { plugin: 'hedgerow-plugin-sink-absent' }] }),
+    )
+    const running = spawnService({
+      CONFIG_FILE: path.join(dir, 'bad.json'),
+      MONGODB_URL: await testMongoUrl(),
+      DATA_DIR: dir,
+    })
     expect(await running.exited).to.equal(1)
     expect(running.output()).to.match(/hedgerow-plugin-sink-absent/)
   })

@@ -29,7 +29,8 @@ describe('Pipeline', () => {
     const ended: string[] = []
     as('step', () =>
       hooks.aliasResolve.tapPromise({ name: 'step' }, async (event, ctx) => {
-        if (ctx.project.id === 1 && event.distinctId === 'slow') await new Promise((resolve) => setTimeout(resolve, slowMs))
+        if (ctx.project.id === 1 && event.distinctId === 'slow')
+          await new Promise((resolve) => setTimeout(resolve, slowMs))
         ended.push(`${ctx.project.id}/${event.distinctId}`)
         return undefined
       }),
@@ -42,7 +43,10 @@ describe('Pipeline', () => {
     const { pipeline, ended } = pipelineRecording(40)
     const first = pipeline.ingest(request(1, ['slow']))
     const second = pipeline.ingest(request(1, ['slow', 'other']))
-    expect(await Promise.all([first, second])).to.deep.equal([{ stored: 1, dropped: 0 }, { stored: 2, dropped: 0 }])
+    expect(await Promise.all([first, second])).to.deep.equal([
+      { stored: 1, dropped: 0 },
+      { stored: 2, dropped: 0 },
+    ])
     // "other" does not wait; the second request's "slow" waits for the first request's
     expect(ended).to.deep.equal(['1/other', '1/slow', '1/slow'])
   })
@@ -75,18 +79,27 @@ describe('Pipeline', () => {
     expect(new Set(sequences).size).to.equal(3) // a and b of the first request, a of the second
     expect(sequences.map((sequence) => sequence.get('count'))).to.deep.equal([3, 1, 3, 3, 1])
   })
-  it('answers a required sink\'s refusal of the request (413) as it is, and any other sink failure as a retryable 503', async () => {
+  it("answers a required sink's refusal of the request (413) as it is, and any other sink failure as a retryable 503", async () => {
     const { hooks, as } = hooksWithOwner()
-    as('refusing', () =>
-      hooks.sink.tapPromise({ name: 'refusing' }, async (batch) => {
-        if (batch.events.some((e) => e.distinctId === 'huge')) throw tooLarge('maximum event size exceeded: event x would be stored as 17000000 bytes')
-        if (batch.events.some((e) => e.distinctId === 'down')) throw new Error('connection reset')
-      }),
-    true)
+    as(
+      'refusing',
+      () =>
+        hooks.sink.tapPromise({ name: 'refusing' }, async (batch) => {
+          if (batch.events.some((e) => e.distinctId === 'huge'))
+            throw tooLarge('maximum event size exceeded: event x would be stored as 17000000 bytes')
+          if (batch.events.some((e) => e.distinctId === 'down')) throw new Error('connection reset')
+        }),
+      true,
+    )
     const pipeline = new Pipeline(hooks, client.db(testDbName('pipeline')), pino({ level: 'silent' }))
     const refused = await pipeline.ingest(request(1, ['huge'])).catch((e: unknown) => e)
     expect(refused).to.be.instanceOf(HttpError)
-    expect((refused as HttpError).toBody()).to.deep.equal({ type: 'validation_error', code: 'payload_too_large', detail: 'maximum event size exceeded: event x would be stored as 17000000 bytes', attr: null })
+    expect((refused as HttpError).toBody()).to.deep.equal({
+      type: 'validation_error',
+      code: 'payload_too_large',
+      detail: 'maximum event size exceeded: event x would be stored as 17000000 bytes',
+      attr: null,
+    })
     const failed = await pipeline.ingest(request(1, ['down'])).catch((e: unknown) => e)
     expect((failed as HttpError).status).to.equal(503)
     expect((failed as HttpError).retryable).to.equal(true)

@@ -24,7 +24,9 @@ describe('ProjectStore secret keys', () => {
     const store = new ProjectStore(db)
     const project = await store.create({ name: 'p' })
     const stored = await projectsCollection().findOne({ id: project.id })
-    expect(stored?.secret_api_token_sha256).to.equal(secretKeyDigest(project.secretApiToken)).and.match(/^[0-9a-f]{64}$/)
+    expect(stored?.secret_api_token_sha256)
+      .to.equal(secretKeyDigest(project.secretApiToken))
+      .and.match(/^[0-9a-f]{64}$/)
     expect((await store.bySecretToken(project.secretApiToken))?.id).to.equal(project.id)
   })
 
@@ -39,7 +41,10 @@ describe('ProjectStore secret keys', () => {
     const sent = commands.slice(from).filter((c) => c.databaseName === db.databaseName)
     const finds = sent.filter((c) => c.commandName === 'find')
     expect(finds).to.have.length(2)
-    expect(finds.map((c) => c.command.filter)).to.deep.equal([{ secret_api_token_sha256: secretKeyDigest(project.secretApiToken) }, { secret_api_token_sha256: secretKeyDigest(wrong) }])
+    expect(finds.map((c) => c.command.filter)).to.deep.equal([
+      { secret_api_token_sha256: secretKeyDigest(project.secretApiToken) },
+      { secret_api_token_sha256: secretKeyDigest(wrong) },
+    ])
     // A plain `{secret_api_token: key}` query (an index walk over the key's own bytes) would put the key on the wire.
     for (const command of sent) expect(JSON.stringify(command.command)).not.to.include(project.secretApiToken.slice(4))
   })
@@ -47,7 +52,10 @@ describe('ProjectStore secret keys', () => {
   it('goes by the digest field: a project whose digest does not match its key is not found by the key', async () => {
     const store = new ProjectStore(db)
     const project = await store.create({ name: 'p' })
-    await projectsCollection().updateOne({ id: project.id }, { $set: { secret_api_token_sha256: secretKeyDigest('something else') } })
+    await projectsCollection().updateOne(
+      { id: project.id },
+      { $set: { secret_api_token_sha256: secretKeyDigest('something else') } },
+    )
     expect(await store.bySecretToken(project.secretApiToken)).to.equal(undefined)
   })
 
@@ -55,14 +63,31 @@ describe('ProjectStore secret keys', () => {
     const store = new ProjectStore(db)
     const project = await store.create({ name: 'p' })
     const forged = 'phs_forged-key-whose-digest-was-planted'
-    await projectsCollection().updateOne({ id: project.id }, { $set: { secret_api_token_sha256: secretKeyDigest(forged) } })
+    await projectsCollection().updateOne(
+      { id: project.id },
+      { $set: { secret_api_token_sha256: secretKeyDigest(forged) } },
+    )
     expect(await store.bySecretToken(forged)).to.equal(undefined)
   })
 
   it('gives projects stored before digests existed theirs, so their keys keep working, and indexes the digest', async () => {
     const old = [
-      { id: 1, name: 'old-1', api_token: 'phc_old1', secret_api_token: 'phs_old-secret-key-number-one', timezone: 'UTC', created_at: new Date() },
-      { id: 2, name: 'old-2', api_token: 'phc_old2', secret_api_token: 'phs_old-secret-key-number-two', timezone: 'UTC', created_at: new Date() },
+      {
+        id: 1,
+        name: 'old-1',
+        api_token: 'phc_old1',
+        secret_api_token: 'phs_old-secret-key-number-one',
+        timezone: 'UTC',
+        created_at: new Date(),
+      },
+      {
+        id: 2,
+        name: 'old-2',
+        api_token: 'phc_old2',
+        secret_api_token: 'phs_old-secret-key-number-two',
+        timezone: 'UTC',
+        created_at: new Date(),
+      },
     ]
     await projectsCollection().insertMany(old.map((doc) => ({ ...doc })))
     const store = new ProjectStore(db)
@@ -70,7 +95,9 @@ describe('ProjectStore secret keys', () => {
     expect((await store.bySecretToken('phs_old-secret-key-number-one'))?.name).to.equal('old-1')
     expect(await store.bySecretToken('phs_old-secret-key-number-thre')).to.equal(undefined)
     for (const doc of old) {
-      expect((await projectsCollection().findOne({ id: doc.id }))?.secret_api_token_sha256).to.equal(secretKeyDigest(doc.secret_api_token))
+      expect((await projectsCollection().findOne({ id: doc.id }))?.secret_api_token_sha256).to.equal(
+        secretKeyDigest(doc.secret_api_token),
+      )
     }
     const indexes = await projectsCollection().indexes()
     expect(indexes.map((i) => i.key)).to.deep.include({ secret_api_token_sha256: 1 })

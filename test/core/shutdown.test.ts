@@ -24,7 +24,9 @@ describe('shutDownWithin', () => {
     )
     const tookMs = performance.now() - started
     expect(error).to.be.instanceOf(ShutdownTimeoutError)
-    expect((error as Error).message).to.equal('shutdown did not finish within 200 ms (server.shutdownTimeoutMs): closing the database was still pending')
+    expect((error as Error).message).to.equal(
+      'shutdown did not finish within 200 ms (server.shutdownTimeoutMs): closing the database was still pending',
+    )
     expect(ran).to.deep.equal(['quick'])
     expect(tookMs).to.be.within(190, 2_000)
   })

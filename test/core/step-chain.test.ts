@@ -4,17 +4,34 @@ import { drop } from '../../core/plugin-api.ts'
 import type { IngestEvent } from '../../core/plugin-api.ts'
 import { hooksWithOwner, sampleContext, sampleEvent } from '../helpers/hooks.ts'
 
-const settle = <T>(p: Promise<T>) => p.then((value) => ({ value }), (error: unknown) => ({ error }))
-const withProp = (event: IngestEvent, key: string, value: unknown): IngestEvent => ({ ...event, properties: { ...event.properties, [key]: value } })
+const settle = <T>(p: Promise<T>) =>
+  p.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  )
+const withProp = (event: IngestEvent, key: string, value: unknown): IngestEvent => ({
+  ...event,
+  properties: { ...event.properties, [key]: value },
+})
 
 describe('StepChain', () => {
   it('runs the taps of every step in order, each receiving the previous answer (waterfall)', async () => {
     const { hooks, as } = hooksWithOwner()
     const seen: string[] = []
     as('v', () => hooks.validate.tapPromise({ name: 'v' }, async (e) => (seen.push('validate'), withProp(e, 'a', 1))))
-    as('s', () => hooks.validate.tapPromise({ name: 's', stage: 100 }, async (e) => (seen.push(`spike:${String(e.properties.a)}`), undefined)))
+    as('s', () =>
+      hooks.validate.tapPromise(
+        { name: 's', stage: 100 },
+        async (e) => (seen.push(`spike:${String(e.properties.a)}`), undefined),
+      ),
+    )
     as('g', () => hooks.geoip.tap({ name: 'g' }, (e) => (seen.push('geoip'), withProp(e, 'b', 2))))
-    as('f', () => hooks.flagAttribution.tapPromise({ name: 'f' }, async (e) => (seen.push(`flags:${String(e.properties.b)}`), withProp(e, 'c', 3))))
+    as('f', () =>
+      hooks.flagAttribution.tapPromise(
+        { name: 'f' },
+        async (e) => (seen.push(`flags:${String(e.properties.b)}`), withProp(e, 'c', 3)),
+      ),
+    )
     const { value, droppedBy } = await new StepChain(hooks).run(sampleEvent(), sampleContext())
     expect(seen).to.deep.equal(['validate', 'spike:1', 'geoip', 'flags:2'])
     expect(value).to.deep.include({ properties: { a: 1, b: 2, c: 3 } })
@@ -45,19 +62,33 @@ describe('StepChain', () => {
 
   it('keeps the event when a tap of a skip step throws, rejects, or answers late, and reports each failure', async () => {
     const { hooks, as, failures } = hooksWithOwner(40)
-    as('sync-thrower', () => hooks.geoip.tapPromise({ name: 'x' }, (() => {
-      throw new Error('sync')
-    }) as never))
+    as('sync-thrower', () =>
+      hooks.geoip.tapPromise({ name: 'x' }, (() => {
+        throw new Error('sync')
+      }) as never),
+    )
     as('rejecter', () => hooks.geoip.tapPromise({ name: 'x' }, async () => Promise.reject(new Error('async'))))
     let lateAnswered = false
-    as('slow', () => hooks.flagAttribution.tapPromise({ name: 'x' }, () => new Promise((resolve) => setTimeout(() => {
-      lateAnswered = true
-      resolve({ ...sampleEvent(), event: 'late' })
-    }, 120))))
+    as('slow', () =>
+      hooks.flagAttribution.tapPromise(
+        { name: 'x' },
+        () =>
+          new Promise((resolve) =>
+            setTimeout(() => {
+              lateAnswered = true
+              resolve({ ...sampleEvent(), event: 'late' })
+            }, 120),
+          ),
+      ),
+    )
     as('after', () => hooks.flagAttribution.tapPromise({ name: 'x' }, async (e) => withProp(e, 'after', true)))
     const { value } = await new StepChain(hooks).run(sampleEvent(), sampleContext())
     expect(value).to.deep.include({ event: 'e', properties: { after: true } })
-    expect(failures.map((f) => `${f.plugin}/${f.hook}/${f.retryable}`)).to.deep.equal(['sync-thrower/geoip/false', 'rejecter/geoip/false', 'slow/flagAttribution/true'])
+    expect(failures.map((f) => `${f.plugin}/${f.hook}/${f.retryable}`)).to.deep.equal([
+      'sync-thrower/geoip/false',
+      'rejecter/geoip/false',
+      'slow/flagAttribution/true',
+    ])
     expect(failures[2]!.error.message).to.match(/slow in flagAttribution timed out after 40 ms/)
     await new Promise((resolve) => setTimeout(resolve, 150))
     expect(lateAnswered).to.equal(true)
@@ -77,20 +108,26 @@ describe('StepChain', () => {
   it('rejects with the StepError of a fail step, retryable when the cause is (a timeout is)', async () => {
     const { hooks, as } = hooksWithOwner(30)
     as('persons', () => hooks.aliasResolve.tapPromise({ name: 'x' }, () => new Promise(() => undefined)))
-    const { error } = (await settle(new StepChain(hooks).run(sampleEvent(), sampleContext()))) as { error: Error & Record<string, unknown> }
+    const { error } = (await settle(new StepChain(hooks).run(sampleEvent(), sampleContext()))) as {
+      error: Error & Record<string, unknown>
+    }
     expect(error.name).to.equal('StepError')
     expect(error).to.include({ plugin: 'persons', hook: 'aliasResolve', retryable: true })
 
     const other = hooksWithOwner()
     other.as('v', () => other.hooks.validate.tapPromise({ name: 'x' }, async () => Promise.reject(new Error('bad'))))
-    const failed = (await settle(new StepChain(other.hooks).run(sampleEvent(), sampleContext()))) as { error: Error & Record<string, unknown> }
+    const failed = (await settle(new StepChain(other.hooks).run(sampleEvent(), sampleContext()))) as {
+      error: Error & Record<string, unknown>
+    }
     expect(failed.error).to.include({ plugin: 'v', hook: 'validate', retryable: false })
   })
 
   it('runs callback taps (tapAsync) and promise taps that answer a plain value', async () => {
     const { hooks, as } = hooksWithOwner()
     as('cb', () => hooks.geoip.tapAsync({ name: 'x' }, (event, _ctx, done) => done(null, withProp(event, 'cb', true))))
-    as('plain', () => hooks.personUpdate.tapPromise({ name: 'x' }, ((e: IngestEvent) => withProp(e, 'plain', true)) as never))
+    as('plain', () =>
+      hooks.personUpdate.tapPromise({ name: 'x' }, ((e: IngestEvent) => withProp(e, 'plain', true)) as never),
+    )
     const { value } = await new StepChain(hooks).run(sampleEvent(), sampleContext())
     expect(value).to.deep.include({ properties: { cb: true, plain: true } })
   })
@@ -110,8 +147,12 @@ describe('StepChain', () => {
     as('keep', () => hooks.geoip.tapPromise({ name: 'x' }, async (e) => withProp(e, 'keep', true)))
     as('gone', () => hooks.geoip.tapPromise({ name: 'x' }, async (e) => withProp(e, 'gone', true)))
     const chain = new StepChain(hooks)
-    expect((await chain.run(sampleEvent(), sampleContext())).value).to.deep.include({ properties: { keep: true, gone: true } })
+    expect((await chain.run(sampleEvent(), sampleContext())).value).to.deep.include({
+      properties: { keep: true, gone: true },
+    })
     hooks.geoip.taps = hooks.geoip.taps.filter((tap) => tap.name !== 'gone')
-    expect((await chain.run(sampleEvent(), sampleContext())).value).to.deep.include({ properties: { keep: true } }).and.not.have.nested.property('properties.gone')
+    expect((await chain.run(sampleEvent(), sampleContext())).value)
+      .to.deep.include({ properties: { keep: true } })
+      .and.not.have.nested.property('properties.gone')
   })
 })

@@ -3,7 +3,13 @@ import { MongoClient } from 'mongodb'
 import type { Db } from 'mongodb'
 import { calculateObjectSize } from 'bson'
 import { pino } from 'pino'
-import { MAX_DETAIL_VALUE_CHARS, MAX_EVENT_EXCERPT_CHARS, WarningBatch, boundedDetails, eventExcerpt } from '../../core/warnings.ts'
+import {
+  MAX_DETAIL_VALUE_CHARS,
+  MAX_EVENT_EXCERPT_CHARS,
+  WarningBatch,
+  boundedDetails,
+  eventExcerpt,
+} from '../../core/warnings.ts'
 import { COLLECTIONS } from '../../core/storage/collections.ts'
 import { testDbName, testMongoUrl } from '../helpers/mongo.ts'
 
@@ -29,7 +35,12 @@ describe('ingestion warnings', () => {
   })
 
   it('keeps an excerpt of a large event: the start of its JSON, its name and uuid, marked truncated', () => {
-    const event = { event: '$pageview', uuid: '0190a000-0000-7000-8000-0000000000ab', distinct_id: 'd', properties: { $groups: manyGroupTypes(20_000) } }
+    const event = {
+      event: '$pageview',
+      uuid: '0190a000-0000-7000-8000-0000000000ab',
+      distinct_id: 'd',
+      properties: { $groups: manyGroupTypes(20_000) },
+    }
     const excerpt = eventExcerpt(event) as Record<string, unknown>
     expect(excerpt).to.include({ truncated: true, event: '$pageview', uuid: '0190a000-0000-7000-8000-0000000000ab' })
     expect(excerpt.excerpt).to.be.a('string').with.length(MAX_EVENT_EXCERPT_CHARS)
@@ -49,7 +60,11 @@ describe('ingestion warnings', () => {
 
   it('stores a few KB per warning however large the event, for every warning of that event', async () => {
     const batch = new WarningBatch(7)
-    const event = { event: 'e', distinct_id: 'd', properties: { $groups: manyGroupTypes(20_000), $anon_distinct_id: 'a'.repeat(5 * 1024 * 1024) } }
+    const event = {
+      event: 'e',
+      distinct_id: 'd',
+      properties: { $groups: manyGroupTypes(20_000), $anon_distinct_id: 'a'.repeat(5 * 1024 * 1024) },
+    }
     expect(JSON.stringify(event).length).to.be.greaterThan(5 * 1024 * 1024)
     for (let i = 0; i < 3; i++) batch.add('some_problem', { attempt: i, id: event.properties.$anon_distinct_id }, event)
     await batch.flush(db, pino({ level: 'silent' }))

@@ -6,7 +6,12 @@ import type { EventContext, IngestEvent, IngestHooks, StepInfo } from '../../cor
 
 const logger = pino({ level: 'silent' })
 
-export function hooksWithOwner(stepTimeoutMs = 1000): { hooks: IngestHooks; state: IsolationState; failures: StepInfo[]; as: (id: string, fn: () => void, required?: boolean) => TapOwner } {
+export function hooksWithOwner(stepTimeoutMs = 1000): {
+  hooks: IngestHooks
+  state: IsolationState
+  failures: StepInfo[]
+  as: (id: string, fn: () => void, required?: boolean) => TapOwner
+} {
   const failures: StepInfo[] = []
   const state: IsolationState = { stepTimeoutMs, onStepFailed: (info) => failures.push(info) }
   const hooks = createHooks(state)
@@ -23,7 +28,13 @@ export function hooksWithOwner(stepTimeoutMs = 1000): { hooks: IngestHooks; stat
   return { hooks, state, failures, as }
 }
 
-export const sampleEvent = (): IngestEvent => ({ uuid: '', event: 'e', distinctId: 'd', properties: {}, timestamp: new Date(0) })
+export const sampleEvent = (): IngestEvent => ({
+  uuid: '',
+  event: 'e',
+  distinctId: 'd',
+  properties: {},
+  timestamp: new Date(0),
+})
 export const sampleContext = (): EventContext => ({
   project: { id: 1, name: 'p', apiToken: 'phc_x', secretApiToken: 'phs_x', timezone: 'UTC' },
   raw: {},
@@ -33,4 +44,3 @@ export const sampleContext = (): EventContext => ({
   warn: () => undefined,
   sequence: new Map(),
 })
-

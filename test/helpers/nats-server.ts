@@ -27,11 +27,16 @@ export class NatsServer {
   async start(): Promise<void> {
     const missing = missingReason('nats-server')
     if (missing) throw new Error(`${missing}: ${TOOLS['nats-server'].enable}`)
-    const child = spawn(NATS_SERVER, ['-js', '-a', '127.0.0.1', '-p', String(this.port || -1), '-sd', this.storeDir], { stdio: ['ignore', 'ignore', 'pipe'] })
+    const child = spawn(NATS_SERVER, ['-js', '-a', '127.0.0.1', '-p', String(this.port || -1), '-sd', this.storeDir], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
     this.child = child
     let log = ''
     this.port = await new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`nats-server was not ready within ${READY_WITHIN_MS} ms:\n${log}`)), READY_WITHIN_MS)
+      const timer = setTimeout(
+        () => reject(new Error(`nats-server was not ready within ${READY_WITHIN_MS} ms:\n${log}`)),
+        READY_WITHIN_MS,
+      )
       child.stderr!.on('data', (chunk: Buffer) => {
         log += chunk.toString()
         const port = /Listening for client connections on [^\s]+:(\d+)/.exec(log)?.[1]

@@ -21,9 +21,19 @@ export interface PersonsCheck {
   readonly persons: number
 }
 
-export async function checkPersons(db: Db, projectId: number, acknowledged: Iterable<AcknowledgedSet>): Promise<PersonsCheck> {
-  const mappings = await db.collection('person_distinct_ids').find({ project_id: projectId }, { projection: { _id: 0, distinct_id: 1, person_id: 1 } }).toArray()
-  const persons = await db.collection('persons').find({ project_id: projectId }, { projection: { _id: 0, id: 1, properties: 1 } }).toArray()
+export async function checkPersons(
+  db: Db,
+  projectId: number,
+  acknowledged: Iterable<AcknowledgedSet>,
+): Promise<PersonsCheck> {
+  const mappings = await db
+    .collection('person_distinct_ids')
+    .find({ project_id: projectId }, { projection: { _id: 0, distinct_id: 1, person_id: 1 } })
+    .toArray()
+  const persons = await db
+    .collection('persons')
+    .find({ project_id: projectId }, { projection: { _id: 0, id: 1, properties: 1 } })
+    .toArray()
   const byId = new Map(persons.map((person) => [person.id as string, person.properties as Record<string, unknown>]))
   const personOf = new Map(mappings.map((mapping) => [mapping.distinct_id as string, mapping.person_id as string]))
   const lost: string[] = []

@@ -12,7 +12,11 @@ export interface Child {
   readonly lines: Array<Record<string, unknown>>
   /** Raw stdout and stderr, for the log-leak checks. */
   output(): string
-  waitFor(test: (line: Record<string, unknown>) => boolean, what: string, timeoutMs?: number): Promise<Record<string, unknown>>
+  waitFor(
+    test: (line: Record<string, unknown>) => boolean,
+    what: string,
+    timeoutMs?: number,
+  ): Promise<Record<string, unknown>>
   exited: Promise<number | null>
   kill(signal: NodeJS.Signals): Promise<void>
 }
@@ -55,7 +59,8 @@ function watch(child: ChildProcess, stdoutOnly = false): Child {
       for (;;) {
         const found = lines.find(test)
         if (found) return found
-        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no ${what} in the output of pid ${child.pid}: ${raw.slice(-2000)}`)
+        if (Date.now() > deadline || child.exitCode !== null)
+          throw new Error(`no ${what} in the output of pid ${child.pid}: ${raw.slice(-2000)}`)
         await new Promise<void>((resolve) => {
           waiters.push(resolve)
           setTimeout(resolve, 200)
@@ -66,15 +71,26 @@ function watch(child: ChildProcess, stdoutOnly = false): Child {
 }
 
 const SERVICE = [process.execPath, '--import', 'tsx', 'core/main.ts']
-const serviceEnv = (env: Record<string, string>) => ({ ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env })
+const serviceEnv = (env: Record<string, string>) => ({
+  ...process.env,
+  PORT: '0',
+  HOST: '127.0.0.1',
+  LOG_LEVEL: 'info',
+  ...env,
+})
 
 /** The service as an operator runs it (`tsx core/main.ts`), configured through the environment. */
 export function spawnService(env: Record<string, string>): Child {
-  const child = spawn(SERVICE[0], SERVICE.slice(1), { cwd: ROOT_DIR, env: serviceEnv(env), stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(SERVICE[0], SERVICE.slice(1), {
+    cwd: ROOT_DIR,
+    env: serviceEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   return watch(child)
 }
 
-const listening = async (watched: Child, timeoutMs?: number) => (await watched.waitFor((l) => l.msg === 'hedgerow is listening', 'listening line', timeoutMs)) as { url: string }
+const listening = async (watched: Child, timeoutMs?: number) =>
+  (await watched.waitFor((l) => l.msg === 'hedgerow is listening', 'listening line', timeoutMs)) as { url: string }
 
 /** `spawnService`, once it logged that it listens. */
 export async function startServiceProcess(env: Record<string, string>): Promise<Child & { url: string }> {
@@ -96,9 +112,15 @@ export interface UnreapedService extends Child {
  * still holding its PID, as under a supervisor that restarts it before calling wait().
  */
 export async function startUnreapedService(env: Record<string, string>): Promise<UnreapedService> {
-  const shell = spawn('sh', ['-c', '"$@" & echo "{\\"servicePid\\":$!}"; read _; wait $!', 'keeper', ...SERVICE], { cwd: ROOT_DIR, env: serviceEnv(env), stdio: ['pipe', 'pipe', 'pipe'] })
+  const shell = spawn('sh', ['-c', '"$@" & echo "{\\"servicePid\\":$!}"; read _; wait $!', 'keeper', ...SERVICE], {
+    cwd: ROOT_DIR,
+    env: serviceEnv(env),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
   const watched = watch(shell)
-  const { servicePid } = (await watched.waitFor((l) => typeof l.servicePid === 'number', 'service pid')) as { servicePid: number }
+  const { servicePid } = (await watched.waitFor((l) => typeof l.servicePid === 'number', 'service pid')) as {
+    servicePid: number
+  }
   const reap = () => {
     shell.stdin!.end('\n')
     return watched.exited
@@ -120,11 +142,15 @@ export async function startUnreapedService(env: Record<string, string>): Promise
 
 /** The embedded database as its own process on a fixed port (so a restart keeps the same URL). */
 export async function startMongoProcess(port: number, dataDir: string): Promise<Child & { url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'core/storage/embedded/main.ts', '--port', String(port), '--data', dataDir], {
-    cwd: ROOT_DIR,
-    env: process.env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'core/storage/embedded/main.ts', '--port', String(port), '--data', dataDir],
+    {
+      cwd: ROOT_DIR,
+      env: process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
   const watched = watch(child)
   await watched.waitFor((l) => typeof l.msg === 'string' && /listen|ready|started/i.test(l.msg), 'listening line')
   return { ...watched, url: `mongodb://127.0.0.1:${port}/?directConnection=true` }

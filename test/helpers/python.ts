@@ -16,7 +16,10 @@ export type PythonEnv = { python: string } | { skipped: string }
 
 function run(command: string, args: string[], timeoutMs: number): { ok: boolean; output: string } {
   const result = spawnSync(command, args, { encoding: 'utf8', timeout: timeoutMs })
-  return { ok: result.status === 0, output: `${result.stderr ?? ''}${result.stdout ?? ''}${result.error?.message ?? ''}`.trim() }
+  return {
+    ok: result.status === 0,
+    output: `${result.stderr ?? ''}${result.stdout ?? ''}${result.error?.message ?? ''}`.trim(),
+  }
 }
 
 let made: PythonEnv | undefined
@@ -28,12 +31,23 @@ export function posthogPython(): PythonEnv {
   const python = path.join(dir, 'bin', 'python')
   const ready = path.join(dir, '.installed')
   if (existsSync(ready)) return (made = { python })
-  if (!run('python3', ['--version'], 10_000).ok) return (made = { skipped: 'python3 is not installed (apt-get install -y python3 python3-venv)' })
+  if (!run('python3', ['--version'], 10_000).ok)
+    return (made = { skipped: 'python3 is not installed (apt-get install -y python3 python3-venv)' })
   rmSync(dir, { recursive: true, force: true })
   const venv = run('python3', ['-m', 'venv', dir], 60_000)
-  if (!venv.ok) return (made = { skipped: `python3 -m venv is not available (apt-get install -y python3-venv): ${venv.output.split('\n').pop()}` })
-  const install = run(path.join(dir, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', '-r', REQUIREMENTS], 180_000)
-  if (!install.ok) return (made = { skipped: `pip could not install ${REQUIREMENTS}: ${install.output.split('\n').slice(-2).join(' ')}` })
+  if (!venv.ok)
+    return (made = {
+      skipped: `python3 -m venv is not available (apt-get install -y python3-venv): ${venv.output.split('\n').pop()}`,
+    })
+  const install = run(
+    path.join(dir, 'bin', 'pip'),
+    ['install', '--quiet', '--disable-pip-version-check', '-r', REQUIREMENTS],
+    180_000,
+  )
+  if (!install.ok)
+    return (made = {
+      skipped: `pip could not install ${REQUIREMENTS}: ${install.output.split('\n').slice(-2).join(' ')}`,
+    })
   writeFileSync(ready, new Date().toISOString())
   return (made = { python })
 }

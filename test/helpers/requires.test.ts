@@ -11,10 +11,24 @@ const ROOT_DIR = path.resolve(import.meta.dirname, '../..')
 const FIXTURE = 'test/fixtures/requires/tools.fixture.ts'
 const MOCHA = path.join(ROOT_DIR, 'node_modules/mocha/bin/mocha.js')
 
-function mocha(env: Record<string, string>, args: string[] = []): { status: number | null; stdout: string; stderr: string; output: string; lastLine: string } {
+function mocha(
+  env: Record<string, string>,
+  args: string[] = [],
+): { status: number | null; stdout: string; stderr: string; output: string; lastLine: string } {
   const { HEDGEROW_TEST_REQUIRE_ALL: _, ...inherited } = process.env
-  const run = spawnSync(process.execPath, [MOCHA, '--no-color', ...args, FIXTURE], { cwd: ROOT_DIR, env: { ...inherited, ...env }, encoding: 'utf8', timeout: 60_000 })
-  return { status: run.status, stdout: run.stdout, stderr: run.stderr, output: run.stdout + run.stderr, lastLine: run.stdout.trimEnd().split('\n').at(-1) ?? '' }
+  const run = spawnSync(process.execPath, [MOCHA, '--no-color', ...args, FIXTURE], {
+    cwd: ROOT_DIR,
+    env: { ...inherited, ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  })
+  return {
+    status: run.status,
+    stdout: run.stdout,
+    stderr: run.stderr,
+    output: run.stdout + run.stderr,
+    lastLine: run.stdout.trimEnd().split('\n').at(-1) ?? '',
+  }
 }
 
 describe('requireTool (test/helpers/requires.ts)', function () {
@@ -24,18 +38,26 @@ describe('requireTool (test/helpers/requires.ts)', function () {
   it('skips the suites whose tool is missing, with one line each naming the command that enables it, and counts them at the end', () => {
     const run = mocha(missing)
     expect(run.status, run.output).to.equal(0)
-    expect(run.output).to.include('skipped "needs nats-server" (2 tests): no runnable nats-server at /nonexistent/nats-server; to run it: apt-get install -y nats-server')
-    expect(run.output).to.include('skipped "needs chromium" (2 tests): no Chromium at /nonexistent/chromium; to run it: apt-get install -y chromium')
+    expect(run.output).to.include(
+      'skipped "needs nats-server" (2 tests): no runnable nats-server at /nonexistent/nats-server; to run it: apt-get install -y nats-server',
+    )
+    expect(run.output).to.include(
+      'skipped "needs chromium" (2 tests): no Chromium at /nonexistent/chromium; to run it: apt-get install -y chromium',
+    )
     expect(run.output.match(/^skipped "/gm)).to.have.length(2)
     expect(run.output).to.include('4 tests in 2 suites skipped because nats-server and chromium are missing')
-    expect(run.output, 'the later before hooks of a skipped suite do not run').to.not.include('the suite before hook ran')
+    expect(run.output, 'the later before hooks of a skipped suite do not run').to.not.include(
+      'the suite before hook ran',
+    )
     expect(run.lastLine).to.equal('mocha: 1 passed, 0 failed, 4 skipped')
   })
 
   it('fails those suites instead under HEDGEROW_TEST_REQUIRE_ALL=1, as .ci/run sets it', () => {
     const run = mocha({ ...missing, HEDGEROW_TEST_REQUIRE_ALL: '1' })
     expect(run.status, run.output).to.not.equal(0)
-    expect(run.output).to.include('HEDGEROW_TEST_REQUIRE_ALL=1 forbids skipping "needs nats-server": apt-get install -y nats-server')
+    expect(run.output).to.include(
+      'HEDGEROW_TEST_REQUIRE_ALL=1 forbids skipping "needs nats-server": apt-get install -y nats-server',
+    )
     expect(run.output).to.include('HEDGEROW_TEST_REQUIRE_ALL=1 forbids skipping "needs chromium"')
     expect(run.output).to.not.match(/^skipped "/m)
   })
@@ -50,7 +72,11 @@ describe('requireTool (test/helpers/requires.ts)', function () {
   })
 
   it('runs every suite when the tools are there, and reports no skip', () => {
-    const run = mocha({ NATS_SERVER: process.execPath, CHROMIUM_PATH: process.execPath, HEDGEROW_TEST_REQUIRE_ALL: '1' })
+    const run = mocha({
+      NATS_SERVER: process.execPath,
+      CHROMIUM_PATH: process.execPath,
+      HEDGEROW_TEST_REQUIRE_ALL: '1',
+    })
     expect(run.status, run.output).to.equal(0)
     expect(run.output).to.include('the suite before hook ran')
     expect(run.output).to.not.match(/^skipped "|because .* missing/m)

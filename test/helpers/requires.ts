@@ -29,7 +29,10 @@ interface Tool {
 
 export const TOOLS = {
   'nats-server': {
-    missing: () => (spawnSync(NATS_SERVER, ['--version']).status === 0 ? undefined : `no runnable nats-server${NATS_SERVER === 'nats-server' ? ' on PATH' : ` at ${NATS_SERVER}`}`),
+    missing: () =>
+      spawnSync(NATS_SERVER, ['--version']).status === 0
+        ? undefined
+        : `no runnable nats-server${NATS_SERVER === 'nats-server' ? ' on PATH' : ` at ${NATS_SERVER}`}`,
     enable: 'apt-get install -y nats-server',
   },
   chromium: {
@@ -75,7 +78,10 @@ export function requireTool(tool: ToolName): void {
     const reason = missingReason(tool)
     if (reason === undefined) return
     const suite = this.test?.parent as Suite
-    if (REQUIRE_ALL) throw new Error(`${reason}, and HEDGEROW_TEST_REQUIRE_ALL=1 forbids skipping "${suite.fullTitle()}": ${TOOLS[tool].enable}`)
+    if (REQUIRE_ALL)
+      throw new Error(
+        `${reason}, and HEDGEROW_TEST_REQUIRE_ALL=1 forbids skipping "${suite.fullTitle()}": ${TOOLS[tool].enable}`,
+      )
     skipped.push({ title: suite.fullTitle(), tests: suite.total(), tool, reason })
     this.skip()
   })
@@ -86,10 +92,14 @@ const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`
 /** The per-suite lines and the count of tests skipped for a missing tool; empty when there were none. */
 export function skipReport(): string[] {
   if (skipped.length === 0) return []
-  const lines = skipped.map((s) => `skipped "${s.title}" (${plural(s.tests, 'test')}): ${s.reason}; to run it: ${TOOLS[s.tool].enable}`)
+  const lines = skipped.map(
+    (s) => `skipped "${s.title}" (${plural(s.tests, 'test')}): ${s.reason}; to run it: ${TOOLS[s.tool].enable}`,
+  )
   const tests = skipped.reduce((sum, s) => sum + s.tests, 0)
   const tools = [...new Set(skipped.map((s) => s.tool))]
-  lines.push(`${plural(tests, 'test')} in ${plural(skipped.length, 'suite')} skipped because ${tools.join(' and ')} ${tools.length > 1 ? 'are' : 'is'} missing (counted in "pending" above); .ci/run installs them and fails on such a skip`)
+  lines.push(
+    `${plural(tests, 'test')} in ${plural(skipped.length, 'suite')} skipped because ${tools.join(' and ')} ${tools.length > 1 ? 'are' : 'is'} missing (counted in "pending" above); .ci/run installs them and fails on such a skip`,
+  )
   return lines
 }
 

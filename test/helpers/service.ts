@@ -23,7 +23,10 @@ export interface TestService {
 
 export const ROOT_DIR = path.resolve(import.meta.dirname, '../..')
 
-export async function startTestService(partial: Record<string, unknown> = {}, extra: Partial<ServiceOptions> = {}): Promise<TestService> {
+export async function startTestService(
+  partial: Record<string, unknown> = {},
+  extra: Partial<ServiceOptions> = {},
+): Promise<TestService> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-test-'))
   const config = buildConfig({
     plugins: [{ plugin: 'validate' }, { plugin: 'sink-mongo', required: true }],
@@ -33,16 +36,25 @@ export async function startTestService(partial: Record<string, unknown> = {}, ex
     admin: { apiKey: 'test-admin-key-0123456789' },
     log: { level: 'silent' },
   })
-  const service = await createService({ config, rootDir: ROOT_DIR, logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), ...extra })
+  const service = await createService({
+    config,
+    rootDir: ROOT_DIR,
+    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    ...extra,
+  })
   const { url } = await service.listen(0, '127.0.0.1')
   const admin = (method: string, p: string, body?: unknown) =>
     fetch(url + p, {
       method,
-      headers: { Authorization: `Bearer ${service.adminKey}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      headers: {
+        Authorization: `Bearer ${service.adminKey}`,
+        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     })
   const created = await admin('POST', '/api/projects', { name: 'test project' })
-  if (created.status !== 201) throw new Error(`could not create the test project: ${created.status} ${await created.text()}`)
+  if (created.status !== 201)
+    throw new Error(`could not create the test project: ${created.status} ${await created.text()}`)
   const project = (await created.json()) as TestService['project']
   return {
     service,

@@ -14,7 +14,8 @@ describe('the real posthog-node SDK against the service', () => {
     const client = new PostHog(t.project.api_token, { host: t.url, flushAt: 50, flushInterval: 0, disableGeoip: false })
     const captured: string[] = []
     client.on('capture', (message: { uuid?: string }) => message.uuid && captured.push(message.uuid))
-    for (let i = 0; i < 20; i++) client.capture({ distinctId: `node-user-${i % 4}`, event: 'node event', properties: { i, nested: { ok: true } } })
+    for (let i = 0; i < 20; i++)
+      client.capture({ distinctId: `node-user-${i % 4}`, event: 'node event', properties: { i, nested: { ok: true } } })
     client.identify({ distinctId: 'node-user-0', properties: { email: 'a@example.com' } })
     client.capture({ distinctId: 'node-user-1', event: 'with groups', groups: { company: 'acme' } })
     await client.shutdown()

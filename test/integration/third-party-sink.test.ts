@@ -19,7 +19,8 @@ const run = promisify(execFile)
 const TEMPLATE = path.join(ROOT_DIR, 'plugins', '.template')
 const PACKAGE = 'hedgerow-plugin-sink-template'
 /** The child processes run plain node: no TypeScript loader inherited from this test process. */
-const plainEnv = (): NodeJS.ProcessEnv => Object.fromEntries(Object.entries(process.env).filter(([key]) => key !== 'NODE_OPTIONS'))
+const plainEnv = (): NodeJS.ProcessEnv =>
+  Object.fromEntries(Object.entries(process.env).filter(([key]) => key !== 'NODE_OPTIONS'))
 
 function writeJson(file: string, value: unknown): void {
   mkdirSync(path.dirname(file), { recursive: true })
@@ -27,7 +28,10 @@ function writeJson(file: string, value: unknown): void {
 }
 
 function readLines(file: string): Array<Record<string, unknown>> {
-  return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>)
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
 }
 
 describe('third-party sink packages', function () {
@@ -43,7 +47,11 @@ describe('third-party sink packages', function () {
     app = path.join(work, 'app')
     writeJson(path.join(app, 'package.json'), { name: 'scratch-app', private: true })
     // A local tarball installs offline; its one dependency (typebox) comes from npm's cache.
-    await run('npm', ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'], { cwd: app })
+    await run(
+      'npm',
+      ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'],
+      { cwd: app },
+    )
     // The service as the app's own dependency, the way `npm install hedgerow` would place it.
     symlinkSync(ROOT_DIR, path.join(app, 'node_modules', 'hedgerow'), 'dir')
   })
@@ -54,8 +62,17 @@ describe('third-party sink packages', function () {
     try {
       const loaded = t.service.plugins.find((p) => p.tapped.includes('sink'))
       expect(loaded?.source).to.match(expectedSource)
-      const batch = [1, 2, 3].map((n) => ({ event: `third-party ${n}`, distinct_id: 'tp-user', uuid: uuidv7(), properties: { $browser: 'Firefox', n } }))
-      const response = await fetch(`${t.url}/batch/`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ api_key: t.project.api_token, batch }) })
+      const batch = [1, 2, 3].map((n) => ({
+        event: `third-party ${n}`,
+        distinct_id: 'tp-user',
+        uuid: uuidv7(),
+        properties: { $browser: 'Firefox', n },
+      }))
+      const response = await fetch(`${t.url}/batch/`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ api_key: t.project.api_token, batch }),
+      })
       expect(response.status).to.equal(200)
       // required: the 200 came after the sink's fsync, so the lines are already there
       const lines = readLines(file)
@@ -72,7 +89,12 @@ describe('third-party sink packages', function () {
       plugins: [{ plugin: 'validate' }, { plugin: PACKAGE, required: true, options: { file: '../events.jsonl' } }],
     })
     const { config, configDir } = loadConfig(app, {})
-    await sendAndRead(config.plugins, configDir, path.join(app, 'events.jsonl'), /^npm hedgerow-plugin-sink-template@0\.1\.0$/)
+    await sendAndRead(
+      config.plugins,
+      configDir,
+      path.join(app, 'events.jsonl'),
+      /^npm hedgerow-plugin-sink-template@0\.1\.0$/,
+    )
   })
 
   it('loads the same package from a ./relative/path named in a config file', async () => {
@@ -81,11 +103,19 @@ describe('third-party sink packages', function () {
     await run('tar', ['-xzf', tarball, '-C', folder, '--strip-components=1'])
     const configFile = path.join(app, 'hedgerow.local.json')
     writeJson(configFile, {
-      plugins: [{ plugin: 'validate' }, { plugin: './local-plugins/my-sink', id: 'my-sink', required: true, options: { file: './local-events.jsonl' } }],
+      plugins: [
+        { plugin: 'validate' },
+        { plugin: './local-plugins/my-sink', id: 'my-sink', required: true, options: { file: './local-events.jsonl' } },
+      ],
     })
     const { config, configDir } = loadConfig(app, { CONFIG_FILE: configFile })
     expect(configDir).to.equal(app)
-    await sendAndRead(config.plugins, configDir, path.join(app, 'local-events.jsonl'), /^path .*local-plugins\/my-sink\/src\/index\.js$/)
+    await sendAndRead(
+      config.plugins,
+      configDir,
+      path.join(app, 'local-events.jsonl'),
+      /^path .*local-plugins\/my-sink\/src\/index\.js$/,
+    )
   })
 
   it('imports hedgerow/plugin-api from the installed package under plain node', async () => {
@@ -95,27 +125,41 @@ describe('third-party sink packages', function () {
       const dropped = api.drop('why')
       console.log(JSON.stringify({ apiVersion: api.API_VERSION, pluginApiVersion: plugin.apiVersion, same: api.definePlugin(plugin) === plugin, dropped: api.isDropped(dropped) }))`
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: app, env: plainEnv() })
-    expect(JSON.parse(stdout)).to.deep.equal({ apiVersion: API_VERSION, pluginApiVersion: API_VERSION, same: true, dropped: true })
+    expect(JSON.parse(stdout)).to.deep.equal({
+      apiVersion: API_VERSION,
+      pluginApiVersion: API_VERSION,
+      same: true,
+      dropped: true,
+    })
   })
 
   it("runs the template's own tests (the conformance suite from hedgerow/testing) and type check under plain node", async () => {
     // The author's checkout after `npm install`: the template's files plus its dependencies.
     const dev = path.join(work, 'dev')
     cpSync(TEMPLATE, dev, { recursive: true, filter: (source) => !source.includes(`${path.sep}node_modules`) })
-    for (const [name, target] of [['hedgerow', ROOT_DIR], ['typebox', 'node_modules/typebox'], ['@types/node', 'node_modules/@types/node'], ['@types/mocha', 'node_modules/@types/mocha']]) {
+    for (const [name, target] of [
+      ['hedgerow', ROOT_DIR],
+      ['typebox', 'node_modules/typebox'],
+      ['@types/node', 'node_modules/@types/node'],
+      ['@types/mocha', 'node_modules/@types/mocha'],
+    ]) {
       mkdirSync(path.dirname(path.join(dev, 'node_modules', name)), { recursive: true })
       symlinkSync(path.resolve(ROOT_DIR, target), path.join(dev, 'node_modules', name), 'dir')
     }
     const mocha = path.join(ROOT_DIR, 'node_modules', 'mocha', 'bin', 'mocha.js')
     const tsc = path.join(ROOT_DIR, 'node_modules', 'typescript', 'bin', 'tsc')
     const [tests] = await Promise.all([
-      run(process.execPath, [mocha, '--reporter', 'dot', 'test/**/*.test.js'], { cwd: dev, env: plainEnv() }).catch((error: { stdout: string; stderr: string }) => {
-        throw new Error(`the template's tests failed:\n${error.stdout}\n${error.stderr}`)
-      }),
+      run(process.execPath, [mocha, '--reporter', 'dot', 'test/**/*.test.js'], { cwd: dev, env: plainEnv() }).catch(
+        (error: { stdout: string; stderr: string }) => {
+          throw new Error(`the template's tests failed:\n${error.stdout}\n${error.stderr}`)
+        },
+      ),
       run(process.execPath, [tsc, '-p', dev], { env: plainEnv() }).catch((error: { stdout: string }) => {
         throw new Error(`the template does not type-check against hedgerow/plugin-api:\n${error.stdout}`)
       }),
     ])
-    expect(tests.stdout).to.match(/\d+ passing/).and.not.match(/failing|pending/)
+    expect(tests.stdout)
+      .to.match(/\d+ passing/)
+      .and.not.match(/failing|pending/)
   })
 })

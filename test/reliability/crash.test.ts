@@ -20,7 +20,8 @@ const CRASHES = Number(process.env.RELIABILITY_CRASHES ?? 3)
 const ADMIN_KEY = 'hra_crash-test-admin-key-0123'
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 /** The state letter of /proc/<pid>/stat (Z: a zombie), or undefined where there is no /proc. */
-const stateOf = (pid: number) => (existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '')[0] : undefined)
+const stateOf = (pid: number) =>
+  existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '')[0] : undefined
 
 describe('kill -9 of the service under load (embedded store)', function () {
   this.timeout(60_000 + CRASHES * 20_000)
@@ -30,7 +31,11 @@ describe('kill -9 of the service under load (embedded store)', function () {
   it(`loses and duplicates nothing acknowledged across ${CRASHES} crashes`, async () => {
     const env = { DATA_DIR: dataDir, ADMIN_API_KEY: ADMIN_KEY, MONGODB_URL: '', LOG_LEVEL: 'info' }
     let service = await startUnreapedService(env)
-    const created = await fetch(`${service.url}/api/projects`, { method: 'POST', headers: { Authorization: `Bearer ${ADMIN_KEY}`, 'Content-Type': 'application/json' }, body: '{"name":"crash"}' })
+    const created = await fetch(`${service.url}/api/projects`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${ADMIN_KEY}`, 'Content-Type': 'application/json' },
+      body: '{"name":"crash"}',
+    })
     const project = (await created.json()) as { id: number; api_token: string }
     const load = new CaptureLoad({ token: project.api_token, concurrency: 8 })
     const ackedPerCycle: number[] = []
@@ -64,9 +69,17 @@ describe('kill -9 of the service under load (embedded store)', function () {
     const client = await MongoClient.connect(store.url)
     try {
       const check = await checkStore(client.db('hedgerow'), project.id, load)
-      console.log(`      crashes: ${CRASHES}, each restarted at once next to its zombie, requests: ${load.requests}, events acknowledged: ${load.acked.size} (per cycle ${ackedPerCycle.join(', ')}), stored: ${check.events}, person keys checked: ${check.personKeysChecked}, statuses: ${JSON.stringify(Object.fromEntries(load.statuses))}`)
-      expect(ackedPerCycle.every((n) => n > 0), 'every cycle acknowledged events before its kill').to.equal(true)
-      if (existsSync('/proc')) expect(restartStates, 'each restart started while the killed process was a zombie').to.deep.equal(restartStates.map(() => 'Z'))
+      console.log(
+        `      crashes: ${CRASHES}, each restarted at once next to its zombie, requests: ${load.requests}, events acknowledged: ${load.acked.size} (per cycle ${ackedPerCycle.join(', ')}), stored: ${check.events}, person keys checked: ${check.personKeysChecked}, statuses: ${JSON.stringify(Object.fromEntries(load.statuses))}`,
+      )
+      expect(
+        ackedPerCycle.every((n) => n > 0),
+        'every cycle acknowledged events before its kill',
+      ).to.equal(true)
+      if (existsSync('/proc'))
+        expect(restartStates, 'each restart started while the killed process was a zombie').to.deep.equal(
+          restartStates.map(() => 'Z'),
+        )
       expect(check.missingEvents, 'acknowledged events not stored').to.deep.equal([])
       expect(check.duplicates, 'events stored twice').to.equal(0)
       expect(check.missingPersonKeys, 'acknowledged person updates lost').to.deep.equal([])

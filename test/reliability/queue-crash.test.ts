@@ -39,10 +39,18 @@ class OrderedSenders {
       Array.from({ length: ORDERED_IDS }, async (_, i) => {
         const distinctId = `ordered-${i}`
         while (!stopped) {
-          const events = Array.from({ length: 1 + Math.floor(Math.random() * 4) }, () => ({ event: 'ordered', distinct_id: distinctId, uuid: randomUUID(), properties: { $set: { last: ++this.seq } } }))
+          const events = Array.from({ length: 1 + Math.floor(Math.random() * 4) }, () => ({
+            event: 'ordered',
+            distinct_id: distinctId,
+            uuid: randomUUID(),
+            properties: { $set: { last: ++this.seq } },
+          }))
           const body = JSON.stringify({ api_key: this.token, batch: events })
           for (let attempt = 0; ; attempt++) {
-            const status = await fetch(`${url}/batch/`, { method: 'POST', body }).then((r) => r.status, () => 0)
+            const status = await fetch(`${url}/batch/`, { method: 'POST', body }).then(
+              (r) => r.status,
+              () => 0,
+            )
             if (status === 200) break
             if (attempt > 50) throw new Error(`capture kept answering ${status}`)
             await sleep(100)
@@ -75,8 +83,20 @@ describe('kill -9 of queue workers under load (queue mode)', function () {
 
   it(`stores every acknowledged event once, in order per distinct_id, across ${CRASHES} worker kills`, async () => {
     const configFile = path.join(dataDir, 'queue.json')
-    writeFileSync(configFile, JSON.stringify({ mode: 'queue', queue: { servers: nats.url, leaseTtlMs: 1500, retryDelayMs: 200, partitions: 8 } }))
-    const env = { CONFIG_FILE: configFile, MONGODB_URL: store.url, ADMIN_API_KEY: ADMIN_KEY, DATA_DIR: dataDir, LOG_LEVEL: process.env.RELIABILITY_LOG_LEVEL ?? 'info' }
+    writeFileSync(
+      configFile,
+      JSON.stringify({
+        mode: 'queue',
+        queue: { servers: nats.url, leaseTtlMs: 1500, retryDelayMs: 200, partitions: 8 },
+      }),
+    )
+    const env = {
+      CONFIG_FILE: configFile,
+      MONGODB_URL: store.url,
+      ADMIN_API_KEY: ADMIN_KEY,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: process.env.RELIABILITY_LOG_LEVEL ?? 'info',
+    }
     const capture = await startServiceProcess({ ...env, QUEUE_ROLE: 'capture' })
     children.push(capture)
     const startWorker = async () => {
@@ -86,7 +106,11 @@ describe('kill -9 of queue workers under load (queue mode)', function () {
       return worker
     }
     const workers = [await startWorker(), await startWorker()]
-    const created = await fetch(`${capture.url}/api/projects`, { method: 'POST', headers: { Authorization: `Bearer ${ADMIN_KEY}`, 'Content-Type': 'application/json' }, body: '{"name":"queue crash"}' })
+    const created = await fetch(`${capture.url}/api/projects`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${ADMIN_KEY}`, 'Content-Type': 'application/json' },
+      body: '{"name":"queue crash"}',
+    })
     const project = (await created.json()) as { id: number; api_token: string }
 
     const load = new CaptureLoad({ token: project.api_token, concurrency: 4, pauseMs: 40 })
@@ -122,33 +146,93 @@ describe('kill -9 of queue workers under load (queue mode)', function () {
         if (now < queued) progressAt = Date.now()
         queued = now
       }
-      console.log(`      backlog when the load stopped: ${backlog} events, drained in ${((Date.now() - drainStart) / 1000).toFixed(1)} s`)
+      console.log(
+        `      backlog when the load stopped: ${backlog} events, drained in ${((Date.now() - drainStart) / 1000).toFixed(1)} s`,
+      )
       if (queued !== 0) {
         const kv = await nc.jetstream().views.kv('HEDGEROW_INGEST_leases')
         const leases: string[] = []
         for (let p = 0; p < 8; p++) leases.push(`p${p}=${(await kv.get(`p${p}`))?.string()}`)
         const consumers = await jsm.consumers.list('HEDGEROW_INGEST').next()
-        const ping = await Promise.race([db.command({ ping: 1 }).then(() => 'ok', (e: Error) => e.message), sleep(5000).then(() => 'no answer in 5 s')])
-        const events = await Promise.race([db.collection('events').estimatedDocumentCount().then(String, (e: Error) => e.message), sleep(5000).then(() => 'no answer in 5 s')])
+        const ping = await Promise.race([
+          db.command({ ping: 1 }).then(
+            () => 'ok',
+            (e: Error) => e.message,
+          ),
+          sleep(5000).then(() => 'no answer in 5 s'),
+        ])
+        const events = await Promise.race([
+          db
+            .collection('events')
+            .estimatedDocumentCount()
+            .then(String, (e: Error) => e.message),
+          sleep(5000).then(() => 'no answer in 5 s'),
+        ])
         console.log(new Date().toISOString(), 'database ping', ping, 'events', events)
         const leaseStream = (await jsm.streams.info('KV_HEDGEROW_INGEST_leases')).state
-        console.log('leases', leases, 'lease stream', leaseStream.messages, leaseStream.num_subjects, 'consumers', consumers.map((c) => [c.name, c.num_pending, c.num_ack_pending, c.num_redelivered, c.num_waiting, c.delivered.stream_seq]))
-        console.log(workers.map((w) => w.output().split('\n').filter((l) => /warn|error|partition/i.test(l)).slice(-40).join('\n')).join('\n----\n'))
+        console.log(
+          'leases',
+          leases,
+          'lease stream',
+          leaseStream.messages,
+          leaseStream.num_subjects,
+          'consumers',
+          consumers.map((c) => [
+            c.name,
+            c.num_pending,
+            c.num_ack_pending,
+            c.num_redelivered,
+            c.num_waiting,
+            c.delivered.stream_seq,
+          ]),
+        )
+        console.log(
+          workers
+            .map((w) =>
+              w
+                .output()
+                .split('\n')
+                .filter((l) => /warn|error|partition/i.test(l))
+                .slice(-40)
+                .join('\n'),
+            )
+            .join('\n----\n'),
+        )
       }
       await nc.close()
       expect(queued, `events still queued, none acknowledged for ${STALL_MS / 1000} s`).to.equal(0)
       const check = await checkStore(db, project.id, load)
       const orderViolations: string[] = []
       for (const [distinctId, last] of ordered.lastAcked) {
-        const mapping = await db.collection('person_distinct_ids').findOne({ project_id: project.id, distinct_id: distinctId })
-        const person = mapping ? await db.collection('persons').findOne({ project_id: project.id, id: mapping.person_id }) : null
-        if (person?.properties?.last !== last) orderViolations.push(`${distinctId}: last sent ${last}, stored ${person?.properties?.last}`)
+        const mapping = await db
+          .collection('person_distinct_ids')
+          .findOne({ project_id: project.id, distinct_id: distinctId })
+        const person = mapping
+          ? await db.collection('persons').findOne({ project_id: project.id, id: mapping.person_id })
+          : null
+        if (person?.properties?.last !== last)
+          orderViolations.push(`${distinctId}: last sent ${last}, stored ${person?.properties?.last}`)
       }
       const orderedStored = await db.collection('events').countDocuments({ project_id: project.id, event: 'ordered' })
-      const orderedDuplicates = await db.collection('events').aggregate([{ $match: { project_id: project.id, event: 'ordered' } }, { $group: { _id: '$uuid', n: { $sum: 1 } } }, { $match: { n: { $gt: 1 } } }]).toArray()
-      const slowBatches = workers.flatMap((w) => w.lines.filter((l) => String(l.msg).startsWith('queue batch outlasted')).map((l) => `${l.size} events in ${l.ms} ms`))
-      console.log(`      batches that outlasted the lease TTL in the last two workers: ${slowBatches.length} (${slowBatches.slice(0, 8).join(', ')})`)
-      console.log(`      worker kills: ${CRASHES}, load events acknowledged: ${load.acked.size}, stored: ${check.events}, ordered events stored: ${orderedStored}, person keys checked: ${check.personKeysChecked}, statuses: ${JSON.stringify(Object.fromEntries(load.statuses))}`)
+      const orderedDuplicates = await db
+        .collection('events')
+        .aggregate([
+          { $match: { project_id: project.id, event: 'ordered' } },
+          { $group: { _id: '$uuid', n: { $sum: 1 } } },
+          { $match: { n: { $gt: 1 } } },
+        ])
+        .toArray()
+      const slowBatches = workers.flatMap((w) =>
+        w.lines
+          .filter((l) => String(l.msg).startsWith('queue batch outlasted'))
+          .map((l) => `${l.size} events in ${l.ms} ms`),
+      )
+      console.log(
+        `      batches that outlasted the lease TTL in the last two workers: ${slowBatches.length} (${slowBatches.slice(0, 8).join(', ')})`,
+      )
+      console.log(
+        `      worker kills: ${CRASHES}, load events acknowledged: ${load.acked.size}, stored: ${check.events}, ordered events stored: ${orderedStored}, person keys checked: ${check.personKeysChecked}, statuses: ${JSON.stringify(Object.fromEntries(load.statuses))}`,
+      )
       expect(check.missingEvents, 'acknowledged events not stored').to.deep.equal([])
       expect(check.duplicates + orderedDuplicates.length, 'events stored twice').to.equal(0)
       expect(check.missingPersonKeys, 'acknowledged person updates lost').to.deep.equal([])

@@ -35,16 +35,37 @@ describe('shutdown while the database does not answer', function () {
     const config = path.join(dataDir, 'config.json')
     // Steps and sinks would give up after stepTimeoutMs: make that longer than the shutdown budget,
     // so the requests in flight are still waiting when the budget runs out.
-    writeFileSync(config, JSON.stringify({ server: { shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS }, pipeline: { stepTimeoutMs: 60_000 } }))
-    service = await startServiceProcess({ CONFIG_FILE: config, DATA_DIR: dataDir, MONGODB_URL: mongo.url, ADMIN_API_KEY: ADMIN_KEY })
-    const created = await fetch(`${service.url}/api/projects`, { method: 'POST', headers: { Authorization: `Bearer ${ADMIN_KEY}`, 'Content-Type': 'application/json' }, body: '{"name":"p"}' })
+    writeFileSync(
+      config,
+      JSON.stringify({ server: { shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS }, pipeline: { stepTimeoutMs: 60_000 } }),
+    )
+    service = await startServiceProcess({
+      CONFIG_FILE: config,
+      DATA_DIR: dataDir,
+      MONGODB_URL: mongo.url,
+      ADMIN_API_KEY: ADMIN_KEY,
+    })
+    const created = await fetch(`${service.url}/api/projects`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${ADMIN_KEY}`, 'Content-Type': 'application/json' },
+      body: '{"name":"p"}',
+    })
     const { api_token } = (await created.json()) as { api_token: string }
-    const warm = await fetch(`${service.url}/i/v0/e/`, { method: 'POST', body: JSON.stringify({ api_key: api_token, event: 'warm', distinct_id: 'd' }) })
+    const warm = await fetch(`${service.url}/i/v0/e/`, {
+      method: 'POST',
+      body: JSON.stringify({ api_key: api_token, event: 'warm', distinct_id: 'd' }),
+    })
     expect(warm.status).to.equal(200)
 
     mongo.process.kill('SIGSTOP')
     const inFlight = Array.from({ length: 20 }, (_, i) =>
-      fetch(`${service!.url}/batch/`, { method: 'POST', body: JSON.stringify({ api_key: api_token, batch: [{ event: 'load', distinct_id: `u${i}`, properties: { $set: { n: i } } }] }) }).then(
+      fetch(`${service!.url}/batch/`, {
+        method: 'POST',
+        body: JSON.stringify({
+          api_key: api_token,
+          batch: [{ event: 'load', distinct_id: `u${i}`, properties: { $set: { n: i } } }],
+        }),
+      }).then(
         (response) => response.status,
         () => 'connection closed',
       ),
@@ -56,12 +77,17 @@ describe('shutdown while the database does not answer', function () {
     const tookMs = performance.now() - signalled
     const why = service.lines.find((line) => line.msg === 'shutdown failed')
     const reason = String((why?.err as { message?: string } | undefined)?.message)
-    console.log(`      shutdown with the database frozen: exit code ${code} after ${Math.round(tookMs)} ms (budget ${SHUTDOWN_TIMEOUT_MS} ms): ${reason}`)
+    console.log(
+      `      shutdown with the database frozen: exit code ${code} after ${Math.round(tookMs)} ms (budget ${SHUTDOWN_TIMEOUT_MS} ms): ${reason}`,
+    )
     expect(tookMs).to.be.lessThan(SHUTDOWN_TIMEOUT_MS + EXIT_MARGIN_MS)
     expect(code).to.equal(1)
     expect(why, service.output().slice(-2000)).to.not.equal(undefined)
     expect(reason).to.match(/within 3000 ms \(server.shutdownTimeoutMs\): .+ was still pending/)
     const statuses = await Promise.all(inFlight)
-    expect(statuses.filter((status) => status === 200), 'acknowledged while the database was frozen').to.deep.equal([])
+    expect(
+      statuses.filter((status) => status === 200),
+      'acknowledged while the database was frozen',
+    ).to.deep.equal([])
   })
 })

@@ -36,12 +36,14 @@ describe(`embedded store with ${EVENTS.toLocaleString('en')} events`, function (
     const idle = rssAnon(server.child.pid!)
     const batch = 1000
     for (let start = 0; start < EVENTS; start += batch * 4) {
-      await Promise.all([0, 1, 2, 3].map(async (w) => {
-        const from = start + w * batch
-        if (from >= EVENTS) return
-        const docs = Array.from({ length: Math.min(batch, EVENTS - from) }, (_, k) => eventDocument(from + k))
-        await events().insertMany(docs, { ordered: false })
-      }))
+      await Promise.all(
+        [0, 1, 2, 3].map(async (w) => {
+          const from = start + w * batch
+          if (from >= EVENTS) return
+          const docs = Array.from({ length: Math.min(batch, EVENTS - from) }, (_, k) => eventDocument(from + k))
+          await events().insertMany(docs, { ordered: false })
+        }),
+      )
     }
     const loaded = rssAnon(server.child.pid!)
     await client.close()
@@ -58,7 +60,9 @@ describe(`embedded store with ${EVENTS.toLocaleString('en')} events`, function (
     await client.close()
     await server.stop()
 
-    console.log(`      ${EVENTS} events: RssAnon idle ${(idle / MB).toFixed(0)} MB, loaded ${(loaded / MB).toFixed(0)} MB (+${((loaded - idle) / MB).toFixed(0)} MB), after restart ${(afterRestart / MB).toFixed(0)} MB; restart until an indexed find answered ${restartMs.toFixed(0)} ms (empty folder: ${emptyStartMs.toFixed(0)} ms)`)
+    console.log(
+      `      ${EVENTS} events: RssAnon idle ${(idle / MB).toFixed(0)} MB, loaded ${(loaded / MB).toFixed(0)} MB (+${((loaded - idle) / MB).toFixed(0)} MB), after restart ${(afterRestart / MB).toFixed(0)} MB; restart until an indexed find answered ${restartMs.toFixed(0)} ms (empty folder: ${emptyStartMs.toFixed(0)} ms)`,
+    )
     expect(loaded - idle, 'RssAnon growth while loading').to.be.below(200 * MB)
     expect(afterRestart - idle, 'RssAnon growth after a restart').to.be.below(200 * MB)
     // Most of a restart is starting node and tsx, which a loaded machine slows down: the data's

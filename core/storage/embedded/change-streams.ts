@@ -28,13 +28,23 @@ const HISTORY = 10_000
 const HISTORY_BYTES = 16 * 1024 * 1024
 /** Bytes counted for an event without a document (delete, drop, rename). */
 const EVENT_BYTES = 200
-const STAGES_AFTER_CHANGE_STREAM = new Set(['$match', '$project', '$addFields', '$set', '$unset', '$replaceRoot', '$replaceWith', '$redact'])
+const STAGES_AFTER_CHANGE_STREAM = new Set([
+  '$match',
+  '$project',
+  '$addFields',
+  '$set',
+  '$unset',
+  '$replaceRoot',
+  '$replaceWith',
+  '$redact',
+])
 
 const token = (seq: number) => ({ _data: seq.toString(16).padStart(16, '0') })
 
 function seqOf(resumeToken: unknown): number {
   const data = isPlainObject(resumeToken) ? resumeToken._data : undefined
-  if (typeof data !== 'string' || !/^[0-9a-f]{16}$/.test(data)) throw mongoError('BadValue', 'invalid resume token: not issued by this server')
+  if (typeof data !== 'string' || !/^[0-9a-f]{16}$/.test(data))
+    throw mongoError('BadValue', 'invalid resume token: not issued by this server')
   return parseInt(data, 16)
 }
 
@@ -42,7 +52,8 @@ function topLevelDiff(before: Doc, after: Doc): Doc {
   const updatedFields: Doc = {}
   const removedFields: string[] = []
   for (const [k, v] of Object.entries(after)) {
-    if (!(k in before) || !Buffer.from(encode({ v })).equals(Buffer.from(encode({ v: before[k] })))) updatedFields[k] = v
+    if (!(k in before) || !Buffer.from(encode({ v })).equals(Buffer.from(encode({ v: before[k] }))))
+      updatedFields[k] = v
   }
   for (const k of Object.keys(before)) if (!(k in after)) removedFields.push(k)
   return { updatedFields, removedFields, truncatedArrays: [] }
@@ -62,7 +73,12 @@ export class ChangeFeed implements CatalogListener, ChangeStreams {
   private emit(db: string, coll: string | undefined, event: Doc, after?: Doc, bytes = EVENT_BYTES): void {
     this.seq += 1
     const now = new Date()
-    const full = { _id: token(this.seq), ...event, clusterTime: new Timestamp({ t: Math.floor(now.getTime() / 1000), i: this.seq }), wallTime: now }
+    const full = {
+      _id: token(this.seq),
+      ...event,
+      clusterTime: new Timestamp({ t: Math.floor(now.getTime() / 1000), i: this.seq }),
+      wallTime: now,
+    }
     this.events.push({ seq: this.seq, db, coll, event: full, after, bytes })
     this.bytes += bytes
     // trimmed in steps, not per event, so that a write does not shift the whole array
@@ -73,22 +89,46 @@ export class ChangeFeed implements CatalogListener, ChangeStreams {
   /** Drops the oldest events until the history is within both bounds (the newest always stays). */
   private trim(): void {
     let drop = 0
-    while (drop < this.events.length - 1 && (this.events.length - drop > HISTORY || this.bytes > HISTORY_BYTES)) this.bytes -= this.events[drop++]!.bytes
+    while (drop < this.events.length - 1 && (this.events.length - drop > HISTORY || this.bytes > HISTORY_BYTES))
+      this.bytes -= this.events[drop++]!.bytes
     this.events = this.events.slice(drop)
   }
 
   inserted(coll: Collection, raw: Uint8Array, doc: Doc): void {
-    this.emit(coll.db, coll.name, { operationType: 'insert', ns: { db: coll.db, coll: coll.name }, documentKey: { _id: doc._id }, fullDocument: doc }, doc, raw.length)
+    this.emit(
+      coll.db,
+      coll.name,
+      {
+        operationType: 'insert',
+        ns: { db: coll.db, coll: coll.name },
+        documentKey: { _id: doc._id },
+        fullDocument: doc,
+      },
+      doc,
+      raw.length,
+    )
   }
 
   replaced(coll: Collection, before: Doc, raw: Buffer, after: Doc, kind: 'update' | 'replace'): void {
     const base = { ns: { db: coll.db, coll: coll.name }, documentKey: { _id: after._id } }
-    if (kind === 'replace') this.emit(coll.db, coll.name, { operationType: 'replace', ...base, fullDocument: after }, after, raw.length)
-    else this.emit(coll.db, coll.name, { operationType: 'update', ...base, updateDescription: topLevelDiff(before, after) }, after, raw.length)
+    if (kind === 'replace')
+      this.emit(coll.db, coll.name, { operationType: 'replace', ...base, fullDocument: after }, after, raw.length)
+    else
+      this.emit(
+        coll.db,
+        coll.name,
+        { operationType: 'update', ...base, updateDescription: topLevelDiff(before, after) },
+        after,
+        raw.length,
+      )
   }
 
   deleted(coll: Collection, doc: Doc): void {
-    this.emit(coll.db, coll.name, { operationType: 'delete', ns: { db: coll.db, coll: coll.name }, documentKey: { _id: doc._id } })
+    this.emit(coll.db, coll.name, {
+      operationType: 'delete',
+      ns: { db: coll.db, coll: coll.name },
+      documentKey: { _id: doc._id },
+    })
   }
 
   collectionCreated(): void {}
@@ -104,7 +144,11 @@ export class ChangeFeed implements CatalogListener, ChangeStreams {
   }
 
   collectionRenamed(fromDb: string, fromName: string, coll: Collection): void {
-    this.emit(fromDb, fromName, { operationType: 'rename', ns: { db: fromDb, coll: fromName }, to: { db: coll.db, coll: coll.name } })
+    this.emit(fromDb, fromName, {
+      operationType: 'rename',
+      ns: { db: fromDb, coll: fromName },
+      to: { db: coll.db, coll: coll.name },
+    })
   }
 
   /** The first event after position `seq` (sequence numbers are contiguous in the history). */
@@ -124,7 +168,10 @@ export class ChangeFeed implements CatalogListener, ChangeStreams {
     }
     const oldest = this.events.length ? this.events[0].seq - 1 : this.seq
     if (position < oldest || position > this.seq) {
-      throw new MongoServerError(286, 'Resume of change stream was not possible, as the resume point may no longer be in the oplog.')
+      throw new MongoServerError(
+        286,
+        'Resume of change stream was not possible, as the resume point may no longer be in the oplog.',
+      )
     }
     return position
   }
@@ -132,19 +179,26 @@ export class ChangeFeed implements CatalogListener, ChangeStreams {
   open(db: string, collection: string | undefined, pipeline: Doc[]): CursorSource {
     const spec = pipeline[0].$changeStream
     if (!isPlainObject(spec)) throw mongoError('TypeMismatch', '$changeStream must be an object')
-    if (spec.fullDocumentBeforeChange !== undefined && spec.fullDocumentBeforeChange !== 'off') throw notSupported('fullDocumentBeforeChange')
-    if (spec.allChangesForCluster === true || spec.showExpandedEvents === true) throw notSupported(`$changeStream option ${spec.allChangesForCluster ? 'allChangesForCluster' : 'showExpandedEvents'}`)
+    if (spec.fullDocumentBeforeChange !== undefined && spec.fullDocumentBeforeChange !== 'off')
+      throw notSupported('fullDocumentBeforeChange')
+    if (spec.allChangesForCluster === true || spec.showExpandedEvents === true)
+      throw notSupported(
+        `$changeStream option ${spec.allChangesForCluster ? 'allChangesForCluster' : 'showExpandedEvents'}`,
+      )
     const rest = pipeline.slice(1)
     for (const stage of rest) {
       const name = Object.keys(stage)[0]
-      if (!STAGES_AFTER_CHANGE_STREAM.has(name)) throw mongoError('IllegalOperation', `${name} is not permitted in a $changeStream pipeline`)
+      if (!STAGES_AFTER_CHANGE_STREAM.has(name))
+        throw mongoError('IllegalOperation', `${name} is not permitted in a $changeStream pipeline`)
     }
     const fullDocument = spec.fullDocument ?? 'default'
     const wholeDb = collection === undefined
     let position = this.startPosition(spec)
     let invalidated = false
     const feed = this
-    const relevant = (e: ChangeEvent) => e.db === db && (wholeDb || e.coll === collection || (e.coll === undefined && e.event.operationType === 'dropDatabase'))
+    const relevant = (e: ChangeEvent) =>
+      e.db === db &&
+      (wholeDb || e.coll === collection || (e.coll === undefined && e.event.operationType === 'dropDatabase'))
     const shape = (e: ChangeEvent): Doc[] => {
       const event = { ...e.event }
       if (event.operationType === 'update' && fullDocument !== 'default') event.fullDocument = e.after ?? null
@@ -152,7 +206,12 @@ export class ChangeFeed implements CatalogListener, ChangeStreams {
       const op = event.operationType
       if ((!wholeDb && (op === 'drop' || op === 'rename')) || op === 'dropDatabase') {
         invalidated = true
-        out.push({ _id: token(e.seq), operationType: 'invalidate', clusterTime: event.clusterTime, wallTime: event.wallTime })
+        out.push({
+          _id: token(e.seq),
+          operationType: 'invalidate',
+          clusterTime: event.clusterTime,
+          wallTime: event.wallTime,
+        })
       }
       if (rest.length === 0) return out
       try {

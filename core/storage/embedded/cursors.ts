@@ -40,7 +40,11 @@ export class CursorRegistry {
   }
 
   /** Pulls up to `max` documents (and at most 16 MB), looking one ahead to know if it is done. */
-  private static take(source: CursorSource, pending: Uint8Array | undefined, max: number): { batch: Uint8Array[]; pending?: Uint8Array; done: boolean } {
+  private static take(
+    source: CursorSource,
+    pending: Uint8Array | undefined,
+    max: number,
+  ): { batch: Uint8Array[]; pending?: Uint8Array; done: boolean } {
     const batch: Uint8Array[] = []
     let bytes = 0
     let next = pending
@@ -50,7 +54,8 @@ export class CursorRegistry {
         if (item.done) return { batch, done: true }
         next = item.value
       }
-      if (batch.length >= max || (batch.length > 0 && bytes + next.length > MAX_BATCH_BYTES)) return { batch, pending: next, done: false }
+      if (batch.length >= max || (batch.length > 0 && bytes + next.length > MAX_BATCH_BYTES))
+        return { batch, pending: next, done: false }
       batch.push(next)
       bytes += next.length
       next = undefined
@@ -76,14 +81,22 @@ export class CursorRegistry {
     const cursor = this.cursors.get(id)
     if (!cursor) throw mongoError('CursorNotFound', `cursor id ${id} not found`)
     if (cursor.ns !== ns) {
-      throw mongoError('Unauthorized', `Requested getMore on namespace '${ns}', but cursor belongs to a different namespace ${cursor.ns}`)
+      throw mongoError(
+        'Unauthorized',
+        `Requested getMore on namespace '${ns}', but cursor belongs to a different namespace ${cursor.ns}`,
+      )
     }
     if (cursor.busy) throw mongoError('CursorInUse', `Cursor id ${id} is already in use`)
     cursor.busy = true
     try {
       const max = batchSize && batchSize > 0 ? batchSize : Number.MAX_SAFE_INTEGER
       let taken = CursorRegistry.take(cursor.source, cursor.pending, max)
-      if (taken.batch.length === 0 && cursor.source.waitForData && !cursor.source.exhausted?.() && this.cursors.has(id)) {
+      if (
+        taken.batch.length === 0 &&
+        cursor.source.waitForData &&
+        !cursor.source.exhausted?.() &&
+        this.cursors.has(id)
+      ) {
         await cursor.source.waitForData(maxTimeMS ?? 1000)
         taken = CursorRegistry.take(cursor.source, undefined, max)
       }

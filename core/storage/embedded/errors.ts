@@ -46,9 +46,7 @@ export const ErrorCode = {
 
 export type ErrorCodeName = keyof typeof ErrorCode
 
-const CODE_NAMES = new Map<number, string>(
-  Object.entries(ErrorCode).map(([name, code]) => [code, name]),
-)
+const CODE_NAMES = new Map<number, string>(Object.entries(ErrorCode).map(([name, code]) => [code, name]))
 
 export class MongoServerError extends Error {
   readonly codeName: string
@@ -84,7 +82,10 @@ export const mongoError = (name: ErrorCodeName, message: string, extra?: Record<
 
 /** What MongoDB has but this server deliberately does not do: name it, never guess. */
 export const notSupported = (what: string) =>
-  mongoError('NotImplemented', `${what} is not supported by the embedded MongoDB-compatible server; use a real MongoDB (MONGODB_URL) for it`)
+  mongoError(
+    'NotImplemented',
+    `${what} is not supported by the embedded MongoDB-compatible server; use a real MongoDB (MONGODB_URL) for it`,
+  )
 
 /**
  * Turns anything thrown while executing a command into a MongoServerError. mingo reports
@@ -99,11 +100,27 @@ export function toMongoError(error: unknown): MongoServerError {
 }
 
 const MINGO_PATTERNS: Array<[RegExp, (m: RegExpMatchArray) => MongoServerError]> = [
-  [/^unknown top level operator: (\$\w+)/, (m) => mongoError('BadValue', `unknown top level operator: ${m[1]}. If you have a field name that starts with a '$' symbol, consider using $getField or $setField.`)],
+  [
+    /^unknown top level operator: (\$\w+)/,
+    (m) =>
+      mongoError(
+        'BadValue',
+        `unknown top level operator: ${m[1]}. If you have a field name that starts with a '$' symbol, consider using $getField or $setField.`,
+      ),
+  ],
   [/^unknown query operator (\$\w+)/, (m) => mongoError('BadValue', `unknown operator: ${m[1]}`)],
-  [/^unregistered pipeline operator (\$\w+)/, (m) => new MongoServerError(ErrorCode.Location40324, `Unrecognized pipeline stage name: '${m[1]}'`)],
-  [/^accumulator '(\$\w+)' is not registered/, (m) => mongoError('InvalidPipelineOperator', `Unrecognized expression '${m[1]}'`)],
-  [/^Use of undefined variable: (\w+)/, (m) => new MongoServerError(ErrorCode.Location17276, `Use of undefined variable: ${m[1]}`)],
+  [
+    /^unregistered pipeline operator (\$\w+)/,
+    (m) => new MongoServerError(ErrorCode.Location40324, `Unrecognized pipeline stage name: '${m[1]}'`),
+  ],
+  [
+    /^accumulator '(\$\w+)' is not registered/,
+    (m) => mongoError('InvalidPipelineOperator', `Unrecognized expression '${m[1]}'`),
+  ],
+  [
+    /^Use of undefined variable: (\w+)/,
+    (m) => new MongoServerError(ErrorCode.Location17276, `Use of undefined variable: ${m[1]}`),
+  ],
 ]
 
 function mapMingoMessage(message: string): MongoServerError | undefined {

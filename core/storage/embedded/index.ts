@@ -81,7 +81,8 @@ function engineOf(value: string | undefined): StorageEngine {
 export async function startEmbeddedMongo(options: EmbeddedMongoOptions): Promise<EmbeddedMongo> {
   const dataDir = path.resolve(options.dataDir)
   const log = options.log ?? defaultLog
-  for (const problem of new DataDir(dataDir).makePrivate()) log('warn', `could not make the data folder private: ${problem}`)
+  for (const problem of new DataDir(dataDir).makePrivate())
+    log('warn', `could not make the data folder private: ${problem}`)
   const socket = socketPlace(dataDir)
   let lock: FolderLock
   try {

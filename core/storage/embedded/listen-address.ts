@@ -30,13 +30,16 @@ export interface SocketPlace {
 export function socketPlace(dataDir: string): SocketPlace {
   const inFolder = path.join(dataDir, SOCKET_FILE)
   const max = maxSocketPathBytes()
-  if (Buffer.byteLength(inFolder) <= max) return { path: inFolder, removeStale: () => rmSync(inFolder, { force: true }), dispose: () => undefined }
+  if (Buffer.byteLength(inFolder) <= max)
+    return { path: inFolder, removeStale: () => rmSync(inFolder, { force: true }), dispose: () => undefined }
   const privateFolder = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-mongo-'))
   const fallback = path.join(privateFolder, SOCKET_FILE)
   const dispose = () => rmSync(privateFolder, { recursive: true, force: true })
   if (Buffer.byteLength(fallback) > max) {
     dispose()
-    throw new Error(`neither ${inFolder} nor ${fallback} fits in a Unix socket path (${max} bytes): use a shorter data folder path or TMPDIR`)
+    throw new Error(
+      `neither ${inFolder} nor ${fallback} fits in a Unix socket path (${max} bytes): use a shorter data folder path or TMPDIR`,
+    )
   }
   return { path: fallback, removeStale: () => undefined, dispose }
 }

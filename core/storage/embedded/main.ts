@@ -11,7 +11,8 @@
 import { parseArgs } from 'node:util'
 import { startEmbeddedMongo } from './index.ts'
 
-const USAGE = 'usage: mongo-embedded [--data ./data/mongo] [--replset NAME] [--sync-interval-ms 100] [--port N [--host 127.0.0.1]]  (--port adds TCP, open to every local user)'
+const USAGE =
+  'usage: mongo-embedded [--data ./data/mongo] [--replset NAME] [--sync-interval-ms 100] [--port N [--host 127.0.0.1]]  (--port adds TCP, open to every local user)'
 
 function fail(message: string): never {
   console.error(message)
@@ -27,18 +28,17 @@ function parseInteger(value: string | undefined, name: string, fallback: number)
 }
 
 async function main(): Promise<void> {
-  let values
+  const options = {
+    port: { type: 'string' },
+    data: { type: 'string' },
+    host: { type: 'string' },
+    replset: { type: 'string' },
+    'sync-interval-ms': { type: 'string' },
+    help: { type: 'boolean' },
+  } as const
+  let values: ReturnType<typeof parseArgs<{ options: typeof options }>>['values']
   try {
-    values = parseArgs({
-      options: {
-        port: { type: 'string' },
-        data: { type: 'string' },
-        host: { type: 'string' },
-        replset: { type: 'string' },
-        'sync-interval-ms': { type: 'string' },
-        help: { type: 'boolean' },
-      },
-    }).values
+    values = parseArgs({ options }).values
   } catch (error) {
     fail(error instanceof Error ? error.message : String(error))
   }
@@ -46,10 +46,14 @@ async function main(): Promise<void> {
     console.log(USAGE)
     return
   }
-  if (values.host !== undefined && values.port === undefined) fail('--host needs --port (without them it listens on the Unix socket only)')
+  if (values.host !== undefined && values.port === undefined)
+    fail('--host needs --port (without them it listens on the Unix socket only)')
   const server = await startEmbeddedMongo({
     dataDir: values.data ?? './data/mongo',
-    tcp: values.port === undefined ? undefined : { host: values.host ?? '127.0.0.1', port: parseInteger(values.port, 'port', 27017) },
+    tcp:
+      values.port === undefined
+        ? undefined
+        : { host: values.host ?? '127.0.0.1', port: parseInteger(values.port, 'port', 27017) },
     replSetName: values.replset,
     syncIntervalMs: parseInteger(values['sync-interval-ms'], 'sync-interval-ms', 100),
     // This process does nothing else: no reason for a second thread.
@@ -57,7 +61,9 @@ async function main(): Promise<void> {
   })
   const data = values.data ?? './data/mongo'
   if (server.tcpUrl) {
-    console.log(`embedded MongoDB listening on ${server.tcpUrl} (data: ${data}; TCP: any local user can connect) and on ${server.url}`)
+    console.log(
+      `embedded MongoDB listening on ${server.tcpUrl} (data: ${data}; TCP: any local user can connect) and on ${server.url}`,
+    )
   } else {
     console.log(`embedded MongoDB listening on ${server.url} (data: ${data}; Unix socket, only this user can connect)`)
   }

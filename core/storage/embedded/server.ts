@@ -107,13 +107,21 @@ export class EmbeddedServer {
       store = lmdb
     } else {
       catalog = new Catalog(SILENT)
-      store = Store.open(options.dataDir, catalog, options.durability, (e) => options.log('error', 'log compaction failed', e))
+      store = Store.open(options.dataDir, catalog, options.durability, (e) =>
+        options.log('error', 'log compaction failed', e),
+      )
     }
     const feed = options.replSetName ? new ChangeFeed() : undefined
     catalog.setListener(feed ? fanOut([store.listener, feed]) : store.listener)
     const parameters: Parameters = { ttlMonitorSleepSecs: 60 }
     const cursors = new CursorRegistry()
-    const ttl = new TtlMonitor(catalog, () => parameters.ttlMonitorSleepSecs, () => store.commit(false), (e) => options.log('error', 'TTL pass failed', e), (fn) => store.transact(fn))
+    const ttl = new TtlMonitor(
+      catalog,
+      () => parameters.ttlMonitorSleepSecs,
+      () => store.commit(false),
+      (e) => options.log('error', 'TTL pass failed', e),
+      (fn) => store.transact(fn),
+    )
     const listeners = [createServer(), ...(options.tcp ? [createServer()] : [])]
     const info: ServerInfo = { address: options.socketPath, replSetName: options.replSetName, startedAt: new Date() }
     const embedded = new EmbeddedServer(listeners, store, catalog, cursors, ttl, feed, info, parameters, options.log)
@@ -140,7 +148,11 @@ export class EmbeddedServer {
       return
     }
     const connectionId = this.nextConnectionId++
-    const connection = new Connection(socket, (cmd) => this.execute(cmd, connectionId), (e) => this.log('warn', 'connection error', e))
+    const connection = new Connection(
+      socket,
+      (cmd) => this.execute(cmd, connectionId),
+      (e) => this.log('warn', 'connection error', e),
+    )
     this.connections.add(connection)
     this.sockets.add(socket)
     socket.on('close', () => {
@@ -208,7 +220,9 @@ export class EmbeddedServer {
   }
 
   private async shutdown(): Promise<void> {
-    const stopped = Promise.all(this.listeners.map((listener) => new Promise<void>((resolve) => listener.close(() => resolve()))))
+    const stopped = Promise.all(
+      this.listeners.map((listener) => new Promise<void>((resolve) => listener.close(() => resolve()))),
+    )
     for (const connection of this.connections) connection.close()
     this.feed?.close()
     await Promise.all([...this.connections].map((c) => c.idle))

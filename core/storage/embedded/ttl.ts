@@ -46,9 +46,11 @@ export class TtlMonitor {
     } catch (error) {
       this.onError(error)
     }
-    this.afterPass(deleted).catch(this.onError).finally(() => {
-      this.running = false
-    })
+    this.afterPass(deleted)
+      .catch(this.onError)
+      .finally(() => {
+        this.running = false
+      })
   }
 
   /** One pass over every TTL index; returns how many documents it removed. */

@@ -24,7 +24,13 @@ async function host(): Promise<void> {
   try {
     server = await EmbeddedServer.start({
       ...options,
-      log: (level, message, error) => post({ type: 'log', level, message, error: error === undefined ? undefined : String(error instanceof Error ? error.stack : error) }),
+      log: (level, message, error) =>
+        post({
+          type: 'log',
+          level,
+          message,
+          error: error === undefined ? undefined : String(error instanceof Error ? error.stack : error),
+        }),
     })
   } catch (error) {
     post({ type: 'failed', message: error instanceof Error ? error.message : String(error) })

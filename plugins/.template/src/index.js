@@ -28,7 +28,14 @@ export const optionsSchema = Type.Object(
 export function toLines(batch) {
   let text = ''
   for (const event of batch.events) {
-    text += JSON.stringify({ uuid: event.uuid, event: event.event, distinct_id: event.distinctId, project_id: batch.project.id, timestamp: event.timestamp, properties: event.properties }) + '\n'
+    text += `${JSON.stringify({
+      uuid: event.uuid,
+      event: event.event,
+      distinct_id: event.distinctId,
+      project_id: batch.project.id,
+      timestamp: event.timestamp,
+      properties: event.properties,
+    })}\n`
   }
   return text
 }

@@ -15,7 +15,10 @@ sinkConformance({
   invalidOptions: [{}, { file: '' }, { file: 42 }],
   async read({ file }) {
     if (!existsSync(file)) return []
-    return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => toStoredEvent(JSON.parse(line)))
+    return readFileSync(file, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => toStoredEvent(JSON.parse(line)))
   },
   // A folder where the file was: every later append fails.
   fail({ file }) {

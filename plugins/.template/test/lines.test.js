@@ -8,6 +8,13 @@ describe('toLines', () => {
     const events = [{ uuid: 'u1', event: 'a\nb', distinctId: 'd1', properties: { $browser: 'Firefox' }, timestamp }]
     const text = toLines({ project, events, receivedAt: timestamp, historicalMigration: false })
     assert.equal(text.split('\n').length, 2)
-    assert.deepEqual(JSON.parse(text), { uuid: 'u1', event: 'a\nb', distinct_id: 'd1', project_id: 7, timestamp: '2026-01-02T03:04:05.678Z', properties: { $browser: 'Firefox' } })
+    assert.deepEqual(JSON.parse(text), {
+      uuid: 'u1',
+      event: 'a\nb',
+      distinct_id: 'd1',
+      project_id: 7,
+      timestamp: '2026-01-02T03:04:05.678Z',
+      properties: { $browser: 'Firefox' },
+    })
   })
 })

@@ -24,12 +24,20 @@ export interface ImportedDefinitions {
   groupTypeMapping: Record<string, string>
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 const invalid = (attr: string, reason: string) => badRequest('invalid_input', `${attr}: ${reason}`, attr)
 
 /** The optional PostHog fields of a flag, copied when present. */
-const OPTIONAL_FIELDS = ['evaluation_runtime', 'evaluation_tags', 'evaluation_contexts', 'bucketing_identifier', 'has_encrypted_payloads', 'is_remote_configuration'] as const
+const OPTIONAL_FIELDS = [
+  'evaluation_runtime',
+  'evaluation_tags',
+  'evaluation_contexts',
+  'bucketing_identifier',
+  'has_encrypted_payloads',
+  'is_remote_configuration',
+] as const
 
 export function flagDocument(flag: ImportedFlag, filters: FlagFilters): NewFlag {
   const doc: NewFlag = {
@@ -68,14 +76,18 @@ function readCohort(id: string, value: Record<string, unknown>, regexBudgetMs: n
     return { ...base, name: null, is_static: false, filters: { properties: value } }
   }
   const at = `cohorts.${id}`
-  if (value.name !== undefined && value.name !== null && typeof value.name !== 'string') throw invalid(`${at}.name`, 'must be a string')
-  if (value.is_static !== undefined && typeof value.is_static !== 'boolean') throw invalid(`${at}.is_static`, 'must be a boolean')
-  if (value.deleted !== undefined && typeof value.deleted !== 'boolean') throw invalid(`${at}.deleted`, 'must be a boolean')
+  if (value.name !== undefined && value.name !== null && typeof value.name !== 'string')
+    throw invalid(`${at}.name`, 'must be a string')
+  if (value.is_static !== undefined && typeof value.is_static !== 'boolean')
+    throw invalid(`${at}.is_static`, 'must be a boolean')
+  if (value.deleted !== undefined && typeof value.deleted !== 'boolean')
+    throw invalid(`${at}.deleted`, 'must be a boolean')
   const isStatic = value.is_static === true
   if (!isStatic) {
     const properties = isRecord(value.filters) ? value.filters.properties : undefined
     checkPropertyGroup(properties, `${at}.filters.properties`)
-    if (value.deleted !== true) checkCohortRegexes(`cohort ${id}`, properties, `${at}.filters.properties`, regexBudgetMs)
+    if (value.deleted !== true)
+      checkCohortRegexes(`cohort ${id}`, properties, `${at}.filters.properties`, regexBudgetMs)
   }
   return {
     ...base,
@@ -125,11 +137,14 @@ export function readDefinitions(body: unknown, regexBudgetMs = DEFAULT_REGEX_BUD
 
 /** Rewrites every group type index of a flag through `translation` (indexes not in it are kept). */
 export function remapGroupTypeIndexes(filters: FlagFilters, translation: ReadonlyMap<number, number>): FlagFilters {
-  const map = (index: number | null | undefined) => (typeof index === 'number' ? (translation.get(index) ?? index) : index)
+  const map = (index: number | null | undefined) =>
+    typeof index === 'number' ? (translation.get(index) ?? index) : index
   const copy = structuredClone(filters)
-  if (copy.aggregation_group_type_index !== undefined) copy.aggregation_group_type_index = map(copy.aggregation_group_type_index)
+  if (copy.aggregation_group_type_index !== undefined)
+    copy.aggregation_group_type_index = map(copy.aggregation_group_type_index)
   for (const group of [...(copy.groups ?? []), ...(copy.super_groups ?? [])]) {
-    if (group.aggregation_group_type_index !== undefined) group.aggregation_group_type_index = map(group.aggregation_group_type_index)
+    if (group.aggregation_group_type_index !== undefined)
+      group.aggregation_group_type_index = map(group.aggregation_group_type_index)
     for (const filter of group.properties ?? []) {
       if (filter.group_type_index !== undefined) filter.group_type_index = map(filter.group_type_index)
     }

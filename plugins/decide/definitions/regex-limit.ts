@@ -25,7 +25,8 @@ interface FoundFilter {
   place: string
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 function isBacktrackingFilter(filter: unknown): filter is Record<string, unknown> & { key: string } {
   if (!isRecord(filter) || typeof filter.key !== 'string') return false
@@ -86,6 +87,11 @@ export function checkFlagRegexes(flagKey: string, filters: unknown, path: string
 }
 
 /** 400 when the cohort's property group holds more backtracking regular expressions than fit in the budget. */
-export function checkCohortRegexes(cohortLabel: string, properties: unknown, path: string, regexBudgetMs: number): void {
+export function checkCohortRegexes(
+  cohortLabel: string,
+  properties: unknown,
+  path: string,
+  regexBudgetMs: number,
+): void {
   refuseBeyond(groupBacktrackingFilters(properties, path), regexBudgetMs, cohortLabel)
 }

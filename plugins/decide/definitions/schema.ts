@@ -15,7 +15,9 @@ const Nullable = <T extends TSchema>(schema: T) => Type.Optional(Type.Union([sch
 export const GroupTypeIndex = Type.Integer({ minimum: 0, maximum: 4 })
 const Percentage = Type.Number({ minimum: 0, maximum: 100 })
 /** Null or empty means distinct_id, as in PostHog's definitions. */
-const BucketingIdentifier = Nullable(Type.Union([Type.Literal('distinct_id'), Type.Literal('device_id'), Type.Literal('')]))
+const BucketingIdentifier = Nullable(
+  Type.Union([Type.Literal('distinct_id'), Type.Literal('device_id'), Type.Literal('')]),
+)
 
 export const PropertyFilterSchema = Type.Object(
   {
@@ -44,7 +46,17 @@ export const FiltersSchema = Type.Object(
   {
     groups: Nullable(Type.Array(ConditionSchema)),
     multivariate: Nullable(
-      Type.Object({ variants: Type.Array(Type.Object({ key: Type.String({ minLength: 1 }), name: Nullable(Type.String()), rollout_percentage: Percentage }, open)) }, open),
+      Type.Object(
+        {
+          variants: Type.Array(
+            Type.Object(
+              { key: Type.String({ minLength: 1 }), name: Nullable(Type.String()), rollout_percentage: Percentage },
+              open,
+            ),
+          ),
+        },
+        open,
+      ),
     ),
     payloads: Nullable(Type.Record(Type.String(), Type.Unknown())),
     aggregation_group_type_index: Nullable(GroupTypeIndex),
@@ -89,8 +101,16 @@ export const ImportedFlagSchema = Type.Object(
 export const DefinitionsBodySchema = Type.Object(
   {
     flags: Type.Array(ImportedFlagSchema),
-    group_type_mapping: Type.Optional(Type.Record(Type.String({ pattern: '^[0-4]$' }), Type.String({ minLength: 1, maxLength: 400 }), { additionalProperties: false })),
-    cohorts: Type.Optional(Type.Record(Type.String({ pattern: '^[1-9][0-9]{0,15}$' }), Type.Record(Type.String(), Type.Unknown()), { additionalProperties: false })),
+    group_type_mapping: Type.Optional(
+      Type.Record(Type.String({ pattern: '^[0-4]$' }), Type.String({ minLength: 1, maxLength: 400 }), {
+        additionalProperties: false,
+      }),
+    ),
+    cohorts: Type.Optional(
+      Type.Record(Type.String({ pattern: '^[1-9][0-9]{0,15}$' }), Type.Record(Type.String(), Type.Unknown()), {
+        additionalProperties: false,
+      }),
+    ),
   },
   open,
 )
@@ -98,7 +118,8 @@ export const DefinitionsBodySchema = Type.Object(
 export type ImportedFlag = Static<typeof ImportedFlagSchema>
 export type DefinitionsBody = Static<typeof DefinitionsBodySchema>
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 /** The top group is depth 0; a group at depth d holds entries at PostHog's depth d (64 at most). */
 const MAX_GROUP_DEPTH = MAX_COHORT_FILTER_DEPTH + 1
 
@@ -111,13 +132,16 @@ export function checkPropertyGroup(value: unknown, path: string, depth = 0): voi
     throw badRequest('invalid_input', `${at}: ${reason}`, at)
   }
   if (!isRecord(value)) return fail('must be a property group {type, values}')
-  if (depth === 0 ? value.type !== 'AND' && value.type !== 'OR' : typeof value.type !== 'string') return fail('must be "AND" or "OR"', `${path}.type`)
+  if (depth === 0 ? value.type !== 'AND' && value.type !== 'OR' : typeof value.type !== 'string')
+    return fail('must be "AND" or "OR"', `${path}.type`)
   if (!Array.isArray(value.values)) return fail('must be a list', `${path}.values`)
   if (depth >= MAX_GROUP_DEPTH) return fail(`property groups nest at most ${MAX_GROUP_DEPTH} deep`)
   value.values.forEach((child, i) => {
     const at = `${path}.values.${i}`
     if (isRecord(child) && 'values' in child) return checkPropertyGroup(child, at, depth + 1)
-    if (!isRecord(child) || typeof child.key !== 'string') fail('must be a property filter with a key, or a property group', at)
-    if (isRecord(child) && child.type === 'cohort' && !/^\d+$/.test(String(child.value))) fail('must be a cohort id', `${at}.value`)
+    if (!isRecord(child) || typeof child.key !== 'string')
+      fail('must be a property filter with a key, or a property group', at)
+    if (isRecord(child) && child.type === 'cohort' && !/^\d+$/.test(String(child.value)))
+      fail('must be a cohort id', `${at}.value`)
   })
 }

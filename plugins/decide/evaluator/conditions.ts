@@ -1,31 +1,31 @@
-import { cohortFiltersMatch } from './cohorts.ts';
-import type { RequestContext } from './context.ts';
-import { dependencyTarget, flagValueMatches, isFlagFilter } from './dependencies.ts';
-import { hashFor } from './hash.ts';
-import { hashedIdentifier } from './identifiers.ts';
-import { matchProperty } from './properties/match-property.ts';
-import { isFullRollout, isInRollout } from './rollout.ts';
-import type { ConditionSet, FlagDefinition, Properties, PropertyFilter } from './types.ts';
+import { cohortFiltersMatch } from './cohorts.ts'
+import type { RequestContext } from './context.ts'
+import { dependencyTarget, flagValueMatches, isFlagFilter } from './dependencies.ts'
+import { hashFor } from './hash.ts'
+import { hashedIdentifier } from './identifiers.ts'
+import { matchProperty } from './properties/match-property.ts'
+import { isFullRollout, isInRollout } from './rollout.ts'
+import type { ConditionSet, FlagDefinition, Properties, PropertyFilter } from './types.ts'
 
-export type ConditionOutcome = 'condition_match' | 'out_of_rollout_bound' | 'no_condition_match';
+export type ConditionOutcome = 'condition_match' | 'out_of_rollout_bound' | 'no_condition_match'
 
 /** A set's own aggregation when the key is present (explicit null = person), else the flag's (§3a). */
 export function conditionAggregation(flag: FlagDefinition, condition: ConditionSet): number | null {
-  if (Object.prototype.hasOwnProperty.call(condition, 'aggregation_group_type_index')) {
-    return condition.aggregation_group_type_index ?? null;
+  if (Object.hasOwn(condition, 'aggregation_group_type_index')) {
+    return condition.aggregation_group_type_index ?? null
   }
-  return flag.filters.aggregation_group_type_index ?? null;
+  return flag.filters.aggregation_group_type_index ?? null
 }
 
 /** Person filters read person properties; group filters their own group type, else the set's (§5.3). */
 function propertiesFor(filter: PropertyFilter, aggregation: number | null, ctx: RequestContext): Properties | null {
-  const type = filter.type ?? 'person';
-  if (type === 'person' || type === 'person_metadata') return ctx.person;
+  const type = filter.type ?? 'person'
+  if (type === 'person' || type === 'person_metadata') return ctx.person
   if (type === 'group') {
-    const index = filter.group_type_index ?? aggregation;
-    return index === null || index === undefined ? {} : ctx.groupProperties(index);
+    const index = filter.group_type_index ?? aggregation
+    return index === null || index === undefined ? {} : ctx.groupProperties(index)
   }
-  return null;
+  return null
 }
 
 /** 100% short-circuits without hashing, so it matches even without a usable identifier (§2). */
@@ -35,9 +35,9 @@ export function checkRollout(
   aggregation: number | null,
   ctx: RequestContext,
 ): ConditionOutcome {
-  if (isFullRollout(rolloutPercentage)) return 'condition_match';
-  const hash = hashFor(flag.key, hashedIdentifier(flag, aggregation, ctx));
-  return isInRollout(hash, rolloutPercentage as number) ? 'condition_match' : 'out_of_rollout_bound';
+  if (isFullRollout(rolloutPercentage)) return 'condition_match'
+  const hash = hashFor(flag.key, hashedIdentifier(flag, aggregation, ctx))
+  return isInRollout(hash, rolloutPercentage as number) ? 'condition_match' : 'out_of_rollout_bound'
 }
 
 /**
@@ -51,21 +51,21 @@ export function evaluateCondition(
   aggregation: number | null,
   ctx: RequestContext,
 ): ConditionOutcome {
-  let cohortFilters: PropertyFilter[] | undefined;
+  let cohortFilters: PropertyFilter[] | undefined
   for (const filter of condition.properties ?? []) {
     if (isFlagFilter(filter)) {
-      const target = dependencyTarget(filter, ctx.lookup);
-      const value = target === 'missing' ? undefined : ctx.results.get(target);
-      if (!flagValueMatches(filter, value)) return 'no_condition_match';
+      const target = dependencyTarget(filter, ctx.lookup)
+      const value = target === 'missing' ? undefined : ctx.results.get(target)
+      if (!flagValueMatches(filter, value)) return 'no_condition_match'
     } else if (filter.type === 'cohort') {
-      (cohortFilters ??= []).push(filter);
+      ;(cohortFilters ??= []).push(filter)
     } else {
-      const properties = propertiesFor(filter, aggregation, ctx);
-      if (properties === null || !matchProperty(filter, properties, ctx.match)) return 'no_condition_match';
+      const properties = propertiesFor(filter, aggregation, ctx)
+      if (properties === null || !matchProperty(filter, properties, ctx.match)) return 'no_condition_match'
     }
   }
   if (cohortFilters !== undefined) {
-    if (ctx.cohorts === null || !cohortFiltersMatch(cohortFilters, ctx.person, ctx.cohorts)) return 'no_condition_match';
+    if (ctx.cohorts === null || !cohortFiltersMatch(cohortFilters, ctx.person, ctx.cohorts)) return 'no_condition_match'
   }
-  return checkRollout(flag, condition.rollout_percentage, aggregation, ctx);
+  return checkRollout(flag, condition.rollout_percentage, aggregation, ctx)
 }

@@ -1,33 +1,40 @@
-import { conditionAggregation, evaluateCondition } from './conditions.ts';
-import type { RequestContext } from './context.ts';
-import { FlagEvaluationError } from './errors.ts';
-import { holdoutHash, hashFor } from './hash.ts';
-import { hashedIdentifier, usesDeviceBucketing } from './identifiers.ts';
-import { outranks, type ReasonKind } from './reasons.ts';
-import { selectVariant } from './rollout.ts';
-import type { ConditionSet, FlagDefinition } from './types.ts';
+import { conditionAggregation, evaluateCondition } from './conditions.ts'
+import type { RequestContext } from './context.ts'
+import { FlagEvaluationError } from './errors.ts'
+import { holdoutHash, hashFor } from './hash.ts'
+import { hashedIdentifier, usesDeviceBucketing } from './identifiers.ts'
+import { outranks, type ReasonKind } from './reasons.ts'
+import { selectVariant } from './rollout.ts'
+import type { ConditionSet, FlagDefinition } from './types.ts'
 
 export interface FlagMatch {
-  matches: boolean;
-  variant: string | null;
-  reason: ReasonKind;
-  conditionIndex: number | null;
+  matches: boolean
+  variant: string | null
+  reason: ReasonKind
+  conditionIndex: number | null
   /** Whether the flag stores a payload for the answer; a stored null counts (§10.1). */
-  hasPayload: boolean;
-  payload: unknown;
+  hasPayload: boolean
+  payload: unknown
 }
 
 /** The match, with the payload stored for its value when `withPayload` (a stored null counts, §10.1). */
-export function result(flag: FlagDefinition, matches: boolean, variant: string | null, kind: ReasonKind, index: number | null, withPayload: boolean): FlagMatch {
-  const payloads = flag.filters.payloads;
-  const key = variant ?? 'true';
-  if (!withPayload || !payloads || typeof payloads !== 'object' || !Object.prototype.hasOwnProperty.call(payloads, key)) {
-    return { matches, variant, reason: kind, conditionIndex: index, hasPayload: false, payload: null };
+export function result(
+  flag: FlagDefinition,
+  matches: boolean,
+  variant: string | null,
+  kind: ReasonKind,
+  index: number | null,
+  withPayload: boolean,
+): FlagMatch {
+  const payloads = flag.filters.payloads
+  const key = variant ?? 'true'
+  if (!withPayload || !payloads || typeof payloads !== 'object' || !Object.hasOwn(payloads, key)) {
+    return { matches, variant, reason: kind, conditionIndex: index, hasPayload: false, payload: null }
   }
-  return { matches, variant, reason: kind, conditionIndex: index, hasPayload: true, payload: payloads[key] ?? null };
+  return { matches, variant, reason: kind, conditionIndex: index, hasPayload: true, payload: payloads[key] ?? null }
 }
 
-export const enrollmentKey = (flagKey: string) => `$feature_enrollment/${flagKey}`;
+export const enrollmentKey = (flagKey: string) => `$feature_enrollment/${flagKey}`
 
 /**
  * Early access (§6.1). The new format reads `$feature_enrollment/<key>`; the
@@ -36,71 +43,76 @@ export const enrollmentKey = (flagKey: string) => `$feature_enrollment/${flagKey
  */
 export function earlyAccess(flag: FlagDefinition, ctx: RequestContext): FlagMatch | null {
   if (flag.filters.feature_enrollment === true) {
-    const key = enrollmentKey(flag.key);
-    if (!Object.prototype.hasOwnProperty.call(ctx.person, key)) return null;
-    const value = ctx.person[key];
-    return result(flag, value === true || value === 'true', null, 'super_condition_value', 0, true);
+    const key = enrollmentKey(flag.key)
+    if (!Object.hasOwn(ctx.person, key)) return null
+    const value = ctx.person[key]
+    return result(flag, value === true || value === 'true', null, 'super_condition_value', 0, true)
   }
-  const legacy = flag.filters.super_groups?.[0];
-  const filters = legacy?.properties ?? [];
-  if (!legacy || filters.length === 0) return null;
-  if (!filters.some((filter) => Object.prototype.hasOwnProperty.call(ctx.person, filter.key))) return null;
-  const outcome = evaluateCondition(flag, legacy, null, ctx);
-  return result(flag, outcome === 'condition_match', null, 'super_condition_value', 0, true);
+  const legacy = flag.filters.super_groups?.[0]
+  const filters = legacy?.properties ?? []
+  if (!legacy || filters.length === 0) return null
+  if (!filters.some((filter) => Object.hasOwn(ctx.person, filter.key))) return null
+  const outcome = evaluateCondition(flag, legacy, null, ctx)
+  return result(flag, outcome === 'condition_match', null, 'super_condition_value', 0, true)
 }
 
 /** Holdout (§6.2): hashed without the flag key and without stored overrides. */
 export function holdout(flag: FlagDefinition, ctx: RequestContext): FlagMatch | null {
-  const config = flag.filters.holdout;
-  if (!config) return null;
-  const percentage = Math.min(Math.max(config.exclusion_percentage, 0), 100);
-  const identifier = hashedIdentifier(flag, flag.filters.aggregation_group_type_index ?? null, ctx, false);
-  if (percentage < 100 && holdoutHash(identifier) > percentage / 100) return null;
-  return result(flag, true, `holdout-${config.id}`, 'holdout_condition_value', null, true);
+  const config = flag.filters.holdout
+  if (!config) return null
+  const percentage = Math.min(Math.max(config.exclusion_percentage, 0), 100)
+  const identifier = hashedIdentifier(flag, flag.filters.aggregation_group_type_index ?? null, ctx, false)
+  if (percentage < 100 && holdoutHash(identifier) > percentage / 100) return null
+  return result(flag, true, `holdout-${config.id}`, 'holdout_condition_value', null, true)
 }
 
 /** A valid override variant wins; otherwise the hashed variant of the set's aggregation (§3g). */
-function variantFor(flag: FlagDefinition, condition: ConditionSet, aggregation: number | null, ctx: RequestContext): string | null {
-  const variants = flag.filters.multivariate?.variants ?? [];
-  if (condition.variant && variants.some((variant) => variant.key === condition.variant)) return condition.variant;
-  return selectVariant(variants, hashFor(flag.key, hashedIdentifier(flag, aggregation, ctx), 'variant'));
+function variantFor(
+  flag: FlagDefinition,
+  condition: ConditionSet,
+  aggregation: number | null,
+  ctx: RequestContext,
+): string | null {
+  const variants = flag.filters.multivariate?.variants ?? []
+  if (condition.variant && variants.some((variant) => variant.key === condition.variant)) return condition.variant
+  return selectVariant(variants, hashFor(flag.key, hashedIdentifier(flag, aggregation, ctx), 'variant'))
 }
 
 /** One flag, server order (§3). Throws FlagEvaluationError for per-flag failures such as a deleted cohort. */
 export function evaluateFlag(flag: FlagDefinition, ctx: RequestContext): FlagMatch {
-  const version = flag.filters?.version;
+  const version = flag.filters?.version
   if (version !== undefined && version !== null && version !== 1) {
-    throw new FlagEvaluationError('unsupported_flag_config', 'Flag configuration format v2 is not supported');
+    throw new FlagEvaluationError('unsupported_flag_config', 'Flag configuration format v2 is not supported')
   }
-  const decided = earlyAccess(flag, ctx) ?? holdout(flag, ctx);
-  if (decided) return decided;
+  const decided = earlyAccess(flag, ctx) ?? holdout(flag, ctx)
+  if (decided) return decided
 
   // the best reason so far as two locals: a closure per flag (and tsx's name helper on it) was a tenth of the evaluation
-  let bestKind: ReasonKind = 'no_group_type';
-  let bestIndex: number | null = null;
-  let skippedGroupCondition = false;
+  let bestKind: ReasonKind = 'no_group_type'
+  let bestIndex: number | null = null
+  let skippedGroupCondition = false
 
-  const conditions = flag.filters.groups ?? [];
+  const conditions = flag.filters.groups ?? []
   for (let index = 0; index < conditions.length; index++) {
-    const condition = conditions[index];
-    const aggregation = conditionAggregation(flag, condition);
-    let outcome: ReasonKind;
+    const condition = conditions[index]
+    const aggregation = conditionAggregation(flag, condition)
+    let outcome: ReasonKind
     if (aggregation === null && usesDeviceBucketing(flag) && !ctx.deviceId) {
-      outcome = 'out_of_rollout_bound';
+      outcome = 'out_of_rollout_bound'
     } else if (aggregation !== null && !ctx.groupKey(aggregation).usable) {
-      skippedGroupCondition = true;
-      outcome = 'no_group_type';
+      skippedGroupCondition = true
+      outcome = 'no_group_type'
     } else {
-      outcome = evaluateCondition(flag, condition, aggregation, ctx);
+      outcome = evaluateCondition(flag, condition, aggregation, ctx)
     }
     if (outranks(outcome, bestKind)) {
-      bestKind = outcome;
-      bestIndex = index;
+      bestKind = outcome
+      bestIndex = index
     }
     if (outcome === 'condition_match') {
-      return result(flag, true, variantFor(flag, condition, aggregation, ctx), bestKind, bestIndex, true);
+      return result(flag, true, variantFor(flag, condition, aggregation, ctx), bestKind, bestIndex, true)
     }
   }
-  if (bestKind === 'no_condition_match' && skippedGroupCondition) bestKind = 'no_condition_match_groups_not_evaluated';
-  return result(flag, false, null, bestKind, bestIndex, false);
+  if (bestKind === 'no_condition_match' && skippedGroupCondition) bestKind = 'no_condition_match_groups_not_evaluated'
+  return result(flag, false, null, bestKind, bestIndex, false)
 }

@@ -1,8 +1,8 @@
-import { formatNumber } from './properties/values.ts';
-import { sha1Prefix60 } from './sha1-prefix.ts';
+import { formatNumber } from './properties/values.ts'
+import { sha1Prefix60 } from './sha1-prefix.ts'
 
 /** 2^60 − 1, the scale of the 15-hex-digit prefix (§2). */
-const LONG_SCALE = Number(0xfffffffffffffffn);
+const LONG_SCALE = Number(0xfffffffffffffffn)
 
 /**
  * SHA-1 of `prefix + identifier + salt`, first 60 bits (15 hex digits) scaled into [0, 1].
@@ -12,7 +12,7 @@ const LONG_SCALE = Number(0xfffffffffffffffn);
  * The 60-bit prefix comes back as one correctly rounded double, as `Number(bigint)` would give it.
  */
 export function calculateHash(prefix: string, identifier: string, salt: string): number {
-  return sha1Prefix60(`${prefix}${identifier}${salt}`) / LONG_SCALE;
+  return sha1Prefix60(`${prefix}${identifier}${salt}`) / LONG_SCALE
 }
 
 /**
@@ -21,24 +21,25 @@ export function calculateHash(prefix: string, identifier: string, salt: string):
  * (§4.5: the server's code does this, whatever its comment says).
  */
 export function hashFor(flagKey: string, identifier: string, salt = ''): number {
-  if (identifier === '') return 0;
-  return calculateHash(`${flagKey}.`, identifier, salt);
+  if (identifier === '') return 0
+  return calculateHash(`${flagKey}.`, identifier, salt)
 }
 
 /** The holdout hash has no flag key, so a holdout excludes the same people from every flag (§6.2). */
 export function holdoutHash(identifier: string): number {
-  return calculateHash('holdout-', identifier, '');
+  return calculateHash('holdout-', identifier, '')
 }
 
-const MAX_DISTINCT_ID_CHARS = 200;
+const MAX_DISTINCT_ID_CHARS = 200
 
 /** A numeric distinct id becomes its JSON text; ids are cut to 200 characters (code points) (§4.1). */
 export function normalizeDistinctId(raw: string | number): string {
-  const text = typeof raw === 'number' ? formatNumber(raw) : raw;
+  const text = typeof raw === 'number' ? formatNumber(raw) : raw
   // Rust checks the byte length, then keeps 200 chars; counting code points is the same cut. Only
   // the first 200 are walked: a client may send megabytes.
-  if (text.length <= MAX_DISTINCT_ID_CHARS) return text;
-  let end = 0;
-  for (let count = 0; count < MAX_DISTINCT_ID_CHARS && end < text.length; count++) end += (text.codePointAt(end) as number) > 0xffff ? 2 : 1;
-  return end >= text.length ? text : text.slice(0, end);
+  if (text.length <= MAX_DISTINCT_ID_CHARS) return text
+  let end = 0
+  for (let count = 0; count < MAX_DISTINCT_ID_CHARS && end < text.length; count++)
+    end += (text.codePointAt(end) as number) > 0xffff ? 2 : 1
+  return end >= text.length ? text : text.slice(0, end)
 }

@@ -1,5 +1,5 @@
-import type { RequestContext } from './context.ts';
-import type { FlagDefinition } from './types.ts';
+import type { RequestContext } from './context.ts'
+import type { FlagDefinition } from './types.ts'
 
 /**
  * `device_id` or `distinct_id`. Definitions carry it at the flag's top level or inside `filters`;
@@ -7,12 +7,14 @@ import type { FlagDefinition } from './types.ts';
  * reads both places; posthog-node and the flags service read the top level, which the SDK
  * definitions this service serves always fill from this).
  */
-export function bucketingIdentifierOf(flag: Pick<FlagDefinition, 'bucketing_identifier' | 'filters'>): 'device_id' | 'distinct_id' {
-  return (flag.bucketing_identifier || flag.filters?.bucketing_identifier) === 'device_id' ? 'device_id' : 'distinct_id';
+export function bucketingIdentifierOf(
+  flag: Pick<FlagDefinition, 'bucketing_identifier' | 'filters'>,
+): 'device_id' | 'distinct_id' {
+  return (flag.bucketing_identifier || flag.filters?.bucketing_identifier) === 'device_id' ? 'device_id' : 'distinct_id'
 }
 
 export function usesDeviceBucketing(flag: FlagDefinition): boolean {
-  return bucketingIdentifierOf(flag) === 'device_id';
+  return bucketingIdentifierOf(flag) === 'device_id'
 }
 
 /**
@@ -27,11 +29,11 @@ export function hashedIdentifier(
   ctx: RequestContext,
   useStoredOverrides = true,
 ): string {
-  if (aggregation !== null) return ctx.groupKey(aggregation).text;
-  if (usesDeviceBucketing(flag) && ctx.deviceId) return ctx.deviceId;
-  const overrides = useStoredOverrides ? ctx.hashKeyOverrides : undefined;
-  const stored = overrides && Object.prototype.hasOwnProperty.call(overrides, flag.key) ? overrides[flag.key] : undefined;
-  if (stored !== undefined) return stored;
-  if (flag.ensure_experience_continuity) return ctx.anonDistinctId ?? ctx.distinctId;
-  return ctx.distinctId;
+  if (aggregation !== null) return ctx.groupKey(aggregation).text
+  if (usesDeviceBucketing(flag) && ctx.deviceId) return ctx.deviceId
+  const overrides = useStoredOverrides ? ctx.hashKeyOverrides : undefined
+  const stored = overrides && Object.hasOwn(overrides, flag.key) ? overrides[flag.key] : undefined
+  if (stored !== undefined) return stored
+  if (flag.ensure_experience_continuity) return ctx.anonDistinctId ?? ctx.distinctId
+  return ctx.distinctId
 }

@@ -1,5 +1,5 @@
-import { PERSON_METADATA_PREFIX } from './properties/match-property.ts';
-import type { Properties } from './types.ts';
+import { PERSON_METADATA_PREFIX } from './properties/match-property.ts'
+import type { Properties } from './types.ts'
 
 /**
  * Person properties as the server matches them (§7.1): stored properties,
@@ -8,41 +8,77 @@ import type { Properties } from './types.ts';
  */
 
 const INITIAL_SOURCES = [
-  '$app_build', '$app_name', '$app_namespace', '$app_version', '$browser', '$browser_version',
-  '$device_type', '$current_url', '$pathname', '$os', '$os_version', '$referring_domain', '$referrer',
-  '$screen_height', '$screen_width', '$viewport_height', '$viewport_width', '$raw_user_agent',
-  'utm_source', 'utm_medium', 'utm_campaign', 'utm_content', 'utm_term', 'gclid', 'gad_source',
-  'gclsrc', 'dclid', 'gbraid', 'wbraid', 'fbclid', 'msclkid', 'twclid', 'li_fat_id', 'mc_cid',
-  'igshid', 'ttclid', 'rdt_cid', 'epik', 'qclid', 'sccid', 'irclid', '_kx',
-];
+  '$app_build',
+  '$app_name',
+  '$app_namespace',
+  '$app_version',
+  '$browser',
+  '$browser_version',
+  '$device_type',
+  '$current_url',
+  '$pathname',
+  '$os',
+  '$os_version',
+  '$referring_domain',
+  '$referrer',
+  '$screen_height',
+  '$screen_width',
+  '$viewport_height',
+  '$viewport_width',
+  '$raw_user_agent',
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+  'utm_content',
+  'utm_term',
+  'gclid',
+  'gad_source',
+  'gclsrc',
+  'dclid',
+  'gbraid',
+  'wbraid',
+  'fbclid',
+  'msclkid',
+  'twclid',
+  'li_fat_id',
+  'mc_cid',
+  'igshid',
+  'ttclid',
+  'rdt_cid',
+  'epik',
+  'qclid',
+  'sccid',
+  'irclid',
+  '_kx',
+]
 
 /** [source, `$initial_` name] pairs, built once. */
 const INITIAL_PAIRS: readonly (readonly [string, string])[] = INITIAL_SOURCES.map((source) => [
   source,
   source.startsWith('$') ? `$initial_${source.slice(1)}` : `$initial_${source}`,
-]);
+])
 
-const hasOwn = (object: object, key: string) => Object.prototype.hasOwnProperty.call(object, key);
+const hasOwn = (object: object, key: string) => Object.hasOwn(object, key)
 
 /** Adds the missing `$initial_X` from `X` to an object this module made. */
 function fillInPlace(properties: Properties): Properties {
   for (const [source, target] of INITIAL_PAIRS) {
-    if (hasOwn(properties, source) && !hasOwn(properties, target)) properties[target] = properties[source];
+    if (hasOwn(properties, source) && !hasOwn(properties, target)) properties[target] = properties[source]
   }
-  return properties;
+  return properties
 }
 
 /** Fills only missing `$initial_X` from `X`, so stored initial values survive. */
 export function fillInitialProperties(properties: Properties): Properties {
-  return fillInPlace({ ...properties });
+  return fillInPlace({ ...properties })
 }
 
-const CREATED_AT = `${PERSON_METADATA_PREFIX}created_at`;
+const CREATED_AT = `${PERSON_METADATA_PREFIX}created_at`
 
 export interface StoredPerson {
-  properties: Properties;
+  properties: Properties
   /** The person's creation time, read by `person_metadata` filters on `created_at`. */
-  created_at?: string;
+  created_at?: string
 }
 
 /**
@@ -55,16 +91,22 @@ export function mergePersonProperties(
   overrides: Properties | null | undefined,
   distinctId: string,
 ): Properties {
-  if (stored === undefined) return fillInPlace({ ...overrides });
-  const merged: Properties = { ...stored?.properties };
-  if (stored?.created_at !== undefined) merged[CREATED_AT] = stored.created_at;
-  merged.distinct_id = distinctId;
+  if (stored === undefined) return fillInPlace({ ...overrides })
+  const merged: Properties = { ...stored?.properties }
+  if (stored?.created_at !== undefined) merged[CREATED_AT] = stored.created_at
+  merged.distinct_id = distinctId
   if (overrides) {
     // as `{ ...merged, ...overrides }` without a second copy: defined, not set, so `__proto__` stays a key
     for (const key of Object.keys(overrides)) {
-      if (key === '__proto__') Object.defineProperty(merged, key, { value: overrides[key], writable: true, enumerable: true, configurable: true });
-      else merged[key] = overrides[key];
+      if (key === '__proto__')
+        Object.defineProperty(merged, key, {
+          value: overrides[key],
+          writable: true,
+          enumerable: true,
+          configurable: true,
+        })
+      else merged[key] = overrides[key]
     }
   }
-  return fillInPlace(merged);
+  return fillInPlace(merged)
 }

@@ -13,7 +13,7 @@ export type ReasonKind =
   | 'no_condition_match_groups_not_evaluated'
   | 'no_group_type'
   | 'flag_disabled'
-  | 'missing_dependency';
+  | 'missing_dependency'
 
 const SCORE: Record<ReasonKind, number> = {
   super_condition_value: 6,
@@ -25,41 +25,41 @@ const SCORE: Record<ReasonKind, number> = {
   no_group_type: 1,
   flag_disabled: 0,
   missing_dependency: -1,
-};
+}
 
 export interface RankedReason {
-  kind: ReasonKind;
-  index: number | null;
+  kind: ReasonKind
+  index: number | null
 }
 
 export function outranks(candidate: ReasonKind, current: ReasonKind): boolean {
-  return SCORE[candidate] >= SCORE[current];
+  return SCORE[candidate] >= SCORE[current]
 }
 
 /** The variant that only enriches the description still serialises as `no_condition_match`. */
 export function reasonCode(kind: ReasonKind): string {
-  return kind === 'no_condition_match_groups_not_evaluated' ? 'no_condition_match' : kind;
+  return kind === 'no_condition_match_groups_not_evaluated' ? 'no_condition_match' : kind
 }
 
 export function reasonDescription(kind: ReasonKind, index: number | null): string {
   switch (kind) {
     case 'condition_match':
-      return `Matched condition set ${(index ?? 0) + 1}`;
+      return `Matched condition set ${(index ?? 0) + 1}`
     case 'no_condition_match':
-      return 'No matching condition set';
+      return 'No matching condition set'
     case 'no_condition_match_groups_not_evaluated':
-      return 'No matching condition set (group conditions were not evaluated because no group type was provided)';
+      return 'No matching condition set (group conditions were not evaluated because no group type was provided)'
     case 'out_of_rollout_bound':
-      return 'Out of rollout bound';
+      return 'Out of rollout bound'
     case 'no_group_type':
-      return 'No group type';
+      return 'No group type'
     case 'super_condition_value':
-      return 'Super condition value';
+      return 'Super condition value'
     case 'holdout_condition_value':
-      return 'Holdout condition value';
+      return 'Holdout condition value'
     case 'flag_disabled':
-      return 'Feature flag is disabled';
+      return 'Feature flag is disabled'
     case 'missing_dependency':
-      return 'Flag cannot be evaluated due to missing dependency';
+      return 'Flag cannot be evaluated due to missing dependency'
   }
 }

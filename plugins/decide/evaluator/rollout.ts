@@ -1,13 +1,13 @@
-import type { Variant } from './types.ts';
+import type { Variant } from './types.ts'
 
 /** A null rollout means 100 on the server; 100 short-circuits without hashing (§2). */
 export function isFullRollout(rolloutPercentage: number | null | undefined): boolean {
-  return (rolloutPercentage ?? 100) === 100;
+  return (rolloutPercentage ?? 100) === 100
 }
 
 /** In the rollout when `hash ≤ rollout / 100`: note the ≤, and fractional percentages are kept. */
 export function isInRollout(hash: number, rolloutPercentage: number): boolean {
-  return hash <= rolloutPercentage / 100;
+  return hash <= rolloutPercentage / 100
 }
 
 /**
@@ -16,10 +16,10 @@ export function isInRollout(hash: number, rolloutPercentage: number): boolean {
  * variant (the flag is then plain `true`).
  */
 export function selectVariant(variants: readonly Variant[], variantHash: number): string | null {
-  let cumulative = 0;
+  let cumulative = 0
   for (const variant of variants) {
-    cumulative += variant.rollout_percentage / 100;
-    if (variantHash < cumulative) return variant.key;
+    cumulative += variant.rollout_percentage / 100
+    if (variantHash < cumulative) return variant.key
   }
-  return null;
+  return null
 }

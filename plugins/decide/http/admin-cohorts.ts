@@ -33,11 +33,20 @@ const CohortCreateBody = Type.Object(
   open,
 )
 const CohortPatchBody = Type.Object(
-  { name: Type.Optional(Type.String({ minLength: 1, maxLength: 400 })), description: Type.Optional(Type.String()), filters: Type.Optional(Filters), deleted: Type.Optional(Type.Boolean()), is_static: Type.Optional(Type.Boolean()) },
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 400 })),
+    description: Type.Optional(Type.String()),
+    filters: Type.Optional(Filters),
+    deleted: Type.Optional(Type.Boolean()),
+    is_static: Type.Optional(Type.Boolean()),
+  },
   open,
 )
 const MembersBody = Type.Object({ distinct_ids: DistinctIds }, open)
-const MembersQuery = Type.Object({ after: Type.Optional(Type.String()), limit: Type.Optional(Type.String({ pattern: '^(10000|[1-9][0-9]{0,3})$' })) })
+const MembersQuery = Type.Object({
+  after: Type.Optional(Type.String()),
+  limit: Type.Optional(Type.String({ pattern: '^(10000|[1-9][0-9]{0,3})$' })),
+})
 
 function cohortJson(doc: CohortDocument, count: number | null) {
   return {
@@ -59,10 +68,12 @@ export function mountCohortRoutes(router: Router, { db, projects, flags, bodyLim
   const base = '/api/projects/:id/cohorts'
   const edits = DefinitionEdits.cohorts(db)
   const members = new CohortMembers(db)
-  const countOf = (projectId: number, doc: CohortDocument) => (doc.is_static ? members.count(projectId, doc.id) : Promise.resolve(null))
+  const countOf = (projectId: number, doc: CohortDocument) =>
+    doc.is_static ? members.count(projectId, doc.id) : Promise.resolve(null)
   const staticCohort = async (projectId: number, id: number) => {
     const doc = await edits.get(projectId, id)
-    if (!doc.is_static) throw badRequest('not_static', `cohort ${id} is dynamic: its members come from its filters`, 'cohort_id')
+    if (!doc.is_static)
+      throw badRequest('not_static', `cohort ${id} is dynamic: its members come from its filters`, 'cohort_id')
     return doc
   }
 
@@ -70,7 +81,10 @@ export function mountCohortRoutes(router: Router, { db, projects, flags, bodyLim
     const project = await projectParam(ctx, projects)
     const live = (await flags.definitions(project.id)).cohortDocuments.filter((doc) => !doc.deleted)
     const listed = page(ctx, live)
-    ctx.body = { ...listed, results: await Promise.all(listed.results.map(async (doc) => cohortJson(doc, await countOf(project.id, doc)))) }
+    ctx.body = {
+      ...listed,
+      results: await Promise.all(listed.results.map(async (doc) => cohortJson(doc, await countOf(project.id, doc)))),
+    }
   })
 
   route(router, 'post', base, async (ctx) => {
@@ -78,12 +92,22 @@ export function mountCohortRoutes(router: Router, { db, projects, flags, bodyLim
     const body = parseWith(CohortCreateBody, await jsonBody(ctx, bodyLimit))
     const isStatic = body.is_static === true
     if (!isStatic) checkPropertyGroup(body.filters?.properties, 'filters.properties')
-    if (!isStatic) checkCohortRegexes(`cohort "${body.name}"`, body.filters?.properties, 'filters.properties', regexBudgetMs)
-    if (!isStatic && body.distinct_ids) throw badRequest('invalid_input', 'distinct_ids: only static cohorts have members', 'distinct_ids')
+    if (!isStatic)
+      checkCohortRegexes(`cohort "${body.name}"`, body.filters?.properties, 'filters.properties', regexBudgetMs)
+    if (!isStatic && body.distinct_ids)
+      throw badRequest('invalid_input', 'distinct_ids: only static cohorts have members', 'distinct_ids')
     const now = new Date()
     const created = await edits.create(project.id, (id) => ({
-      id, name: body.name, description: body.description ?? '', is_static: isStatic, deleted: false, version: 0,
-      filters: isStatic ? {} : { properties: body.filters?.properties }, cohort_type: isStatic ? 'static' : null, created_at: now, updated_at: now,
+      id,
+      name: body.name,
+      description: body.description ?? '',
+      is_static: isStatic,
+      deleted: false,
+      version: 0,
+      filters: isStatic ? {} : { properties: body.filters?.properties },
+      cohort_type: isStatic ? 'static' : null,
+      created_at: now,
+      updated_at: now,
     }))
     if (body.distinct_ids) await members.add(project.id, created.id, body.distinct_ids)
     await flags.refresh(project.id)
@@ -101,10 +125,13 @@ export function mountCohortRoutes(router: Router, { db, projects, flags, bodyLim
     const project = await projectParam(ctx, projects)
     const body = parseWith(CohortPatchBody, await jsonBody(ctx, bodyLimit))
     const updated = await edits.update(project.id, idParam(ctx, 'cohort_id', 'cohort'), (doc) => {
-      if (body.is_static !== undefined && body.is_static !== doc.is_static) throw badRequest('invalid_input', 'is_static: a cohort cannot change between static and dynamic', 'is_static')
-      if (body.filters !== undefined && doc.is_static) throw badRequest('invalid_input', 'filters: a static cohort has members, not filters', 'filters')
+      if (body.is_static !== undefined && body.is_static !== doc.is_static)
+        throw badRequest('invalid_input', 'is_static: a cohort cannot change between static and dynamic', 'is_static')
+      if (body.filters !== undefined && doc.is_static)
+        throw badRequest('invalid_input', 'filters: a static cohort has members, not filters', 'filters')
       if (body.filters !== undefined) checkPropertyGroup(body.filters.properties, 'filters.properties')
-      if (body.filters !== undefined) checkCohortRegexes(`cohort ${doc.id}`, body.filters.properties, 'filters.properties', regexBudgetMs)
+      if (body.filters !== undefined)
+        checkCohortRegexes(`cohort ${doc.id}`, body.filters.properties, 'filters.properties', regexBudgetMs)
       return {
         ...doc,
         ...(body.name !== undefined && { name: body.name }),
@@ -120,7 +147,11 @@ export function mountCohortRoutes(router: Router, { db, projects, flags, bodyLim
 
   route(router, 'delete', `${base}/:cohort_id`, async (ctx) => {
     const project = await projectParam(ctx, projects)
-    await edits.update(project.id, idParam(ctx, 'cohort_id', 'cohort'), (doc) => ({ ...doc, deleted: true, updated_at: new Date() }))
+    await edits.update(project.id, idParam(ctx, 'cohort_id', 'cohort'), (doc) => ({
+      ...doc,
+      deleted: true,
+      updated_at: new Date(),
+    }))
     await flags.refresh(project.id)
     ctx.status = 204
   })

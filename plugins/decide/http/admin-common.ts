@@ -18,7 +18,12 @@ export interface AdminDeps {
 }
 
 /** PostHog's REST paths end with a slash; both forms are served. */
-export function route(router: Router, method: 'get' | 'post' | 'put' | 'patch' | 'delete', path: string, handler: Middleware): void {
+export function route(
+  router: Router,
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete',
+  path: string,
+  handler: Middleware,
+): void {
   router[method](path, handler)
   router[method](`${path}/`, handler)
 }
@@ -46,12 +51,17 @@ export async function projectParam(ctx: Context, projects: ProjectLookup): Promi
 export function idParam(ctx: Context, name: string, what: string): number {
   const raw = String(ctx.params[name])
   const id = Number(raw)
-  if (!/^[1-9][0-9]{0,15}$/.test(raw) || !Number.isSafeInteger(id)) throw new HttpError(404, 'validation_error', 'not_found', `no ${what} with id ${raw}`, name)
+  if (!/^[1-9][0-9]{0,15}$/.test(raw) || !Number.isSafeInteger(id))
+    throw new HttpError(404, 'validation_error', 'not_found', `no ${what} with id ${raw}`, name)
   return id
 }
 
 /** DRF's page envelope with `limit` / `offset` links. */
-export function page<T>(ctx: Context, all: T[], defaultLimit = 100): { count: number; next: string | null; previous: string | null; results: T[] } {
+export function page<T>(
+  ctx: Context,
+  all: T[],
+  defaultLimit = 100,
+): { count: number; next: string | null; previous: string | null; results: T[] } {
   const limit = Math.min(Math.max(Number(ctx.query.limit) || defaultLimit, 1), 1000)
   const offset = Math.max(Number(ctx.query.offset) || 0, 0)
   const link = (at: number) => {

@@ -14,7 +14,9 @@ import { jsonBody, projectParam, route } from './admin-common.ts'
 import type { AdminDeps } from './admin-common.ts'
 
 export function exportDefinitions(definitions: ProjectDefinitions) {
-  const sdk = toSdkDefinitions(definitions.projectId, [...definitions.flagDocuments], [], { ...definitions.groupTypeMapping })
+  const sdk = toSdkDefinitions(definitions.projectId, [...definitions.flagDocuments], [], {
+    ...definitions.groupTypeMapping,
+  })
   const cohorts: Record<string, unknown> = {}
   for (const cohort of definitions.cohortDocuments) {
     if (cohort.deleted) continue
@@ -25,7 +27,10 @@ export function exportDefinitions(definitions: ProjectDefinitions) {
   return { ...sdk, cohorts }
 }
 
-export function mountDefinitionRoutes(router: Router, { db, projects, flags, bodyLimit, regexBudgetMs }: AdminDeps): void {
+export function mountDefinitionRoutes(
+  router: Router,
+  { db, projects, flags, bodyLimit, regexBudgetMs }: AdminDeps,
+): void {
   const path = '/api/projects/:id/flag_definitions'
   route(router, 'get', path, async (ctx) => {
     const project = await projectParam(ctx, projects)

@@ -23,16 +23,36 @@ const open = { additionalProperties: true } as const
 /** PostHog's rule for keys made through its API. */
 const RestKey = Type.String({ minLength: 1, maxLength: 400, pattern: '^[a-zA-Z0-9_-]+$' })
 
-const FlagCreateBody = Type.Object({ key: RestKey, filters: Type.Optional(FiltersSchema), active: Type.Optional(Type.Boolean()), ...FlagOptionalFields }, open)
+const FlagCreateBody = Type.Object(
+  { key: RestKey, filters: Type.Optional(FiltersSchema), active: Type.Optional(Type.Boolean()), ...FlagOptionalFields },
+  open,
+)
 const FlagPatchBody = Type.Object(
-  { key: Type.Optional(RestKey), filters: Type.Optional(FiltersSchema), active: Type.Optional(Type.Boolean()), version: Type.Optional(Type.Integer()), ...FlagOptionalFields },
+  {
+    key: Type.Optional(RestKey),
+    filters: Type.Optional(FiltersSchema),
+    active: Type.Optional(Type.Boolean()),
+    version: Type.Optional(Type.Integer()),
+    ...FlagOptionalFields,
+  },
   open,
 )
 type FlagChanges = Static<typeof FlagPatchBody>
 
 /** A new flag is off: one condition set rolled out to nobody. */
 const DEFAULT_FILTERS: FlagFilters = { groups: [{ properties: [], rollout_percentage: 0, variant: null }] }
-const EDITABLE = ['name', 'active', 'deleted', 'ensure_experience_continuity', 'evaluation_runtime', 'evaluation_tags', 'evaluation_contexts', 'bucketing_identifier', 'has_encrypted_payloads', 'is_remote_configuration'] as const
+const EDITABLE = [
+  'name',
+  'active',
+  'deleted',
+  'ensure_experience_continuity',
+  'evaluation_runtime',
+  'evaluation_tags',
+  'evaluation_contexts',
+  'bucketing_identifier',
+  'has_encrypted_payloads',
+  'is_remote_configuration',
+] as const
 
 export function flagJson(doc: FlagDocument, projectId: number) {
   const groups = doc.filters.groups ?? []
@@ -64,7 +84,8 @@ export function flagJson(doc: FlagDocument, projectId: number) {
 }
 
 function assertKeyFree(key: string, id: number | null, siblings: FlagDocument[]): void {
-  if (siblings.some((flag) => flag.key === key && !flag.deleted && flag.id !== id)) throw badRequest('unique', 'There is already a feature flag with this key.', 'key')
+  if (siblings.some((flag) => flag.key === key && !flag.deleted && flag.id !== id))
+    throw badRequest('unique', 'There is already a feature flag with this key.', 'key')
 }
 
 function applyChanges(doc: FlagDocument, changes: FlagChanges): FlagDocument {
@@ -84,7 +105,10 @@ export function mountFlagRoutes(router: Router, { db, projects, flags, bodyLimit
   route(router, 'get', base, async (ctx) => {
     const project = await projectParam(ctx, projects)
     const live = (await flags.definitions(project.id)).flagDocuments.filter((flag) => !flag.deleted)
-    ctx.body = page(ctx, live.map((flag) => flagJson(flag, project.id)))
+    ctx.body = page(
+      ctx,
+      live.map((flag) => flagJson(flag, project.id)),
+    )
   })
 
   route(router, 'post', base, async (ctx) => {
@@ -94,7 +118,18 @@ export function mountFlagRoutes(router: Router, { db, projects, flags, bodyLimit
     const now = new Date()
     const created = await edits.create(project.id, (id, siblings) => {
       assertKeyFree(body.key, null, siblings)
-      const doc = { id, key: body.key, name: null, active: body.active ?? true, deleted: false, ensure_experience_continuity: false, version: 0, filters: DEFAULT_FILTERS, created_at: now, updated_at: now }
+      const doc = {
+        id,
+        key: body.key,
+        name: null,
+        active: body.active ?? true,
+        deleted: false,
+        ensure_experience_continuity: false,
+        version: 0,
+        filters: DEFAULT_FILTERS,
+        created_at: now,
+        updated_at: now,
+      }
       return applyChanges({ ...doc, project_id: project.id, generation: 0 }, { ...body, active: body.active ?? true })
     })
     await flags.refresh(project.id)
@@ -114,13 +149,20 @@ export function mountFlagRoutes(router: Router, { db, projects, flags, bodyLimit
     const body = parseWith(FlagPatchBody, await jsonBody(ctx, bodyLimit))
     const updated = await edits.update(project.id, id, async (doc, siblings) => {
       if (body.version !== undefined && body.version !== doc.version) {
-        throw new HttpError(409, 'validation_error', 'stale_version', `the flag is at version ${doc.version}, not ${body.version}: it was changed meanwhile`, 'version')
+        throw new HttpError(
+          409,
+          'validation_error',
+          'stale_version',
+          `the flag is at version ${doc.version}, not ${body.version}: it was changed meanwhile`,
+          'version',
+        )
       }
       if (body.key !== undefined && body.key !== doc.key) assertKeyFree(body.key, id, await siblings())
       if (body.deleted === false && doc.deleted) assertKeyFree(body.key ?? doc.key, id, await siblings())
       const next = applyChanges(doc, body)
       // checked when the filters change or come back into use; a stored flag's other fields stay editable
-      if (!next.deleted && (body.filters !== undefined || doc.deleted)) checkFlagRegexes(next.key, next.filters, 'filters', regexBudgetMs)
+      if (!next.deleted && (body.filters !== undefined || doc.deleted))
+        checkFlagRegexes(next.key, next.filters, 'filters', regexBudgetMs)
       return next
     })
     await flags.refresh(project.id)
@@ -129,7 +171,11 @@ export function mountFlagRoutes(router: Router, { db, projects, flags, bodyLimit
 
   route(router, 'delete', `${base}/:flag_id`, async (ctx) => {
     const project = await projectParam(ctx, projects)
-    await edits.update(project.id, idParam(ctx, 'flag_id', 'feature flag'), (doc) => ({ ...doc, deleted: true, updated_at: new Date() }))
+    await edits.update(project.id, idParam(ctx, 'flag_id', 'feature flag'), (doc) => ({
+      ...doc,
+      deleted: true,
+      updated_at: new Date(),
+    }))
     await flags.refresh(project.id)
     ctx.status = 204
   })

@@ -29,7 +29,11 @@ async function projectOfToken(api: PluginApi, token: string | undefined): Promis
 /** /flags/definitions: the project of `token`, if the Bearer key is its secret key or the admin key. */
 async function definitionsProject(api: PluginApi, ctx: Context): Promise<Project> {
   const key = bearerToken(ctx.get('Authorization'))
-  if (!key) throw unauthorized('not_authenticated', 'Authentication credentials were not provided: send Authorization: Bearer <project secret key>')
+  if (!key)
+    throw unauthorized(
+      'not_authenticated',
+      'Authentication credentials were not provided: send Authorization: Bearer <project secret key>',
+    )
   const project = await projectOfToken(api, singleValues(ctx.query).token)
   if (!keysEqual(key, project.secretApiToken) && !api.isAdminKey(key)) {
     throw unauthorized('authentication_failed', "the key is not this project's secret key")
@@ -42,7 +46,8 @@ async function apiProject(api: PluginApi, ctx: Context): Promise<Project> {
   const token = singleValues(ctx.query).token
   const authProject = ctx.state.authProject as Project | undefined
   if (!authProject) return projectOfToken(api, token)
-  if (token !== undefined && token !== authProject.apiToken) throw unauthorized('authentication_failed', "the key is not this project's secret key", 'token')
+  if (token !== undefined && token !== authProject.apiToken)
+    throw unauthorized('authentication_failed', "the key is not this project's secret key", 'token')
   return authProject
 }
 
@@ -54,7 +59,7 @@ export function mountDefinitionsRoutes(router: Router, api: PluginApi, flags: Fl
     ctx.set('Cache-Control', 'private, must-revalidate')
     ctx.vary('Authorization')
     const given = ctx.get('If-None-Match')
-    if (given && given.split(',').some((tag) => tag.trim() === etag || tag.trim() === etag.slice(2))) {
+    if (given?.split(',').some((tag) => tag.trim() === etag || tag.trim() === etag.slice(2))) {
       ctx.status = 304
       return
     }
@@ -71,12 +76,13 @@ export function mountDefinitionsRoutes(router: Router, api: PluginApi, flags: Fl
 
   router.get('/api/projects/:id/feature_flags/:key/remote_config', async (ctx) => {
     const project = await apiProject(api, ctx)
-    if (ctx.params.id !== '@current' && ctx.params.id !== String(project.id)) throw notFound(`project ${ctx.params.id} is not the project of this key`, 'id')
+    if (ctx.params.id !== '@current' && ctx.params.id !== String(project.id))
+      throw notFound(`project ${ctx.params.id} is not the project of this key`, 'id')
     ctx.state.projectId = project.id
     const flag = (await flags.definitions(project.id)).flagByKey(String(ctx.params.key))
     if (!flag) throw notFound(`no feature flag with key ${ctx.params.key}`, 'key')
     const payloads = flag.filters.payloads
-    const payload = payloads && Object.prototype.hasOwnProperty.call(payloads, 'true') ? payloads.true : null
+    const payload = payloads && Object.hasOwn(payloads, 'true') ? payloads.true : null
     ctx.type = 'application/json'
     ctx.body = JSON.stringify(payload ?? null)
   })

@@ -11,7 +11,8 @@ import { badRequest } from '../../../core/plugin-api.ts'
 import { parseWith } from '../../../core/admin/schemas.ts'
 
 const Json = Type.Record(Type.String(), Type.Unknown())
-const Nullable = <T extends Parameters<typeof Type.Optional>[0]>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]))
+const Nullable = <T extends Parameters<typeof Type.Optional>[0]>(schema: T) =>
+  Type.Optional(Type.Union([schema, Type.Null()]))
 
 export const FlagsBody = Type.Object({
   distinct_id: Type.Union([Type.String(), Type.Number()]),
@@ -45,7 +46,8 @@ const ALIASES: Record<keyof FlagsBodyFields, string[]> = {
 }
 const TOKEN_NAMES = ['token', 'api_key', '$token']
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** JSON.parse of the written values, with non-finite numbers (JSON5's NaN and Infinity) as null. */
 function finite(value: unknown): unknown {
@@ -89,7 +91,7 @@ export function tokenOf(body: Record<string, unknown>, query: Record<string, str
 export function readFlagsBody(body: Record<string, unknown>): FlagsBodyFields {
   const normalised: Record<string, unknown> = {}
   for (const [name, aliases] of Object.entries(ALIASES)) {
-    const found = aliases.find((alias) => Object.prototype.hasOwnProperty.call(body, alias) && body[alias] !== undefined)
+    const found = aliases.find((alias) => Object.hasOwn(body, alias) && body[alias] !== undefined)
     if (found !== undefined) normalised[name] = body[found]
   }
   return parseWith(FlagsBody, normalised)

@@ -32,7 +32,11 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
 const NO_FLAGS: EvaluationResult = { flags: {}, errorsWhileComputingFlags: false }
 
 /** The request's JSON object; a GET with neither body nor `data=` is read as an empty object. */
-async function requestObject(ctx: Context, query: Record<string, string | undefined>, limits: DecodeLimits): Promise<Record<string, unknown>> {
+async function requestObject(
+  ctx: Context,
+  query: Record<string, string | undefined>,
+  limits: DecodeLimits,
+): Promise<Record<string, unknown>> {
   const text = await readPayload(ctx, query, limits, true)
   return text === undefined ? {} : parseFlagsJson(text)
 }
@@ -79,7 +83,8 @@ export function mountFlagsRoutes(router: Router, { projects, flags, limits }: Fl
     const query = singleValues(ctx.query)
     const body = await requestObject(ctx, query, limits)
     const token = tokenOf(body, query)
-    if (!token) throw unauthorized('no_api_key', 'No API token provided: send the project API key as token or api_key', 'token')
+    if (!token)
+      throw unauthorized('no_api_key', 'No API token provided: send the project API key as token or api_key', 'token')
     const project = await projects.byApiToken(token)
     if (!project) throw unauthorized('invalid_api_key', 'The provided API key is invalid or has expired', 'token')
     ctx.state.projectId = project.id

@@ -36,7 +36,9 @@ const INACTIVITY_DELAY_SEC = 120
 
 /** The key from X-API-Key or a Bearer header; EventSource can send neither, so the stream also takes `?token=`. */
 function apiKeyOf(ctx: Context): string | undefined {
-  const key = ctx.get('X-API-Key').trim() || (ctx.path.endsWith('/events') && typeof ctx.query.token === 'string' ? ctx.query.token : '')
+  const key =
+    ctx.get('X-API-Key').trim() ||
+    (ctx.path.endsWith('/events') && typeof ctx.query.token === 'string' ? ctx.query.token : '')
   if (key) return key
   const match = /^bearer\s+(.+)$/i.exec(ctx.get('Authorization'))
   return match?.[1].trim()
@@ -44,14 +46,19 @@ function apiKeyOf(ctx: Context): string | undefined {
 
 async function authenticate(ctx: Context, deps: OfrepRouteDeps): Promise<Project> {
   const key = apiKeyOf(ctx)
-  if (!key) throw new OfrepError(401, 'GENERAL', 'send the project API key (phc_…) in X-API-Key or Authorization: Bearer')
+  if (!key)
+    throw new OfrepError(401, 'GENERAL', 'send the project API key (phc_…) in X-API-Key or Authorization: Bearer')
   const project = await deps.projects.byApiToken(key)
   if (!project) throw new OfrepError(401, 'GENERAL', 'the project API key is not valid: no project has this key')
   ctx.state.projectId = project.id
   const retryAfter = deps.rateLimiter?.take(project.id, 1)
   if (retryAfter !== undefined) {
     ctx.set('Retry-After', String(retryAfter))
-    throw new OfrepError(429, 'GENERAL', `this project evaluates flags faster than its rate limit; retry in ${retryAfter} s`)
+    throw new OfrepError(
+      429,
+      'GENERAL',
+      `this project evaluates flags faster than its rate limit; retry in ${retryAfter} s`,
+    )
   }
   return project
 }
@@ -82,14 +89,24 @@ function evaluate(flags: FlagsService, project: Project, request: ContextRequest
 }
 
 /** Every live flag's OFREP answer for the context, in key order. */
-async function evaluateAll(deps: OfrepRouteDeps, project: Project, request: ContextRequest): Promise<Array<OfrepSuccess | OfrepFailure>> {
+async function evaluateAll(
+  deps: OfrepRouteDeps,
+  project: Project,
+  request: ContextRequest,
+): Promise<Array<OfrepSuccess | OfrepFailure>> {
   const definitions = await deps.flags.definitions(project.id)
-  const live = definitions.flagDocuments.filter((flag) => !flag.deleted).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+  const live = definitions.flagDocuments
+    .filter((flag) => !flag.deleted)
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
   const result = await evaluate(deps.flags, project, request, null)
   return live.map((flag) => answerFor(flag, request, result.flags[flag.key]))
 }
 
-function answerFor(flag: FlagDocument, request: ContextRequest, result: Parameters<typeof toOfrep>[1] | undefined): OfrepSuccess | OfrepFailure {
+function answerFor(
+  flag: FlagDocument,
+  request: ContextRequest,
+  result: Parameters<typeof toOfrep>[1] | undefined,
+): OfrepSuccess | OfrepFailure {
   if (!flag.active) return disabled(flag)
   if (request.distinctId === null && needsTargetingKey(flag)) return missingKey(flag)
   if (!result) return { key: flag.key, errorCode: 'GENERAL', errorDetails: 'the flag was not evaluated' }
@@ -101,7 +118,9 @@ function answerFor(flag: FlagDocument, request: ContextRequest, result: Paramete
  * ids: a change that leaves this context's answers as they are is a 304.
  */
 function etagOf(flags: Array<OfrepSuccess | OfrepFailure>): string {
-  const answers = flags.map((f) => ('errorCode' in f ? [f.key, f.errorCode] : [f.key, f.value, f.variant ?? null, f.reason, f.metadata.payload ?? null]))
+  const answers = flags.map((f) =>
+    'errorCode' in f ? [f.key, f.errorCode] : [f.key, f.value, f.variant ?? null, f.reason, f.metadata.payload ?? null],
+  )
   return `"${createHash('sha1').update(JSON.stringify(answers)).digest('base64url')}"`
 }
 
@@ -113,7 +132,10 @@ function ofrepErrors(withKey: boolean) {
     } catch (error) {
       if (error instanceof OfrepError) {
         ctx.status = error.status
-        ctx.body = error.status === 401 || error.status === 429 ? { errorDetails: error.message } : { ...(withKey && { key: ctx.params.key }), errorCode: error.errorCode, errorDetails: error.message }
+        ctx.body =
+          error.status === 401 || error.status === 429
+            ? { errorDetails: error.message }
+            : { ...(withKey && { key: ctx.params.key }), errorCode: error.errorCode, errorDetails: error.message }
       } else if (error instanceof HttpError && error.status < 500) {
         ctx.status = error.status
         ctx.body = { errorCode: 'GENERAL', errorDetails: error.detail }
@@ -130,7 +152,11 @@ export function mountOfrepRoutes(router: Router, deps: OfrepRouteDeps): void {
     const flag = (await deps.flags.definitions(project.id)).flagByKey(key)
     if (!flag) throw new OfrepError(404, 'FLAG_NOT_FOUND', `no flag has the key ${key}`)
     const needsEvaluation = flag.active && !(request.distinctId === null && needsTargetingKey(flag))
-    const answer = answerFor(flag, request, needsEvaluation ? (await evaluate(deps.flags, project, request, [key])).flags[key] : undefined)
+    const answer = answerFor(
+      flag,
+      request,
+      needsEvaluation ? (await evaluate(deps.flags, project, request, [key])).flags[key] : undefined,
+    )
     if ('errorCode' in answer) {
       ctx.status = answer.errorCode === 'TARGETING_KEY_MISSING' ? 400 : 500
       ctx.body = answer
@@ -147,18 +173,28 @@ export function mountOfrepRoutes(router: Router, deps: OfrepRouteDeps): void {
     ctx.set('ETag', etag)
     ctx.set('Cache-Control', 'no-cache')
     ctx.set('Access-Control-Expose-Headers', 'ETag')
-    if (ctx.get('If-None-Match').split(',').some((tag) => tag.trim() === etag)) {
+    if (
+      ctx
+        .get('If-None-Match')
+        .split(',')
+        .some((tag) => tag.trim() === etag)
+    ) {
       ctx.status = 304
       return
     }
-    const stream = { type: 'sse', endpoint: { requestUri: `/ofrep/v1/events?token=${encodeURIComponent(project.apiToken)}` }, inactivityDelaySec: INACTIVITY_DELAY_SEC }
+    const stream = {
+      type: 'sse',
+      endpoint: { requestUri: `/ofrep/v1/events?token=${encodeURIComponent(project.apiToken)}` },
+      inactivityDelaySec: INACTIVITY_DELAY_SEC,
+    }
     ctx.type = 'application/json'
     ctx.body = JSON.stringify({ flags, eventStreams: [stream] })
   })
 
   router.get('/ofrep/v1/events', crossOrigin, ofrepErrors(false), async (ctx) => {
     const project = await authenticate(ctx, deps)
-    const lastEventId = ctx.get('Last-Event-ID') || (typeof ctx.query.lastEventId === 'string' ? ctx.query.lastEventId : undefined)
+    const lastEventId =
+      ctx.get('Last-Event-ID') || (typeof ctx.query.lastEventId === 'string' ? ctx.query.lastEventId : undefined)
     ctx.respond = false
     await deps.streams.open(project.id, ctx.res, lastEventId || undefined)
   })

@@ -31,7 +31,10 @@ export function remoteConfig(project: Project, hasFeatureFlags: boolean): Record
 
 /** JSON that is also safe inside a script: `<`, U+2028 and U+2029 are escaped. */
 function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029')
 }
 
 export function remoteConfigScript(config: Record<string, unknown>, token: string): string {

@@ -38,11 +38,20 @@ function recordBytes(shape: 'v2' | 'v3', flag: FlagResult): Buffer {
 }
 
 const CLOSE_RECORDS = Buffer.from('}')
-const HEADS = { true: Buffer.from('{"errorsWhileComputingFlags":true,"flags":{'), false: Buffer.from('{"errorsWhileComputingFlags":false,"flags":{') }
+const HEADS = {
+  true: Buffer.from('{"errorsWhileComputingFlags":true,"flags":{'),
+  false: Buffer.from('{"errorsWhileComputingFlags":false,"flags":{'),
+}
 
 /** `Buffer.from(flagsResponseJson(...))`, from the shared records' bytes where it can. */
-export function flagsResponseBuffer(fields: Record<string, unknown>, shape: ResponseShape, result: EvaluationResult, parts: FlagsBodyParts): Buffer {
-  if ((shape !== 'v2' && shape !== 'v3') || !isEmpty(fields)) return Buffer.from(flagsResponseJson(fields, shape, result, parts))
+export function flagsResponseBuffer(
+  fields: Record<string, unknown>,
+  shape: ResponseShape,
+  result: EvaluationResult,
+  parts: FlagsBodyParts,
+): Buffer {
+  if ((shape !== 'v2' && shape !== 'v3') || !isEmpty(fields))
+    return Buffer.from(flagsResponseJson(fields, shape, result, parts))
   const flags = result.flags
   const head = HEADS[`${result.errorsWhileComputingFlags}`]
   const pieces: Buffer[] = [head]
@@ -61,15 +70,27 @@ export function flagsResponseBuffer(fields: Record<string, unknown>, shape: Resp
 const FLAGS_PLACEHOLDER = 'hedgerow:flags-records'
 
 /** `JSON.stringify({...fields, ...flagsResponse(shape, result, parts)})`. */
-export function flagsResponseJson(fields: Record<string, unknown>, shape: ResponseShape, result: EvaluationResult, parts: FlagsBodyParts): string {
+export function flagsResponseJson(
+  fields: Record<string, unknown>,
+  shape: ResponseShape,
+  result: EvaluationResult,
+  parts: FlagsBodyParts,
+): string {
   if (shape !== 'v2' && shape !== 'v3') return JSON.stringify({ ...fields, ...flagsResponse(shape, result, parts) })
   // Object.keys enumerates in the order JSON.stringify of the records object would (integer-like keys
   // first); Object.values of the prototype-less (dictionary-mode) map cost three times as much
   const flags = result.flags
   let records = ''
-  for (const key of Object.keys(flags)) records += records === '' ? recordText(shape, flags[key]!) : `,${recordText(shape, flags[key]!)}`
-  if (isEmpty(fields)) return `{"errorsWhileComputingFlags":${result.errorsWhileComputingFlags},"flags":{${records}}${partsText(parts)}}`
-  const text = JSON.stringify({ ...fields, errorsWhileComputingFlags: result.errorsWhileComputingFlags, flags: FLAGS_PLACEHOLDER, ...parts })
+  for (const key of Object.keys(flags))
+    records += records === '' ? recordText(shape, flags[key]!) : `,${recordText(shape, flags[key]!)}`
+  if (isEmpty(fields))
+    return `{"errorsWhileComputingFlags":${result.errorsWhileComputingFlags},"flags":{${records}}${partsText(parts)}}`
+  const text = JSON.stringify({
+    ...fields,
+    errorsWhileComputingFlags: result.errorsWhileComputingFlags,
+    flags: FLAGS_PLACEHOLDER,
+    ...parts,
+  })
   // only the request id and time follow the records, so the last placeholder is the records' own
   const at = text.lastIndexOf(`"${FLAGS_PLACEHOLDER}"`)
   return `${text.slice(0, at)}{${records}}${text.slice(at + FLAGS_PLACEHOLDER.length + 2)}`
@@ -83,6 +104,7 @@ function isEmpty(fields: Record<string, unknown>): boolean {
 /** `,"name":value` per part, as JSON.stringify writes an object's members (undefined ones left out). */
 function partsText(parts: FlagsBodyParts): string {
   let text = ''
-  for (const [name, value] of Object.entries(parts)) if (value !== undefined) text += `,${JSON.stringify(name)}:${JSON.stringify(value)}`
+  for (const [name, value] of Object.entries(parts))
+    if (value !== undefined) text += `,${JSON.stringify(name)}:${JSON.stringify(value)}`
   return text
 }

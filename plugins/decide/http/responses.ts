@@ -34,7 +34,13 @@ const record = <T>(): Record<string, T> => Object.create(null) as Record<string,
 const valueOf = (flag: FlagResult): boolean | string => (flag.enabled ? (flag.variant ?? true) : false)
 
 function metadata(flag: FlagResult) {
-  return { id: flag.metadata.id, version: flag.metadata.version, description: flag.metadata.description, payload: flag.metadata.payload, has_experiment: false }
+  return {
+    id: flag.metadata.id,
+    version: flag.metadata.version,
+    description: flag.metadata.description,
+    payload: flag.metadata.payload,
+    has_experiment: false,
+  }
 }
 
 function v2Record(flag: FlagResult) {
@@ -69,7 +75,11 @@ export interface FlagsBodyParts {
 }
 
 /** The flags part of the response, with the request id and evaluation time the current shapes carry. */
-export function flagsResponse(shape: ResponseShape, result: EvaluationResult, parts: FlagsBodyParts): Record<string, unknown> {
+export function flagsResponse(
+  shape: ResponseShape,
+  result: EvaluationResult,
+  parts: FlagsBodyParts,
+): Record<string, unknown> {
   const flags = Object.values(result.flags)
   if (shape === 'decide-v1') return { featureFlags: flags.filter((f) => f.enabled).map((f) => f.key) }
   if (shape === 'decide-v2') {

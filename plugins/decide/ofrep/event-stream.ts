@@ -29,7 +29,11 @@ export function eventIdOf(definitions: ProjectDefinitions): string {
 }
 
 function eventText(definitions: ProjectDefinitions): string {
-  const data = { type: 'refetchEvaluation', etag: definitions.sdkBody().etag, lastModified: Math.floor(Date.now() / 1000) }
+  const data = {
+    type: 'refetchEvaluation',
+    etag: definitions.sdkBody().etag,
+    lastModified: Math.floor(Date.now() / 1000),
+  }
   return `id: ${eventIdOf(definitions)}\nevent: message\ndata: ${JSON.stringify(data)}\n\n`
 }
 
@@ -52,26 +56,41 @@ export class DefinitionEventStreams {
   /** Watches the versions collection so other processes' changes arrive at once; without a replica set, the poll serves. */
   watch(db: Db): void {
     try {
-      const watcher = db.collection(DECIDE_COLLECTIONS.versions).watch([{ $match: { operationType: { $in: ['insert', 'update', 'replace'] } } }], { fullDocument: 'updateLookup' })
+      const watcher = db
+        .collection(DECIDE_COLLECTIONS.versions)
+        .watch([{ $match: { operationType: { $in: ['insert', 'update', 'replace'] } } }], {
+          fullDocument: 'updateLookup',
+        })
       watcher.on('change', (change) => {
         const projectId = (change as { fullDocument?: { project_id?: unknown } }).fullDocument?.project_id
-        if (typeof projectId === 'number' && this.cache.cached(projectId)) void this.cache.reload(projectId).catch(() => undefined)
+        if (typeof projectId === 'number' && this.cache.cached(projectId))
+          void this.cache.reload(projectId).catch(() => undefined)
       })
       watcher.on('error', (error) => {
-        this.logger.info({ err: error }, 'flag definition changes: no change stream (not a replica set?); other processes’ changes arrive with the version poll')
+        this.logger.info(
+          { err: error },
+          'flag definition changes: no change stream (not a replica set?); other processes’ changes arrive with the version poll',
+        )
         void watcher.close().catch(() => undefined)
         if (this.watcher === watcher) this.watcher = undefined
       })
       this.watcher = watcher
     } catch (error) {
-      this.logger.info({ err: error }, 'flag definition changes: no change stream; other processes’ changes arrive with the version poll')
+      this.logger.info(
+        { err: error },
+        'flag definition changes: no change stream; other processes’ changes arrive with the version poll',
+      )
     }
   }
 
   /** Holds `res` open as the project's event stream until the client leaves or the service closes. */
   async open(projectId: number, res: ServerResponse, lastEventId: string | undefined): Promise<void> {
     const definitions = await this.cache.get(projectId)
-    res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no' })
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache, no-transform',
+      'X-Accel-Buffering': 'no',
+    })
     res.write(`retry: ${RETRY_MS}\n\n`)
     if (lastEventId !== undefined && lastEventId !== eventIdOf(definitions)) res.write(eventText(definitions))
     let open = this.streams.get(projectId)

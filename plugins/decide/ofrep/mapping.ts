@@ -46,17 +46,23 @@ export interface ContextRequest {
 /** Context keys with a meaning of their own; every other key is a person property. */
 const RESERVED = new Set(['targetingKey', 'groups', 'groupProperties', 'ip', '$ip'])
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 const invalid = (detail: string) => new OfrepError(400, 'INVALID_CONTEXT', detail)
 
 export function readContext(body: unknown): ContextRequest {
-  if (!isRecord(body)) throw new OfrepError(400, 'PARSE_ERROR', 'the request body must be a JSON object {"context": {...}}')
+  if (!isRecord(body))
+    throw new OfrepError(400, 'PARSE_ERROR', 'the request body must be a JSON object {"context": {...}}')
   const context = body.context ?? {}
   if (!isRecord(context)) throw invalid('context must be an object')
   const key = context.targetingKey
-  if (key !== undefined && key !== null && typeof key !== 'string') throw invalid('context.targetingKey must be a string')
+  if (key !== undefined && key !== null && typeof key !== 'string')
+    throw invalid('context.targetingKey must be a string')
   const groups = context.groups ?? null
-  if (groups !== null && (!isRecord(groups) || Object.values(groups).some((v) => typeof v !== 'string' && typeof v !== 'number'))) {
+  if (
+    groups !== null &&
+    (!isRecord(groups) || Object.values(groups).some((v) => typeof v !== 'string' && typeof v !== 'number'))
+  ) {
     throw invalid('context.groups must map each group type to its key, a string or a number')
   }
   const groupProperties = context.groupProperties ?? null
@@ -86,7 +92,9 @@ export function needsTargetingKey(flag: FlagDocument): boolean {
   if (filters.aggregation_group_type_index !== undefined && filters.aggregation_group_type_index !== null) return false
   if (filters.multivariate?.variants?.length || filters.holdout) return true
   if (flag.ensure_experience_continuity) return true
-  return (filters.groups ?? []).some((set) => set.rollout_percentage !== undefined && set.rollout_percentage !== null && set.rollout_percentage < 100)
+  return (filters.groups ?? []).some(
+    (set) => set.rollout_percentage !== undefined && set.rollout_percentage !== null && set.rollout_percentage < 100,
+  )
 }
 
 /** The payload as metadata (OpenFeature metadata holds only primitives: JSON text). */
@@ -109,7 +117,9 @@ function reasonOf(flag: FlagDocument, result: FlagResult): OfrepReason {
   const set = index === null ? undefined : flag.filters.groups?.[index]
   switch (result.reason.code) {
     case 'condition_match': {
-      const split = (set?.rollout_percentage ?? 100) < 100 || (Boolean(flag.filters.multivariate?.variants?.length) && !set?.variant)
+      const split =
+        (set?.rollout_percentage ?? 100) < 100 ||
+        (Boolean(flag.filters.multivariate?.variants?.length) && !set?.variant)
       return split ? 'SPLIT' : 'TARGETING_MATCH'
     }
     case 'super_condition_value':
@@ -129,14 +139,21 @@ function reasonOf(flag: FlagDocument, result: FlagResult): OfrepReason {
  * evaluations read it. Every flag with a payload also has it, as JSON text, in `metadata.payload`.
  */
 export function toOfrep(flag: FlagDocument, result: FlagResult): OfrepSuccess | OfrepFailure {
-  if (result.failed) return { key: flag.key, errorCode: 'GENERAL', errorDetails: `${result.reason.code}: ${result.reason.description}` }
-  const metadata: OfrepSuccess['metadata'] = { flagId: flag.id, version: flag.version, posthogReason: result.reason.code }
+  if (result.failed)
+    return { key: flag.key, errorCode: 'GENERAL', errorDetails: `${result.reason.code}: ${result.reason.description}` }
+  const metadata: OfrepSuccess['metadata'] = {
+    flagId: flag.id,
+    version: flag.version,
+    posthogReason: result.reason.code,
+  }
   if (result.reason.condition_index !== null) metadata.conditionIndex = result.reason.condition_index
   const payload = payloadText(result.metadata.payload)
   if (payload !== undefined) metadata.payload = payload
   const reason = reasonOf(flag, result)
-  if (flag.is_remote_configuration && result.enabled && result.hasPayload) return { key: flag.key, value: parsedPayload(result.metadata.payload), reason, metadata }
-  if (result.variant !== null) return { key: flag.key, value: result.enabled ? result.variant : false, reason, variant: result.variant, metadata }
+  if (flag.is_remote_configuration && result.enabled && result.hasPayload)
+    return { key: flag.key, value: parsedPayload(result.metadata.payload), reason, metadata }
+  if (result.variant !== null)
+    return { key: flag.key, value: result.enabled ? result.variant : false, reason, variant: result.variant, metadata }
   return { key: flag.key, value: result.enabled, reason, metadata }
 }
 
@@ -146,5 +163,9 @@ export function disabled(flag: FlagDocument): OfrepSuccess {
 }
 
 export function missingKey(flag: FlagDocument): OfrepFailure {
-  return { key: flag.key, errorCode: 'TARGETING_KEY_MISSING', errorDetails: `flag ${flag.key} splits users by their targeting key: set context.targetingKey` }
+  return {
+    key: flag.key,
+    errorCode: 'TARGETING_KEY_MISSING',
+    errorDetails: `flag ${flag.key} splits users by their targeting key: set context.targetingKey`,
+  }
 }

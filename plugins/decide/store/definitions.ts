@@ -42,7 +42,13 @@ export function toFlagDefinition(doc: FlagDocument, projectId: number): FlagDefi
 }
 
 export function toCohortDefinition(doc: CohortDocument): CohortDefinition {
-  return { id: doc.id, is_static: doc.is_static, deleted: doc.deleted, cohort_type: doc.cohort_type ?? null, filters: doc.filters }
+  return {
+    id: doc.id,
+    is_static: doc.is_static,
+    deleted: doc.deleted,
+    cohort_type: doc.cohort_type ?? null,
+    filters: doc.filters,
+  }
 }
 
 export class DefinitionsReader {
@@ -57,14 +63,21 @@ export class DefinitionsReader {
       .collection<GroupTypeMappingDocument>(GROUP_COLLECTIONS.groupTypeMappings)
       .find({ project_id: projectId }, { projection: { _id: 0, group_type: 1, group_type_index: 1 } })
       .toArray()
-    return Object.fromEntries(docs.sort((a, b) => a.group_type_index - b.group_type_index).map((doc) => [String(doc.group_type_index), doc.group_type]))
+    return Object.fromEntries(
+      docs
+        .sort((a, b) => a.group_type_index - b.group_type_index)
+        .map((doc) => [String(doc.group_type_index), doc.group_type]),
+    )
   }
 
   /** Group type mappings of several projects at once (for the cache's poll). */
   async groupTypeMappings(projectIds: number[]): Promise<Map<number, Record<string, string>>> {
     const docs = await this.db
       .collection<GroupTypeMappingDocument>(GROUP_COLLECTIONS.groupTypeMappings)
-      .find({ project_id: { $in: projectIds } }, { projection: { _id: 0, project_id: 1, group_type: 1, group_type_index: 1 } })
+      .find(
+        { project_id: { $in: projectIds } },
+        { projection: { _id: 0, project_id: 1, group_type: 1, group_type_index: 1 } },
+      )
       .toArray()
     const byProject = new Map<number, Record<string, string>>(projectIds.map((id) => [id, {}]))
     for (const doc of docs.sort((a, b) => a.group_type_index - b.group_type_index)) {
@@ -80,13 +93,22 @@ export class DefinitionsReader {
       const live = await this.generations.live(projectId)
       const query = { project_id: projectId, generation: live.generation }
       const [flags, cohorts, groupTypeMapping] = await Promise.all([
-        this.db.collection<FlagDocument>(DECIDE_COLLECTIONS.flags).find(query, { projection: INTERNAL }).sort({ id: 1 }).toArray(),
-        this.db.collection<CohortDocument>(DECIDE_COLLECTIONS.cohorts).find(query, { projection: INTERNAL }).sort({ id: 1 }).toArray(),
+        this.db
+          .collection<FlagDocument>(DECIDE_COLLECTIONS.flags)
+          .find(query, { projection: INTERNAL })
+          .sort({ id: 1 })
+          .toArray(),
+        this.db
+          .collection<CohortDocument>(DECIDE_COLLECTIONS.cohorts)
+          .find(query, { projection: INTERNAL })
+          .sort({ id: 1 })
+          .toArray(),
         this.groupTypeMapping(projectId),
       ])
       const after = await this.generations.live(projectId)
       // the version read first: an edit landing during the read makes the next poll reload
-      if (after.generation === live.generation) return { ...live, flags: flags as FlagDocument[], cohorts: cohorts as CohortDocument[], groupTypeMapping }
+      if (after.generation === live.generation)
+        return { ...live, flags: flags as FlagDocument[], cohorts: cohorts as CohortDocument[], groupTypeMapping }
     }
     throw Object.assign(new Error('flag definitions kept changing while they were read'), { retryable: true })
   }

@@ -84,8 +84,12 @@ export interface VersionDocument {
 }
 
 const INDEXES: Record<string, IndexDescription[]> = {
-  [DECIDE_COLLECTIONS.flags]: [{ key: { project_id: 1, generation: 1, id: 1 }, name: 'project_generation_id_unique', unique: true }],
-  [DECIDE_COLLECTIONS.cohorts]: [{ key: { project_id: 1, generation: 1, id: 1 }, name: 'project_generation_id_unique', unique: true }],
+  [DECIDE_COLLECTIONS.flags]: [
+    { key: { project_id: 1, generation: 1, id: 1 }, name: 'project_generation_id_unique', unique: true },
+  ],
+  [DECIDE_COLLECTIONS.cohorts]: [
+    { key: { project_id: 1, generation: 1, id: 1 }, name: 'project_generation_id_unique', unique: true },
+  ],
   [DECIDE_COLLECTIONS.cohortMembers]: [
     { key: { project_id: 1, cohort_id: 1, distinct_id: 1 }, name: 'project_cohort_distinct_id_unique', unique: true },
     { key: { project_id: 1, distinct_id: 1 }, name: 'project_distinct_id' },

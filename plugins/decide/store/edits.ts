@@ -15,7 +15,8 @@ const ATTEMPTS = 8
 
 type Definition = FlagDocument | CohortDocument
 
-export const notFound = (what: string, id: number | string) => new HttpError(404, 'validation_error', 'not_found', `no ${what} with id ${id}`, 'id')
+export const notFound = (what: string, id: number | string) =>
+  new HttpError(404, 'validation_error', 'not_found', `no ${what} with id ${id}`, 'id')
 
 export class DefinitionEdits<D extends Definition> {
   private readonly generations: Generations
@@ -50,7 +51,10 @@ export class DefinitionEdits<D extends Definition> {
    * Inserts the document `build` makes for the next free id. `build` may throw (a duplicate key
    * is a 400 found by reading `existing`).
    */
-  async create(projectId: number, build: (id: number, existing: D[]) => Omit<D, 'project_id' | 'generation'>): Promise<D> {
+  async create(
+    projectId: number,
+    build: (id: number, existing: D[]) => Omit<D, 'project_id' | 'generation'>,
+  ): Promise<D> {
     return this.inLiveGeneration(projectId, async (generation) => {
       for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
         const existing = (await this.collection.find({ project_id: projectId, generation } as never).toArray()) as D[]
@@ -75,15 +79,29 @@ export class DefinitionEdits<D extends Definition> {
   }
 
   /** Replaces the document with what `change` makes of it (it may throw, e.g. 400 or 409). */
-  async update(projectId: number, id: number, change: (doc: D, siblings: () => Promise<D[]>) => Promise<D> | D): Promise<D> {
+  async update(
+    projectId: number,
+    id: number,
+    change: (doc: D, siblings: () => Promise<D[]>) => Promise<D> | D,
+  ): Promise<D> {
     return this.inLiveGeneration(projectId, async (generation) => {
       for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
         const current = (await this.collection.findOne({ project_id: projectId, generation, id } as never)) as D | null
         if (!current) throw notFound(this.what, id)
-        const siblings = async () => (await this.collection.find({ project_id: projectId, generation } as never).toArray()) as D[]
-        const next = { ...(await change(current, siblings)), project_id: projectId, generation, id, version: current.version + 1 } as D
+        const siblings = async () =>
+          (await this.collection.find({ project_id: projectId, generation } as never).toArray()) as D[]
+        const next = {
+          ...(await change(current, siblings)),
+          project_id: projectId,
+          generation,
+          id,
+          version: current.version + 1,
+        } as D
         const { _id, ...replacement } = next as D & { _id?: unknown }
-        const result = await this.collection.replaceOne({ project_id: projectId, generation, id, version: current.version } as never, replacement as never)
+        const result = await this.collection.replaceOne(
+          { project_id: projectId, generation, id, version: current.version } as never,
+          replacement as never,
+        )
         if (result.matchedCount === 1) return replacement as D
       }
       throw contention(`updating a ${this.what}`)

@@ -29,13 +29,18 @@ export class Generations {
   }
 
   async live(projectId: number): Promise<LiveVersion> {
-    const doc = await this.versions.findOne({ project_id: projectId }, { projection: { _id: 0, generation: 1, version: 1 } })
+    const doc = await this.versions.findOne(
+      { project_id: projectId },
+      { projection: { _id: 0, generation: 1, version: 1 } },
+    )
     return doc ? { generation: doc.generation, version: doc.version } : NONE
   }
 
   /** The live version of each listed project that has one. */
   async liveMany(projectIds: number[]): Promise<Map<number, LiveVersion>> {
-    const docs = await this.versions.find({ project_id: { $in: projectIds } }, { projection: { _id: 0, project_id: 1, generation: 1, version: 1 } }).toArray()
+    const docs = await this.versions
+      .find({ project_id: { $in: projectIds } }, { projection: { _id: 0, project_id: 1, generation: 1, version: 1 } })
+      .toArray()
     return new Map(docs.map((doc) => [doc.project_id, { generation: doc.generation, version: doc.version }]))
   }
 

@@ -37,9 +37,19 @@ export class GroupReader {
       const found = new Map<string, Properties>()
       const reads = [...byType.values()].map(async (list) => {
         const { projectId, typeIndex } = list[0]!
-        const filter = { project_id: projectId, group_type_index: typeIndex, group_key: { $in: list.map((k) => k.groupKey) } }
-        const rows = await findAll<GroupDocument, Pick<GroupDocument, 'group_key' | 'group_properties'>>(collection, filter, { _id: 0, group_key: 1, group_properties: 1 }, list.length)
-        for (const row of rows) found.set(keyId({ projectId, typeIndex, groupKey: row.group_key }), row.group_properties ?? {})
+        const filter = {
+          project_id: projectId,
+          group_type_index: typeIndex,
+          group_key: { $in: list.map((k) => k.groupKey) },
+        }
+        const rows = await findAll<GroupDocument, Pick<GroupDocument, 'group_key' | 'group_properties'>>(
+          collection,
+          filter,
+          { _id: 0, group_key: 1, group_properties: 1 },
+          list.length,
+        )
+        for (const row of rows)
+          found.set(keyId({ projectId, typeIndex, groupKey: row.group_key }), row.group_properties ?? {})
       })
       await Promise.all(reads)
       return found

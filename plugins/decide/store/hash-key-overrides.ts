@@ -16,7 +16,10 @@ import type { HashKeyOverrideDocument } from './documents.ts'
 async function personIdsOf(db: Db, projectId: number, distinctIds: string[]): Promise<string[]> {
   const rows = await db
     .collection<DistinctIdDocument>(PERSON_COLLECTIONS.distinctIds)
-    .find({ project_id: projectId, distinct_id: { $in: distinctIds } }, { projection: { _id: 0, distinct_id: 1, person_id: 1 } })
+    .find(
+      { project_id: projectId, distinct_id: { $in: distinctIds } },
+      { projection: { _id: 0, distinct_id: 1, person_id: 1 } },
+    )
     .toArray()
   const byDistinctId = new Map(rows.map((row) => [row.distinct_id, row.person_id]))
   return [...new Set(distinctIds.map((id) => byDistinctId.get(id)).filter((id): id is string => id !== undefined))]
@@ -34,7 +37,10 @@ export async function writeHashKeyOverrides(db: Db, projectId: number, write: Ov
   if (personIds.length === 0) return
   const collection = db.collection<HashKeyOverrideDocument>(DECIDE_COLLECTIONS.hashKeyOverrides)
   const existing = await collection
-    .find({ project_id: projectId, person_id: { $in: personIds }, feature_flag_key: { $in: write.flagKeys } }, { projection: { _id: 0, person_id: 1, feature_flag_key: 1 } })
+    .find(
+      { project_id: projectId, person_id: { $in: personIds }, feature_flag_key: { $in: write.flagKeys } },
+      { projection: { _id: 0, person_id: 1, feature_flag_key: 1 } },
+    )
     .toArray()
   const have = new Set(existing.map((row) => `${row.person_id}\u0000${row.feature_flag_key}`))
   const missing = personIds.flatMap((personId) =>
@@ -47,18 +53,26 @@ export async function writeHashKeyOverrides(db: Db, projectId: number, write: Ov
     await collection.insertMany(missing, { ordered: false })
   } catch (error) {
     // a concurrent request wrote the same override first: the first one written is kept
-    const onlyDuplicates = error instanceof MongoBulkWriteError && [error.writeErrors].flat().every((e) => isDuplicateKey(e))
+    const onlyDuplicates =
+      error instanceof MongoBulkWriteError && [error.writeErrors].flat().every((e) => isDuplicateKey(e))
     if (!onlyDuplicates) throw error
   }
 }
 
 /** Flag key → hash key for the persons of `distinctIds`; the first id's person has priority. */
-export async function readHashKeyOverrides(db: Db, projectId: number, distinctIds: string[]): Promise<Record<string, string>> {
+export async function readHashKeyOverrides(
+  db: Db,
+  projectId: number,
+  distinctIds: string[],
+): Promise<Record<string, string>> {
   const personIds = await personIdsOf(db, projectId, distinctIds)
   if (personIds.length === 0) return {}
   const rows = await db
     .collection<HashKeyOverrideDocument>(DECIDE_COLLECTIONS.hashKeyOverrides)
-    .find({ project_id: projectId, person_id: { $in: personIds } }, { projection: { _id: 0, person_id: 1, feature_flag_key: 1, hash_key: 1 } })
+    .find(
+      { project_id: projectId, person_id: { $in: personIds } },
+      { projection: { _id: 0, person_id: 1, feature_flag_key: 1, hash_key: 1 } },
+    )
     .toArray()
   const priority = new Map(personIds.map((id, index) => [id, index]))
   rows.sort((a, b) => (priority.get(b.person_id) ?? 0) - (priority.get(a.person_id) ?? 0))

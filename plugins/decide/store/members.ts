@@ -26,20 +26,33 @@ export class CohortMembers {
       )
       return result.insertedCount
     } catch (error) {
-      if (!(error instanceof MongoBulkWriteError) || ![error.writeErrors].flat().every((e) => isDuplicateKey(e))) throw error
+      if (!(error instanceof MongoBulkWriteError) || ![error.writeErrors].flat().every((e) => isDuplicateKey(e)))
+        throw error
       return error.insertedCount
     }
   }
 
   async remove(projectId: number, cohortId: number, distinctIds: string[]): Promise<number> {
-    const result = await this.collection.deleteMany({ project_id: projectId, cohort_id: cohortId, distinct_id: { $in: distinctIds } })
+    const result = await this.collection.deleteMany({
+      project_id: projectId,
+      cohort_id: cohortId,
+      distinct_id: { $in: distinctIds },
+    })
     return result.deletedCount
   }
 
   /** One page of members in distinct id order, after `after` when given. */
   async list(projectId: number, cohortId: number, limit: number, after?: string): Promise<string[]> {
-    const filter = { project_id: projectId, cohort_id: cohortId, ...(after !== undefined && { distinct_id: { $gt: after } }) }
-    const rows = await this.collection.find(filter, { projection: { _id: 0, distinct_id: 1 } }).sort({ distinct_id: 1 }).limit(limit).toArray()
+    const filter = {
+      project_id: projectId,
+      cohort_id: cohortId,
+      ...(after !== undefined && { distinct_id: { $gt: after } }),
+    }
+    const rows = await this.collection
+      .find(filter, { projection: { _id: 0, distinct_id: 1 } })
+      .sort({ distinct_id: 1 })
+      .limit(limit)
+      .toArray()
     return rows.map((row) => row.distinct_id)
   }
 

@@ -37,7 +37,12 @@ export class PersonReader {
       const found = new Map<string, string>()
       for (const [projectId, group] of byProject(keys)) {
         const filter = { project_id: projectId, distinct_id: { $in: group.map((k) => k.value) } }
-        const rows = await findAll<DistinctIdDocument, Pick<DistinctIdDocument, 'distinct_id' | 'person_id'>>(distinctIds, filter, { _id: 0, distinct_id: 1, person_id: 1 }, group.length)
+        const rows = await findAll<DistinctIdDocument, Pick<DistinctIdDocument, 'distinct_id' | 'person_id'>>(
+          distinctIds,
+          filter,
+          { _id: 0, distinct_id: 1, person_id: 1 },
+          group.length,
+        )
         for (const row of rows) found.set(keyId({ projectId, value: row.distinct_id }), row.person_id)
       }
       return found
@@ -46,7 +51,12 @@ export class PersonReader {
       const found = new Map<string, FlagsPerson>()
       for (const [projectId, group] of byProject(keys)) {
         const filter = { project_id: projectId, id: { $in: group.map((k) => k.value) } }
-        const rows = await findAll<PersonDocument, FlagsPerson>(persons, filter, { _id: 0, id: 1, properties: 1, created_at: 1 }, group.length)
+        const rows = await findAll<PersonDocument, FlagsPerson>(
+          persons,
+          filter,
+          { _id: 0, id: 1, properties: 1, created_at: 1 },
+          group.length,
+        )
         for (const row of rows) found.set(keyId({ projectId, value: row.id }), row)
       }
       return found

@@ -18,9 +18,16 @@ import { Generations } from './generations.ts'
 const MAX_GROUP_TYPES = 5
 
 /** Source index → this project's index, adding the types the project does not have yet. */
-export async function ensureGroupTypes(db: Db, projectId: number, mapping: Record<string, string>): Promise<Map<number, number>> {
+export async function ensureGroupTypes(
+  db: Db,
+  projectId: number,
+  mapping: Record<string, string>,
+): Promise<Map<number, number>> {
   const collection = db.collection<GroupTypeMappingDocument>(GROUP_COLLECTIONS.groupTypeMappings)
-  const load = async () => new Map((await collection.find({ project_id: projectId }).toArray()).map((doc) => [doc.group_type, doc.group_type_index]))
+  const load = async () =>
+    new Map(
+      (await collection.find({ project_id: projectId }).toArray()).map((doc) => [doc.group_type, doc.group_type_index]),
+    )
   let known = await load()
   const translation = new Map<number, number>()
   const entries = Object.entries(mapping).sort(([a], [b]) => Number(a) - Number(b))
@@ -33,9 +40,19 @@ export async function ensureGroupTypes(db: Db, projectId: number, mapping: Recor
       }
       const used = new Set(known.values())
       const free = [Number(source), 0, 1, 2, 3, 4].find((index) => !used.has(index))
-      if (free === undefined) throw badRequest('invalid_input', `group_type_mapping.${source}: the project already has ${MAX_GROUP_TYPES} group types, none is ${name}`, `group_type_mapping.${source}`)
+      if (free === undefined)
+        throw badRequest(
+          'invalid_input',
+          `group_type_mapping.${source}: the project already has ${MAX_GROUP_TYPES} group types, none is ${name}`,
+          `group_type_mapping.${source}`,
+        )
       try {
-        await collection.insertOne({ project_id: projectId, group_type: name, group_type_index: free, created_at: new Date() })
+        await collection.insertOne({
+          project_id: projectId,
+          group_type: name,
+          group_type_index: free,
+          created_at: new Date(),
+        })
         known.set(name, free)
       } catch (error) {
         if (!isDuplicateKey(error)) throw error
@@ -62,18 +79,27 @@ export async function replaceDefinitions(db: Db, projectId: number, imported: Im
   }))
   const cohorts: CohortDocument[] = imported.cohorts.map((cohort) => ({ ...stamp, ...cohort }))
   try {
-    if (flags.length > 0) await db.collection<FlagDocument>(DECIDE_COLLECTIONS.flags).insertMany(flags, { ordered: false })
-    if (cohorts.length > 0) await db.collection<CohortDocument>(DECIDE_COLLECTIONS.cohorts).insertMany(cohorts, { ordered: false })
+    if (flags.length > 0)
+      await db.collection<FlagDocument>(DECIDE_COLLECTIONS.flags).insertMany(flags, { ordered: false })
+    if (cohorts.length > 0)
+      await db.collection<CohortDocument>(DECIDE_COLLECTIONS.cohorts).insertMany(cohorts, { ordered: false })
   } catch (error) {
     await generations.collect(projectId, generation).catch(() => undefined)
     throw error
   }
   if (!(await generations.activate(projectId, generation))) {
     await generations.collect(projectId, generation)
-    throw new HttpError(409, 'validation_error', 'conflict', 'a later replacement of the flag definitions was applied while this one was written; nothing was changed by this one')
+    throw new HttpError(
+      409,
+      'validation_error',
+      'conflict',
+      'a later replacement of the flag definitions was applied while this one was written; nothing was changed by this one',
+    )
   }
   await generations.collect(projectId)
   // membership of static cohorts that no longer exist would come back with a later cohort of that id
   const staticIds = cohorts.filter((cohort) => cohort.is_static && !cohort.deleted).map((cohort) => cohort.id)
-  await db.collection<CohortMemberDocument>(DECIDE_COLLECTIONS.cohortMembers).deleteMany({ project_id: projectId, cohort_id: { $nin: staticIds } })
+  await db
+    .collection<CohortMemberDocument>(DECIDE_COLLECTIONS.cohortMembers)
+    .deleteMany({ project_id: projectId, cohort_id: { $nin: staticIds } })
 }

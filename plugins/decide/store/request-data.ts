@@ -65,11 +65,16 @@ function readersFor(db: Db): { persons: PersonReader; groups: GroupReader } {
 /** The `loaded` database state for the evaluator; throws when the database cannot be read. */
 export async function loadRequestData(db: Db, query: RequestDataQuery): Promise<DatabaseState> {
   const { persons, groups: groupReader } = readersFor(db)
-  const [person, groups] = await Promise.all([persons.byDistinctId(query.projectId, query.distinctId), groupProperties(groupReader, query)])
+  const [person, groups] = await Promise.all([
+    persons.byDistinctId(query.projectId, query.distinctId),
+    groupProperties(groupReader, query),
+  ])
   const cohorts = person && query.readStaticMembership ? await staticCohortIds(db, query.projectId, person.id) : []
   return {
     status: 'loaded',
-    person: person ? { properties: person.properties ?? {}, created_at: new Date(person.created_at).toISOString() } : null,
+    person: person
+      ? { properties: person.properties ?? {}, created_at: new Date(person.created_at).toISOString() }
+      : null,
     groupProperties: groups,
     staticCohortIds: cohorts,
   }

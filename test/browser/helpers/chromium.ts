@@ -41,12 +41,23 @@ export class PageLog {
     page.on('pageerror', (error) => this.console.push(`[pageerror] ${error.message}`))
     page.on('request', (request) => {
       const body = request.postDataBuffer()
-      const entry: RecordedRequest = { method: request.method(), url: request.url(), contentType: request.headers()['content-type'], gzip: body ? body[0] === 0x1f && body[1] === 0x8b : undefined }
+      const entry: RecordedRequest = {
+        method: request.method(),
+        url: request.url(),
+        contentType: request.headers()['content-type'],
+        gzip: body ? body[0] === 0x1f && body[1] === 0x8b : undefined,
+      }
       this.requests.push(entry)
       // Sec-Fetch-* are added by the network stack, so only the full header list has them
-      void request.allHeaders().then((headers) => (entry.mode = headers['sec-fetch-mode']), () => undefined)
+      void request.allHeaders().then(
+        (headers) => (entry.mode = headers['sec-fetch-mode']),
+        () => undefined,
+      )
     })
-    const entryOf = (url: string, method: string) => this.requests.findLast((r) => r.url === url && r.method === method && r.status === undefined && r.failure === undefined)
+    const entryOf = (url: string, method: string) =>
+      this.requests.findLast(
+        (r) => r.url === url && r.method === method && r.status === undefined && r.failure === undefined,
+      )
     page.on('requestfinished', async (request) => {
       const entry = entryOf(request.url(), request.method())
       const response = await request.response().catch(() => null)
@@ -60,8 +71,10 @@ export class PageLog {
 
   /** Waits (bounded) until these requests finished or failed and their headers were read. */
   async settle(requests: readonly RecordedRequest[] = this.requests, timeoutMs = 5_000): Promise<void> {
-    const pending = () => requests.some((r) => (r.status === undefined && r.failure === undefined) || r.mode === undefined)
-    for (const deadline = Date.now() + timeoutMs; pending() && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 50))
+    const pending = () =>
+      requests.some((r) => (r.status === undefined && r.failure === undefined) || r.mode === undefined)
+    for (const deadline = Date.now() + timeoutMs; pending() && Date.now() < deadline; )
+      await new Promise((resolve) => setTimeout(resolve, 50))
   }
 
   /** Requests whose URL path starts with `path`, on any host. */
@@ -93,7 +106,7 @@ export function useBrowser(): BrowserHandle {
   let open: Array<{ context: BrowserContext; log: PageLog }> = []
 
   requireTool('chromium')
-  before(async function () {
+  before(async () => {
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS })
   })
   afterEach(async function () {

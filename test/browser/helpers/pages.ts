@@ -28,7 +28,12 @@ export interface PageOptions {
  * 250 ms (its minimum) instead of 3 s so that tests wait less. Nothing else differs from defaults.
  */
 export function testInitConfig(apiHost: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { api_host: apiHost, opt_out_useragent_filter: true, request_queue_config: { flush_interval_ms: 250 }, ...extra }
+  return {
+    api_host: apiHost,
+    opt_out_useragent_filter: true,
+    request_queue_config: { flush_interval_ms: 250 },
+    ...extra,
+  }
 }
 
 /** The snippet of docs/browser.md up to its init call, so the documented snippet is the tested one. */
@@ -44,7 +49,11 @@ let bundle: Promise<string> | undefined
 /** `import posthog from 'posthog-js'`, resolved from the project's node_modules like any app's. */
 function npmBundle(): Promise<string> {
   bundle ??= build({
-    stdin: { contents: "import posthog from 'posthog-js'\nwindow.posthog = posthog\n", resolveDir: ROOT_DIR, loader: 'js' },
+    stdin: {
+      contents: "import posthog from 'posthog-js'\nwindow.posthog = posthog\n",
+      resolveDir: ROOT_DIR,
+      loader: 'js',
+    },
     bundle: true,
     format: 'iife',
     target: 'es2020',
@@ -94,7 +103,8 @@ export class TestSite {
         return options ? reply(200, 'text/html', pageHtml(options)) : reply(400, 'text/plain', 'no ?o=')
       }
       if (url.pathname === '/favicon.ico') return reply(204, 'image/x-icon', '')
-      if (url.pathname === '/away.html') return reply(200, 'text/html', '<!doctype html><title>Elsewhere</title><p>elsewhere</p>')
+      if (url.pathname === '/away.html')
+        return reply(200, 'text/html', '<!doctype html><title>Elsewhere</title><p>elsewhere</p>')
       if (url.pathname === '/npm-bundle.js') {
         return void npmBundle().then(
           (js) => reply(200, 'application/javascript', js),

@@ -26,7 +26,8 @@ export interface ForwardedRequest {
 function uuidsIn(body: Buffer, contentType = ''): string[] {
   try {
     let text = body[0] === 0x1f && body[1] === 0x8b ? gunzipSync(body).toString('utf8') : body.toString('utf8')
-    if (contentType.startsWith('application/x-www-form-urlencoded')) text = Buffer.from(new URLSearchParams(text).get('data') ?? '', 'base64').toString('utf8')
+    if (contentType.startsWith('application/x-www-form-urlencoded'))
+      text = Buffer.from(new URLSearchParams(text).get('data') ?? '', 'base64').toString('utf8')
     const json = JSON.parse(text) as unknown
     const events = Array.isArray(json) ? json : ((json as { batch?: unknown[] }).batch ?? [json])
     return events.map((e) => (e as { uuid?: unknown }).uuid).filter((u): u is string => typeof u === 'string')
@@ -59,7 +60,10 @@ export class ApiProxy {
   }
 
   /** The next matching request reaches the service; its answer is held `delayMs`, then the connection is dropped. */
-  loseNextResponse(matches: (method: string, path: string, mode: string | undefined) => boolean, delayMs: number): void {
+  loseNextResponse(
+    matches: (method: string, path: string, mode: string | undefined) => boolean,
+    delayMs: number,
+  ): void {
     this.loss = { matches, delayMs }
   }
 
@@ -73,7 +77,9 @@ export class ApiProxy {
     for await (const chunk of req) chunks.push(chunk as Buffer)
     const path = req.url ?? '/'
     const sent = Buffer.concat(chunks)
-    const lose = this.loss?.matches(req.method ?? '', path, req.headers['sec-fetch-mode'] as string | undefined) ? this.loss : undefined
+    const lose = this.loss?.matches(req.method ?? '', path, req.headers['sec-fetch-mode'] as string | undefined)
+      ? this.loss
+      : undefined
     if (lose) this.loss = undefined
     const record: ForwardedRequest = {
       method: req.method ?? '',

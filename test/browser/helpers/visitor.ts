@@ -12,7 +12,9 @@ export interface PostHogWindow {
 
 export async function openAndLoad(page: Page, url: string): Promise<void> {
   await page.goto(url)
-  await page.waitForFunction(() => (window as unknown as PostHogWindow).__posthogLoaded === true, undefined, { timeout: 10_000 })
+  await page.waitForFunction(() => (window as unknown as PostHogWindow).__posthogLoaded === true, undefined, {
+    timeout: 10_000,
+  })
 }
 
 export function distinctIdIn(page: Page): Promise<string> {
@@ -21,7 +23,10 @@ export function distinctIdIn(page: Page): Promise<string> {
 
 /** Resolves once posthog-js has flags from /flags (at once when it already has). */
 export function flagsLoaded(page: Page): Promise<void> {
-  return page.evaluate(() => new Promise<void>((resolve) => void (window as unknown as PostHogWindow).posthog.onFeatureFlags(() => resolve())))
+  return page.evaluate(
+    () =>
+      new Promise<void>((resolve) => void (window as unknown as PostHogWindow).posthog.onFeatureFlags(() => resolve())),
+  )
 }
 
 export interface ShownFlag {
@@ -34,11 +39,19 @@ export interface ShownFlag {
 export function flagsShownIn(page: Page, keys: string[]): Promise<ShownFlag[]> {
   return page.evaluate((flagKeys) => {
     const posthog = (window as unknown as PostHogWindow).posthog
-    return flagKeys.map((key) => ({ key, value: posthog.getFeatureFlag(key), payload: posthog.getFeatureFlagPayload(key) }))
+    return flagKeys.map((key) => ({
+      key,
+      value: posthog.getFeatureFlag(key),
+      payload: posthog.getFeatureFlagPayload(key),
+    }))
   }, keys)
 }
 
 /** Waits (in the page) until getFeatureFlag(key) is `value`: flags reload asynchronously after identify or group. */
 export async function waitForFlag(page: Page, key: string, value: string | boolean): Promise<void> {
-  await page.waitForFunction(([k, v]) => (window as unknown as PostHogWindow).posthog.getFeatureFlag(k as string) === v, [key, value] as const, { timeout: 10_000 })
+  await page.waitForFunction(
+    ([k, v]) => (window as unknown as PostHogWindow).posthog.getFeatureFlag(k as string) === v,
+    [key, value] as const,
+    { timeout: 10_000 },
+  )
 }

@@ -19,7 +19,10 @@ describe('admin key', () => {
 
   it('uses the configured key and writes nothing', () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-key-'))
-    expect(resolveAdminKey('configured-key-0123456789', dataDir)).to.deep.equal({ key: 'configured-key-0123456789', generated: false })
+    expect(resolveAdminKey('configured-key-0123456789', dataDir)).to.deep.equal({
+      key: 'configured-key-0123456789',
+      generated: false,
+    })
   })
 
   it('compares keys of any length without throwing, and reads Bearer headers', () => {

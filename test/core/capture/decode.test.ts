@@ -67,7 +67,9 @@ describe('decodePayload', () => {
     })
 
     it('decompresses off the event loop, so other work runs while a big body inflates', async () => {
-      const big = JSON.stringify({ batch: Array.from({ length: 40_000 }, (_, i) => ({ event: `e${i}`, distinct_id: `u${i}` })) })
+      const big = JSON.stringify({
+        batch: Array.from({ length: 40_000 }, (_, i) => ({ event: `e${i}`, distinct_id: `u${i}` })),
+      })
       let otherWorkRan = false
       setImmediate(() => (otherWorkRan = true))
       const text = await decodePayload(request(gzipSync(big)), limits)
@@ -114,9 +116,16 @@ describe('decodePayload', () => {
 
     it('decompresses lz64 whatever padding lz-string chose, up to three = signs', async () => {
       for (let n = 0; n < 12; n++) {
-        const text = JSON.stringify({ api_key: 'phc_' + 'k'.repeat(n), event: 'e'.repeat(n % 5 + 1), distinct_id: 'd' })
+        const text = JSON.stringify({
+          api_key: `phc_${'k'.repeat(n)}`,
+          event: 'e'.repeat((n % 5) + 1),
+          distinct_id: 'd',
+        })
         const compressed = LZString.compressToBase64(text)
-        const req = request(`data=${encodeURIComponent(compressed)}`, { contentType: 'application/x-www-form-urlencoded', query: { compression: 'lz64' } })
+        const req = request(`data=${encodeURIComponent(compressed)}`, {
+          contentType: 'application/x-www-form-urlencoded',
+          query: { compression: 'lz64' },
+        })
         expect(await decodePayload(req, limits), compressed).to.equal(text)
       }
     })
@@ -162,10 +171,10 @@ describe('decodePayload', () => {
     })
 
     it('reads a GET data= query parameter holding base64 whose + signs became spaces', async () => {
-      const encoded = base64(payload + '   ~~~~')
+      const encoded = base64(`${payload}   ~~~~`)
       expect(encoded).to.include('+')
       const req = request('', { method: 'GET', query: { data: encoded.replaceAll('+', ' ') } })
-      expect(await decodePayload(req, limits)).to.equal(payload + '   ~~~~')
+      expect(await decodePayload(req, limits)).to.equal(`${payload}   ~~~~`)
     })
 
     it('prefers the data query parameter over the body', async () => {
@@ -177,7 +186,11 @@ describe('decodePayload', () => {
   describe('refusals', () => {
     it('answers 400 empty_payload when there is neither a body nor a data parameter', async () => {
       const error = await rejectionOf(decodePayload(request('', { query: { data: '' } }), limits))
-      expect([error.status, error.code, error.detail]).to.deep.equal([400, 'empty_payload', 'request missing data payload'])
+      expect([error.status, error.code, error.detail]).to.deep.equal([
+        400,
+        'empty_payload',
+        'request missing data payload',
+      ])
     })
 
     it('answers 400 empty_payload when a form has no data field', async () => {
@@ -205,7 +218,11 @@ describe('decodePayload', () => {
 
     it('answers 400 invalid_utf8 for bytes that are not UTF-8', async () => {
       const error = await rejectionOf(decodePayload(request(Buffer.from([0x7b, 0xff, 0xfe, 0x7d])), limits))
-      expect([error.status, error.code, error.detail]).to.deep.equal([400, 'invalid_utf8', 'invalid UTF8 in request payload'])
+      expect([error.status, error.code, error.detail]).to.deep.equal([
+        400,
+        'invalid_utf8',
+        'invalid UTF8 in request payload',
+      ])
     })
 
     it('answers 400 invalid_lz64 for base64 text that is not an lz-string stream', async () => {

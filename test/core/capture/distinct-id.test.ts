@@ -32,7 +32,9 @@ describe('distinctIdOf', () => {
 
   it('prints objects as compact JSON with sorted keys, at every depth', () => {
     expect(distinctIdOf({ distinct_id: { string: 'a', number: 3 } })).to.equal('{"number":3,"string":"a"}')
-    expect(distinctIdOf({ distinct_id: [{ b: [2, { z: 1, a: null }], a: 'x' }] })).to.equal('[{"a":"x","b":[2,{"a":null,"z":1}]}]')
+    expect(distinctIdOf({ distinct_id: [{ b: [2, { z: 1, a: null }], a: 'x' }] })).to.equal(
+      '[{"a":"x","b":[2,{"a":null,"z":1}]}]',
+    )
   })
 
   it('replaces NUL with U+FFFD', () => {

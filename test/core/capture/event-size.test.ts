@@ -4,8 +4,14 @@ import { thrownBy } from './http-error-helpers.ts'
 
 const KEY = 'phc_testprojectkey123'
 const LIMIT = 1_000_000
-const parse = (body: unknown, maxEventBytes = LIMIT) => parseCaptureRequest(JSON.stringify(body), { path: '/batch/', query: {}, maxEventBytes })
-const event = (uuid: string, properties: Record<string, unknown> = {}) => ({ event: 'e', distinct_id: 'd', uuid, properties })
+const parse = (body: unknown, maxEventBytes = LIMIT) =>
+  parseCaptureRequest(JSON.stringify(body), { path: '/batch/', query: {}, maxEventBytes })
+const event = (uuid: string, properties: Record<string, unknown> = {}) => ({
+  event: 'e',
+  distinct_id: 'd',
+  uuid,
+  properties,
+})
 
 describe('event size limit (capture)', () => {
   it('answers 413 naming the event, its size and the limit, when one event of a batch is over it', () => {
@@ -42,7 +48,9 @@ describe('event size limit (capture)', () => {
   })
 
   it('echoes no uuid that is not a short string', () => {
-    const error = thrownBy(() => parse({ api_key: KEY, batch: [event('u'.repeat(1_000), { blob: 'x'.repeat(LIMIT) })] }))
+    const error = thrownBy(() =>
+      parse({ api_key: KEY, batch: [event('u'.repeat(1_000), { blob: 'x'.repeat(LIMIT) })] }),
+    )
     expect(error.detail).to.match(/^maximum event size exceeded: event 0 of the request takes/)
   })
 })

@@ -2,7 +2,7 @@ import { expect } from 'chai'
 import { MAX_NESTING, nestsDeeperThan } from '../../../core/capture/nesting.ts'
 
 describe('nestsDeeperThan', () => {
-  const nested = (n: number) => '{"a":'.repeat(n) + '1' + '}'.repeat(n)
+  const nested = (n: number) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`
 
   it('counts objects and arrays opened inside each other', () => {
     expect(nestsDeeperThan(nested(3), 3)).to.equal(false)
@@ -43,7 +43,8 @@ describe('nestsDeeperThan', () => {
     const alphabet = ['"', '\\', '{', '[', '}', ']', 'a', '\\\\']
     for (let run = 0; run < 5_000; run++) {
       const text = Array.from({ length: next() % 40 }, () => alphabet[next() % alphabet.length]).join('')
-      for (const max of [0, 1, 2, 4]) expect(nestsDeeperThan(text, max), `${JSON.stringify(text)} max ${max}`).to.equal(reference(text, max))
+      for (const max of [0, 1, 2, 4])
+        expect(nestsDeeperThan(text, max), `${JSON.stringify(text)} max ${max}`).to.equal(reference(text, max))
     }
   })
 

@@ -21,7 +21,12 @@ describe('parseCaptureRequest', () => {
 
     it('reads a batch with api_key, sent_at and historical_migration', () => {
       const request = parse(
-        { api_key: KEY, historical_migration: true, sent_at: '2026-11-22T15:49:19.772Z', batch: [{ event: 'a' }, { event: 'b' }] },
+        {
+          api_key: KEY,
+          historical_migration: true,
+          sent_at: '2026-11-22T15:49:19.772Z',
+          batch: [{ event: 'a' }, { event: 'b' }],
+        },
         '/batch/',
       )
       expect(request.token).to.equal(KEY)
@@ -31,8 +36,12 @@ describe('parseCaptureRequest', () => {
     })
 
     it('marks historical_migration only for the boolean true', () => {
-      expect(parse({ token: KEY, historical_migration: 'true', batch: [{ event: 'a' }] }).historicalMigration).to.equal(false)
-      expect(parse({ token: KEY, historical_migration: false, batch: [{ event: 'a' }] }).historicalMigration).to.equal(false)
+      expect(parse({ token: KEY, historical_migration: 'true', batch: [{ event: 'a' }] }).historicalMigration).to.equal(
+        false,
+      )
+      expect(parse({ token: KEY, historical_migration: false, batch: [{ event: 'a' }] }).historicalMigration).to.equal(
+        false,
+      )
     })
 
     it('reads a batch without a top-level key from its events', () => {
@@ -105,10 +114,17 @@ describe('parseCaptureRequest', () => {
 
     it('answers 401 when the key is missing or malformed', () => {
       expect(thrownBy(() => parse([{ event: 'a' }])).code).to.equal('missing_api_key')
-      expect(thrownBy(() => parse({ api_key: 'phx_personal', batch: [{ event: 'a' }] })).code).to.equal('invalid_api_key')
-      expect(thrownBy(() => parse([{ event: 'a', token: 'k1' }, { event: 'b', token: 'k2' }])).code).to.equal(
-        'inconsistent_api_keys',
+      expect(thrownBy(() => parse({ api_key: 'phx_personal', batch: [{ event: 'a' }] })).code).to.equal(
+        'invalid_api_key',
       )
+      expect(
+        thrownBy(() =>
+          parse([
+            { event: 'a', token: 'k1' },
+            { event: 'b', token: 'k2' },
+          ]),
+        ).code,
+      ).to.equal('inconsistent_api_keys')
     })
 
     it('does not read the key from the query string', () => {
@@ -128,7 +144,9 @@ describe('parseCaptureRequest', () => {
     it('ignores query values in a year up to 2020, which old SDKs sent in seconds', () => {
       expect(parse(events, '/e/', { _: '1795362559' }).sentAt).to.equal(undefined)
       expect(parse(events, '/e/', { sent_at: '1609459199999' }).sentAt).to.equal(undefined)
-      expect(parse(events, '/e/', { sent_at: '1609459200000' }).sentAt?.toISOString()).to.equal('2021-01-01T00:00:00.000Z')
+      expect(parse(events, '/e/', { sent_at: '1609459200000' }).sentAt?.toISOString()).to.equal(
+        '2021-01-01T00:00:00.000Z',
+      )
     })
 
     it('ignores query values that are not integers', () => {

@@ -45,13 +45,14 @@ function rebuildBody(recorded: RecordedRequest): Buffer {
   const steps = recorded.body.steps.join('+')
   if (steps === '') return Buffer.from(json)
   if (steps === 'gunzip') return gzipSync(json)
-  if (steps === 'form:data=+base64') return Buffer.from(`data=${encodeURIComponent(Buffer.from(json).toString('base64'))}`)
+  if (steps === 'form:data=+base64')
+    return Buffer.from(`data=${encodeURIComponent(Buffer.from(json).toString('base64'))}`)
   throw new Error(`seq ${recorded.seq}: no rebuild for decoding steps ${steps}`)
 }
 
 const isJavaScriptSdk = (recorded: RecordedRequest) => !/python/.test(recorded.headers['user-agent'] ?? '')
 
-describe('the recorded SDK capture requests (sdk-wire fixtures)', function () {
+describe('the recorded SDK capture requests (sdk-wire fixtures)', () => {
   for (const file of FILES) {
     describe(file, () => {
       const requests = recordedCaptures(file)
@@ -91,7 +92,12 @@ describe('the recorded SDK capture requests (sdk-wire fixtures)', function () {
             expect(event.event).to.be.a('string').and.not.equal('')
             expect(distinctIdOf(event)).to.not.equal('')
             if (event.uuid !== undefined) expect(isUuid(event.uuid as string)).to.equal(true)
-            const at = computeTimestamp({ timestamp: event.timestamp, offset: event.offset, sentAt: request.sentAt, now })
+            const at = computeTimestamp({
+              timestamp: event.timestamp,
+              offset: event.offset,
+              sentAt: request.sentAt,
+              now,
+            })
             expect(at.getTime()).to.be.at.most(now.getTime())
           }
         })

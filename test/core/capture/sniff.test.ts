@@ -14,11 +14,15 @@ const bytes = (text: string) => Buffer.from(text)
 
 describe('capture payload sniffing', () => {
   it('maps every compression spelling PostHog knows, in any case, and nothing else', () => {
-    expect(['gzip', 'GZIP', 'gzip-js', 'lz64', 'LZ-String', 'base64', 'b64', ' gzip '].map(compressionHint)).to.deep.equal([
-      'gzip', 'gzip', 'gzip', 'lz64', 'lz64', 'base64', 'base64', 'gzip',
-    ])
+    expect(
+      ['gzip', 'GZIP', 'gzip-js', 'lz64', 'LZ-String', 'base64', 'b64', ' gzip '].map(compressionHint),
+    ).to.deep.equal(['gzip', 'gzip', 'gzip', 'lz64', 'lz64', 'base64', 'base64', 'gzip'])
     expect(['', 'br', 'deflate', 'identity', undefined].map(compressionHint)).to.deep.equal([
-      undefined, undefined, undefined, undefined, undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
     ])
   })
 

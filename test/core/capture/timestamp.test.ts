@@ -13,7 +13,12 @@ describe('computeTimestamp', () => {
     })
 
     it('lets offset 5000 override any timestamp: 11:59:55Z', () => {
-      const result = computeTimestamp({ timestamp: '2023-01-01T11:00:00Z', sentAt: at('2023-01-01T12:00:10Z'), offset: 5000, now })
+      const result = computeTimestamp({
+        timestamp: '2023-01-01T11:00:00Z',
+        sentAt: at('2023-01-01T12:00:10Z'),
+        offset: 5000,
+        now,
+      })
       expect(iso(result)).to.equal('2023-01-01T11:59:55.000Z')
       expect(iso(computeTimestamp({ offset: 5000, now }))).to.equal('2023-01-01T11:59:55.000Z')
     })
@@ -39,7 +44,11 @@ describe('computeTimestamp', () => {
   })
 
   it('applies the correction exactly, to the millisecond', () => {
-    const result = computeTimestamp({ timestamp: '2023-01-01T11:00:00.123Z', sentAt: at('2023-01-01T12:00:00.456Z'), now })
+    const result = computeTimestamp({
+      timestamp: '2023-01-01T11:00:00.123Z',
+      sentAt: at('2023-01-01T12:00:00.456Z'),
+      now,
+    })
     expect(iso(result)).to.equal('2023-01-01T10:59:59.667Z')
   })
 
@@ -48,7 +57,9 @@ describe('computeTimestamp', () => {
   })
 
   it('uses now for a timestamp that does not parse, even with sent_at', () => {
-    expect(iso(computeTimestamp({ timestamp: 'not a date', sentAt: at('2023-01-01T12:00:10Z'), now }))).to.equal(iso(now))
+    expect(iso(computeTimestamp({ timestamp: 'not a date', sentAt: at('2023-01-01T12:00:10Z'), now }))).to.equal(
+      iso(now),
+    )
   })
 
   it('reads a numeric timestamp as its decimal text: epoch seconds or milliseconds', () => {
@@ -57,7 +68,9 @@ describe('computeTimestamp', () => {
   })
 
   it('ignores an offset that is not a number, and truncates a fractional one', () => {
-    expect(iso(computeTimestamp({ timestamp: '2023-01-01T11:00:00Z', offset: '5000', now }))).to.equal('2023-01-01T11:00:00.000Z')
+    expect(iso(computeTimestamp({ timestamp: '2023-01-01T11:00:00Z', offset: '5000', now }))).to.equal(
+      '2023-01-01T11:00:00.000Z',
+    )
     expect(iso(computeTimestamp({ offset: 1500.9, now }))).to.equal('2023-01-01T11:59:58.500Z')
   })
 

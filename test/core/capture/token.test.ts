@@ -55,7 +55,11 @@ describe('capture token', () => {
 
     it('answers 401 missing_api_key when no key is anywhere', () => {
       const error = thrownBy(() => resolveToken(undefined, [{ event: 'x' }]))
-      expect([error.status, error.code, error.detail]).to.deep.equal([401, 'missing_api_key', 'event submitted without an api_key'])
+      expect([error.status, error.code, error.detail]).to.deep.equal([
+        401,
+        'missing_api_key',
+        'event submitted without an api_key',
+      ])
     })
 
     it('answers 401 inconsistent_api_keys when events name different keys', () => {

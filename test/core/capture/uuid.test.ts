@@ -9,8 +9,15 @@ describe('isUuid', () => {
   })
 
   it('refuses anything else', () => {
-    for (const text of ['', 'nope', '2c3b9713e41e4a849cb3870a619fe355', '{2c3b9713-e41e-4a84-9cb3-870a619fe355}',
-      '2c3b9713-e41e-4a84-9cb3-870a619fe35', '2c3b9713-e41e-4a84-9cb3-870a619fe355 ', 'g2c3b971-e41e-4a84-9cb3-870a619fe355']) {
+    for (const text of [
+      '',
+      'nope',
+      '2c3b9713e41e4a849cb3870a619fe355',
+      '{2c3b9713-e41e-4a84-9cb3-870a619fe355}',
+      '2c3b9713-e41e-4a84-9cb3-870a619fe35',
+      '2c3b9713-e41e-4a84-9cb3-870a619fe355 ',
+      'g2c3b971-e41e-4a84-9cb3-870a619fe355',
+    ]) {
       expect(isUuid(text), text).to.equal(false)
     }
   })

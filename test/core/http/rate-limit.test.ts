@@ -31,7 +31,17 @@ describe('capture rate limit (rateLimit config)', () => {
     const t = await startTestService({ rateLimit: { eventsPerSecond: 1, burst: 3 } })
     try {
       const other = (await (await t.admin('POST', '/api/projects', { name: 'other' })).json()) as { api_token: string }
-      const send = (token: string) => fetch(`${t.url}/batch/`, { method: 'POST', body: JSON.stringify({ api_key: token, batch: [{ event: 'e', distinct_id: 'd' }, { event: 'e', distinct_id: 'd' }] }) })
+      const send = (token: string) =>
+        fetch(`${t.url}/batch/`, {
+          method: 'POST',
+          body: JSON.stringify({
+            api_key: token,
+            batch: [
+              { event: 'e', distinct_id: 'd' },
+              { event: 'e', distinct_id: 'd' },
+            ],
+          }),
+        })
       expect((await send(t.project.api_token)).status).to.equal(200)
       expect((await send(t.project.api_token)).status).to.equal(200)
       const refused = await send(t.project.api_token)
@@ -48,7 +58,10 @@ describe('capture rate limit (rateLimit config)', () => {
     const t = await startTestService()
     try {
       for (let i = 0; i < 30; i++) {
-        const response = await fetch(`${t.url}/i/v0/e/`, { method: 'POST', body: JSON.stringify({ api_key: t.project.api_token, event: 'e', distinct_id: 'd' }) })
+        const response = await fetch(`${t.url}/i/v0/e/`, {
+          method: 'POST',
+          body: JSON.stringify({ api_key: t.project.api_token, event: 'e', distinct_id: 'd' }),
+        })
         expect(response.status).to.equal(200)
       }
     } finally {

@@ -8,7 +8,14 @@ import { staticRoutes, staticTable } from '../../../core/http/static-routes.ts'
 
 /** What a handler sees of the routing, and what it answers. */
 function describeRouting(ctx: Context): void {
-  const routed = ctx as Context & { matched?: { path: unknown }[]; _matchedRoute?: unknown; routerPath?: unknown; routerName?: unknown; captures?: unknown; routeMatched?: unknown }
+  const routed = ctx as Context & {
+    matched?: { path: unknown }[]
+    _matchedRoute?: unknown
+    routerPath?: unknown
+    routerName?: unknown
+    captures?: unknown
+    routeMatched?: unknown
+  }
   ctx.body = {
     method: ctx.method,
     params: ctx.params,
@@ -79,7 +86,10 @@ describe('staticRoutes', () => {
 
   it('answers every request exactly as the router alone does: status, Allow header and the routing fields handlers see', async () => {
     for (const [method, path] of requests) {
-      const [ours, theirs] = await Promise.all([fetch(table.url + path, { method }), fetch(router.url + path, { method })])
+      const [ours, theirs] = await Promise.all([
+        fetch(table.url + path, { method }),
+        fetch(router.url + path, { method }),
+      ])
       const label = `${method} ${path}`
       expect(ours.status, label).to.equal(theirs.status)
       expect(ours.headers.get('allow'), label).to.equal(theirs.headers.get('allow'))
@@ -88,7 +98,16 @@ describe('staticRoutes', () => {
   })
 
   it('tables the route paths without parameters', () => {
-    expect([...staticTable(routes()).keys()].sort()).to.deep.equal(['GET /flags', 'GET /guarded', 'HEAD /flags', 'HEAD /guarded', 'POST /flags', 'POST /flags/', 'POST /named', 'POST /two-handlers'])
+    expect([...staticTable(routes()).keys()].sort()).to.deep.equal([
+      'GET /flags',
+      'GET /guarded',
+      'HEAD /flags',
+      'HEAD /guarded',
+      'POST /flags',
+      'POST /flags/',
+      'POST /named',
+      'POST /two-handlers',
+    ])
   })
 
   it('hands a tabled route the routing fields the router sets', async () => {

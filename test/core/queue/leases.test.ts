@@ -30,14 +30,24 @@ describe('partition leases', function () {
   async function buckets(ttlMs: number) {
     const name = `L${++bucket}`
     const js = nc.jetstream()
-    return { leases: await js.views.kv(`${name}_leases`, { history: 1 }), members: await js.views.kv(`${name}_members`, { ttl: ttlMs, history: 1 }) }
+    return {
+      leases: await js.views.kv(`${name}_leases`, { history: 1 }),
+      members: await js.views.kv(`${name}_members`, { ttl: ttlMs, history: 1 }),
+    }
   }
 
   /** A lease set whose holder records when each partition started and stopped. */
   function worker(workerId: string, kv: Awaited<ReturnType<typeof buckets>>, ttlMs: number, partitions = 4) {
     const started = new Map<number, number>()
     const stopped: number[] = []
-    const leases = new PartitionLeases({ ...kv, workerId, partitions, ttlMs, logger, holder: { gained: (p) => started.set(p, Date.now()), lost: async (p) => void stopped.push(p) } })
+    const leases = new PartitionLeases({
+      ...kv,
+      workerId,
+      partitions,
+      ttlMs,
+      logger,
+      holder: { gained: (p) => started.set(p, Date.now()), lost: async (p) => void stopped.push(p) },
+    })
     running.push(leases)
     return { leases, started, stopped }
   }

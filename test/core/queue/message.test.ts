@@ -1,5 +1,12 @@
 import { expect } from 'chai'
-import { decodeQueuedEvent, encodeQueuedEvent, partitionFilter, partitionOf, requestKey, subjectOf } from '../../../core/queue/message.ts'
+import {
+  decodeQueuedEvent,
+  encodeQueuedEvent,
+  partitionFilter,
+  partitionOf,
+  requestKey,
+  subjectOf,
+} from '../../../core/queue/message.ts'
 
 describe('queue messages', () => {
   const queued = {
@@ -8,7 +15,12 @@ describe('queue messages', () => {
     sentAt: new Date('2026-11-22T09:59:59Z'),
     ip: '203.0.113.9',
     historicalMigration: true,
-    event: { event: 'e', distinct_id: 'u-1', uuid: '0192d0a5-7c00-7000-8000-000000000001', properties: { a: [1, { b: null }] } },
+    event: {
+      event: 'e',
+      distinct_id: 'u-1',
+      uuid: '0192d0a5-7c00-7000-8000-000000000001',
+      properties: { a: [1, { b: null }] },
+    },
   }
 
   it('round-trips every field of a queued event', () => {

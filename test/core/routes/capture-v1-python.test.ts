@@ -11,9 +11,20 @@ import { requireTool } from '../../helpers/requires.ts'
 import { startTestService, storedEvents } from '../../helpers/service.ts'
 import type { TestService } from '../../helpers/service.ts'
 
-function send(python: string, url: string, key: string, compression: string, prefix: string, count: number): Promise<{ errors: Array<{ status: number | null; message: string }> }> {
+function send(
+  python: string,
+  url: string,
+  key: string,
+  compression: string,
+  prefix: string,
+  count: number,
+): Promise<{ errors: Array<{ status: number | null; message: string }> }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(python, [path.join(POSTHOG_PYTHON_DIR, 'send_v1.py'), url, key, compression, prefix, String(count)], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(
+      python,
+      [path.join(POSTHOG_PYTHON_DIR, 'send_v1.py'), url, key, compression, prefix, String(count)],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    )
     let out = ''
     let err = ''
     child.stdout.on('data', (chunk: Buffer) => (out += chunk))
@@ -31,11 +42,18 @@ describe('posthog-python capture v1 against the service', function () {
   let t: TestService
   let python: string
   requireTool('posthog-python')
-  before(async function () {
+  before(async () => {
     const env = posthogPython()
     if ('skipped' in env) throw new Error(env.skipped)
     python = env.python
-    t = await startTestService({ plugins: [{ plugin: 'validate' }, { plugin: 'alias-resolve' }, { plugin: 'person-update' }, { plugin: 'sink-mongo', required: true }] })
+    t = await startTestService({
+      plugins: [
+        { plugin: 'validate' },
+        { plugin: 'alias-resolve' },
+        { plugin: 'person-update' },
+        { plugin: 'sink-mongo', required: true },
+      ],
+    })
   })
   after(async () => t?.close())
 
@@ -52,7 +70,10 @@ describe('posthog-python capture v1 against the service', function () {
       expect(sample.properties.$lib).to.equal('posthog-python')
       expect(sample.properties.$session_id).to.equal('session-1')
       const person = await t.admin('GET', `/api/projects/${t.project.id}/persons?distinct_id=${prefix}-0`)
-      expect(((await person.json()) as { properties: Record<string, unknown> }).properties).to.include({ plan: 'pro', email: `${prefix}@example.com` })
+      expect(((await person.json()) as { properties: Record<string, unknown> }).properties).to.include({
+        plan: 'pro',
+        email: `${prefix}@example.com`,
+      })
     })
   }
 

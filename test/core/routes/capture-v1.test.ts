@@ -9,7 +9,15 @@ import { PostHog } from 'posthog-node'
 import { startTestService, storedEvents } from '../../helpers/service.ts'
 import type { TestService } from '../../helpers/service.ts'
 
-const event = (extra: Record<string, unknown> = {}) => ({ event: 'clicked', uuid: randomUUID(), distinct_id: 'v1-user', timestamp: new Date().toISOString(), options: {}, properties: { a: 1 }, ...extra })
+const event = (extra: Record<string, unknown> = {}) => ({
+  event: 'clicked',
+  uuid: randomUUID(),
+  distinct_id: 'v1-user',
+  timestamp: new Date().toISOString(),
+  options: {},
+  properties: { a: 1 },
+  ...extra,
+})
 
 describe('capture v1 (/i/v1/analytics/events)', () => {
   let t: TestService
@@ -31,16 +39,28 @@ describe('capture v1 (/i/v1/analytics/events)', () => {
   const post = (body: unknown, extra: Record<string, string> = {}, without: string[] = []) => {
     const h = headers(extra)
     for (const name of without) delete h[name]
-    return fetch(`${t.url}/i/v1/analytics/events`, { method: 'POST', headers: h, body: typeof body === 'string' ? body : Buffer.isBuffer(body) ? new Uint8Array(body) : JSON.stringify(body) })
+    return fetch(`${t.url}/i/v1/analytics/events`, {
+      method: 'POST',
+      headers: h,
+      body: typeof body === 'string' ? body : Buffer.isBuffer(body) ? new Uint8Array(body) : JSON.stringify(body),
+    })
   }
   const batch = (...events: unknown[]) => ({ created_at: new Date().toISOString(), batch: events })
 
   it('stores a gzip batch and answers ok for each uuid, with $lib from PostHog-Sdk-Info', async () => {
-    const sent = [event({ properties: { a: 1, $lib: 'spoofed' } }), event({ session_id: 's-1', options: { process_person_profile: 'false' } })]
+    const sent = [
+      event({ properties: { a: 1, $lib: 'spoofed' } }),
+      event({ session_id: 's-1', options: { process_person_profile: 'false' } }),
+    ]
     const response = await post(gzipSync(JSON.stringify(batch(...sent))), { 'Content-Encoding': 'gzip' })
     expect(response.status).to.equal(200)
-    expect(await response.json()).to.deep.equal({ results: Object.fromEntries(sent.map((e) => [e.uuid, { result: 'ok' }])) })
-    const stored = (await storedEvents(t)).filter((e) => sent.some((s) => s.uuid === e.uuid)) as Array<{ uuid: string; properties: Record<string, unknown> }>
+    expect(await response.json()).to.deep.equal({
+      results: Object.fromEntries(sent.map((e) => [e.uuid, { result: 'ok' }])),
+    })
+    const stored = (await storedEvents(t)).filter((e) => sent.some((s) => s.uuid === e.uuid)) as Array<{
+      uuid: string
+      properties: Record<string, unknown>
+    }>
     expect(stored).to.have.length(2)
     const byUuid = new Map(stored.map((e) => [e.uuid, e.properties]))
     expect(byUuid.get(sent[0].uuid)).to.include({ $lib: 'posthog-test', $lib_version: '9.8.7', a: 1 })
@@ -63,7 +83,8 @@ describe('capture v1 (/i/v1/analytics/events)', () => {
     expect(response.status).to.equal(200)
     const { results } = (await response.json()) as { results: Record<string, unknown> }
     expect(results[good.uuid]).to.deep.equal({ result: 'ok' })
-    for (const [details, e] of Object.entries(cases)) expect(results[e.uuid], details).to.deep.equal({ result: 'drop', details })
+    for (const [details, e] of Object.entries(cases))
+      expect(results[e.uuid], details).to.deep.equal({ result: 'drop', details })
     const stored = await storedEvents(t)
     expect(stored.filter((e) => e.uuid === good.uuid)).to.have.length(1)
     expect(stored.filter((e) => Object.values(cases).some((c) => c.uuid === e.uuid))).to.deep.equal([])
@@ -103,14 +124,22 @@ describe('capture v1 (/i/v1/analytics/events)', () => {
       paths.push(new URL(url).pathname)
       return fetch(url, options)
     }
-    const client = new PostHog(t.project.api_token, { host: t.url, flushAt: 100, flushInterval: 0, fetchRetryCount: 0, fetch: recording as never })
+    const client = new PostHog(t.project.api_token, {
+      host: t.url,
+      flushAt: 100,
+      flushInterval: 0,
+      fetchRetryCount: 0,
+      fetch: recording as never,
+    })
     process.env.POSTHOG_CAPTURE_MODE = previous
     client.on('error', (error) => errors.push(error))
     for (let i = 0; i < 10; i++) client.capture({ distinctId: 'node-v1', event: 'node v1 event', properties: { i } })
     await client.shutdown()
     expect(errors).to.deep.equal([])
     expect(paths).to.deep.equal(['/i/v1/analytics/events'])
-    const stored = (await storedEvents(t)).filter((e) => e.event === 'node v1 event') as Array<{ properties: Record<string, unknown> }>
+    const stored = (await storedEvents(t)).filter((e) => e.event === 'node v1 event') as Array<{
+      properties: Record<string, unknown>
+    }>
     expect(stored.map((e) => e.properties.i).sort()).to.deep.equal([0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
     expect(stored[0].properties.$lib).to.equal('posthog-node')
   })

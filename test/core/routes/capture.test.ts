@@ -16,7 +16,11 @@ describe('capture endpoints', () => {
   after(() => t.close())
 
   const post = (path: string, body: string | Buffer, headers: Record<string, string> = {}) =>
-    fetch(t.url + path, { method: 'POST', body: typeof body === 'string' ? body : new Uint8Array(body), headers: { 'Content-Type': 'application/json', ...headers } })
+    fetch(t.url + path, {
+      method: 'POST',
+      body: typeof body === 'string' ? body : new Uint8Array(body),
+      headers: { 'Content-Type': 'application/json', ...headers },
+    })
 
   async function expectStored(id: string): Promise<Record<string, unknown>> {
     const events = await storedEvents(t, `&distinct_id=${encodeURIComponent(id)}`)
@@ -29,7 +33,10 @@ describe('capture endpoints', () => {
       for (const slash of ['', '/']) {
         const id = `path-${path}${slash}`
         const event = path === '/engage' ? { $set: { plan: 'pro' } } : { event: 'hit', properties: { path } }
-        const response = await post(path + slash, JSON.stringify({ api_key: t.project.api_token, distinct_id: id, ...event }))
+        const response = await post(
+          path + slash,
+          JSON.stringify({ api_key: t.project.api_token, distinct_id: id, ...event }),
+        )
         expect(response.status, `${path}${slash}`).to.equal(200)
         expect(await response.json()).to.deep.equal({ status: 1 })
         const stored = await expectStored(id)
@@ -41,7 +48,12 @@ describe('capture endpoints', () => {
   it('stores a batch in order, keeping client uuids and computing timestamps from sent_at', async () => {
     const sentAt = new Date(Date.now() + 10_000).toISOString() // the client clock is 10 s ahead
     const ts = new Date(Date.now() - 50_000)
-    const batch = [1, 2, 3].map((n) => ({ event: `batch ${n}`, distinct_id: 'batch-user', uuid: uuid(), timestamp: new Date(ts.getTime() + n).toISOString() }))
+    const batch = [1, 2, 3].map((n) => ({
+      event: `batch ${n}`,
+      distinct_id: 'batch-user',
+      uuid: uuid(),
+      timestamp: new Date(ts.getTime() + n).toISOString(),
+    }))
     const response = await post('/batch/', JSON.stringify({ api_key: t.project.api_token, batch, sent_at: sentAt }))
     expect(response.status).to.equal(200)
     const events = await storedEvents(t, '&distinct_id=batch-user')
@@ -52,17 +64,27 @@ describe('capture endpoints', () => {
   })
 
   it('accepts gzip by header, by ?compression= and by magic bytes alone (text/plain, like posthog-js)', async () => {
-    const body = (id: string) => gzipSync(JSON.stringify([{ event: 'gz', distinct_id: id, properties: { token: t.project.api_token } }]))
+    const body = (id: string) =>
+      gzipSync(JSON.stringify([{ event: 'gz', distinct_id: id, properties: { token: t.project.api_token } }]))
     expect((await post('/batch/', body('gz-header'), { 'Content-Encoding': 'gzip' })).status).to.equal(200)
-    expect((await post('/e/?compression=gzip-js', body('gz-query'), { 'Content-Type': 'text/plain' })).status).to.equal(200)
-    expect((await post('/e/?retry_count=1&_=1732280000000&ver=1.449.2', body('gz-magic'), { 'Content-Type': 'text/plain' })).status).to.equal(200)
+    expect((await post('/e/?compression=gzip-js', body('gz-query'), { 'Content-Type': 'text/plain' })).status).to.equal(
+      200,
+    )
+    expect(
+      (await post('/e/?retry_count=1&_=1732280000000&ver=1.449.2', body('gz-magic'), { 'Content-Type': 'text/plain' }))
+        .status,
+    ).to.equal(200)
     for (const id of ['gz-header', 'gz-query', 'gz-magic']) await expectStored(id)
   })
 
   it('accepts lz64 and base64 form bodies and GET data=', async () => {
     const json = (id: string) => JSON.stringify({ api_key: t.project.api_token, event: 'enc', distinct_id: id })
     const form = { 'Content-Type': 'application/x-www-form-urlencoded' }
-    const lz = await post('/e/?compression=lz64', `data=${encodeURIComponent(LZString.compressToBase64(json('lz64')))}`, form)
+    const lz = await post(
+      '/e/?compression=lz64',
+      `data=${encodeURIComponent(LZString.compressToBase64(json('lz64')))}`,
+      form,
+    )
     const b64 = await post('/e/', `data=${encodeURIComponent(Buffer.from(json('b64')).toString('base64'))}`, form)
     const get = await fetch(`${t.url}/e/?data=${encodeURIComponent(Buffer.from(json('get')).toString('base64'))}`)
     expect([lz.status, b64.status, get.status], await lz.text()).to.deep.equal([200, 200, 200])
@@ -76,19 +98,31 @@ describe('capture endpoints', () => {
   })
 
   it('drops events without a name or distinct_id, answers 200, and records each drop as a warning', async () => {
-    const batch = [{ distinct_id: 'x' }, { event: 'no id' }, { event: 'empty id', distinct_id: '' }, { event: 'bad uuid', distinct_id: 'y', uuid: 'nope' }, { event: 'kept', distinct_id: 'kept-user' }]
+    const batch = [
+      { distinct_id: 'x' },
+      { event: 'no id' },
+      { event: 'empty id', distinct_id: '' },
+      { event: 'bad uuid', distinct_id: 'y', uuid: 'nope' },
+      { event: 'kept', distinct_id: 'kept-user' },
+    ]
     const response = await post('/batch/', JSON.stringify({ api_key: t.project.api_token, batch }))
     expect(response.status).to.equal(200)
     await expectStored('kept-user')
-    const warnings = await (await t.admin('GET', `/api/projects/${t.project.id}/ingestion_warnings?limit=10`)).json() as { results: Array<{ type: string }> }
-    expect(warnings.results.map((w) => w.type)).to.include.members(['missing_event_name', 'missing_distinct_id', 'skipping_event_invalid_uuid'])
+    const warnings = (await (
+      await t.admin('GET', `/api/projects/${t.project.id}/ingestion_warnings?limit=10`)
+    ).json()) as { results: Array<{ type: string }> }
+    expect(warnings.results.map((w) => w.type)).to.include.members([
+      'missing_event_name',
+      'missing_distinct_id',
+      'skipping_event_invalid_uuid',
+    ])
   })
 
   it('answers 400 with a JSON error for bodies that are not JSON or have the wrong shape', async () => {
     for (const body of ['not json', '{"api_key": "x", "batch": {}}', '[]']) {
       const response = await post('/batch/', body)
       expect(response.status, body).to.equal(400)
-      const error = await response.json() as Record<string, unknown>
+      const error = (await response.json()) as Record<string, unknown>
       expect(error).to.have.keys('type', 'code', 'detail', 'attr')
       expect(error.type).to.equal('validation_error')
     }
@@ -105,11 +139,20 @@ describe('capture endpoints', () => {
   it('answers 413 for a body over the limit and for a gzip body whose decompressed size is over it', async () => {
     const small = await startTestService({ server: { bodyLimitBytes: 4096, decodedLimitBytes: 8192 } })
     try {
-      const big = JSON.stringify({ api_key: small.project.api_token, event: 'e', distinct_id: 'd', properties: { pad: 'x'.repeat(10_000) } })
-      const plain = await fetch(small.url + '/batch/', { method: 'POST', body: big })
+      const big = JSON.stringify({
+        api_key: small.project.api_token,
+        event: 'e',
+        distinct_id: 'd',
+        properties: { pad: 'x'.repeat(10_000) },
+      })
+      const plain = await fetch(`${small.url}/batch/`, { method: 'POST', body: big })
       expect(plain.status).to.equal(413)
       expect(await plain.json()).to.include({ code: 'payload_too_large' })
-      const bomb = await fetch(small.url + '/batch/', { method: 'POST', body: new Uint8Array(gzipSync(big)), headers: { 'Content-Encoding': 'gzip' } })
+      const bomb = await fetch(`${small.url}/batch/`, {
+        method: 'POST',
+        body: new Uint8Array(gzipSync(big)),
+        headers: { 'Content-Encoding': 'gzip' },
+      })
       expect(bomb.status).to.equal(413)
     } finally {
       await small.close()
@@ -117,19 +160,42 @@ describe('capture endpoints', () => {
   })
 
   it('answers CORS preflights and echoes the Origin with credentials', async () => {
-    const preflight = await fetch(t.url + '/e/', { method: 'OPTIONS', headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' } })
+    const preflight = await fetch(`${t.url}/e/`, {
+      method: 'OPTIONS',
+      headers: {
+        Origin: 'https://app.example',
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'content-type',
+      },
+    })
     expect(preflight.status).to.equal(200)
     expect(preflight.headers.get('access-control-allow-origin')).to.equal('https://app.example')
     expect(preflight.headers.get('access-control-allow-credentials')).to.equal('true')
     expect(preflight.headers.get('access-control-allow-headers')).to.equal('content-type')
-    const response = await post('/e/', JSON.stringify({ api_key: t.project.api_token, event: 'e', distinct_id: 'cors' }), { Origin: 'https://app.example' })
+    const response = await post(
+      '/e/',
+      JSON.stringify({ api_key: t.project.api_token, event: 'e', distinct_id: 'cors' }),
+      { Origin: 'https://app.example' },
+    )
     expect(response.headers.get('access-control-allow-origin')).to.equal('https://app.example')
   })
 
   it('answers 503 and stores nothing twice when the required sink fails, so the SDK retries', async () => {
-    const failing = await startTestService({ plugins: [{ plugin: 'validate' }, { plugin: 'sink-mongo', required: true }, { plugin: './failing-sink', required: true }] }, { configDir: new URL('../../fixtures/plugins/', import.meta.url).pathname })
+    const failing = await startTestService(
+      {
+        plugins: [
+          { plugin: 'validate' },
+          { plugin: 'sink-mongo', required: true },
+          { plugin: './failing-sink', required: true },
+        ],
+      },
+      { configDir: new URL('../../fixtures/plugins/', import.meta.url).pathname },
+    )
     try {
-      const response = await fetch(failing.url + '/i/v0/e/', { method: 'POST', body: JSON.stringify({ api_key: failing.project.api_token, event: 'e', distinct_id: 'd', uuid: uuid() }) })
+      const response = await fetch(`${failing.url}/i/v0/e/`, {
+        method: 'POST',
+        body: JSON.stringify({ api_key: failing.project.api_token, event: 'e', distinct_id: 'd', uuid: uuid() }),
+      })
       expect(response.status).to.equal(503)
       expect(await response.json()).to.include({ type: 'server_error', code: 'unavailable' })
     } finally {
@@ -138,9 +204,15 @@ describe('capture endpoints', () => {
   })
 
   it('keeps answering 200 when only an optional sink fails', async () => {
-    const partial = await startTestService({ plugins: [{ plugin: 'validate' }, { plugin: 'sink-mongo', required: true }, { plugin: './failing-sink' }] }, { configDir: new URL('../../fixtures/plugins/', import.meta.url).pathname })
+    const partial = await startTestService(
+      { plugins: [{ plugin: 'validate' }, { plugin: 'sink-mongo', required: true }, { plugin: './failing-sink' }] },
+      { configDir: new URL('../../fixtures/plugins/', import.meta.url).pathname },
+    )
     try {
-      const response = await fetch(partial.url + '/i/v0/e/', { method: 'POST', body: JSON.stringify({ api_key: partial.project.api_token, event: 'e', distinct_id: 'optional-fail' }) })
+      const response = await fetch(`${partial.url}/i/v0/e/`, {
+        method: 'POST',
+        body: JSON.stringify({ api_key: partial.project.api_token, event: 'e', distinct_id: 'optional-fail' }),
+      })
       expect(response.status).to.equal(200)
       expect(await storedEvents(partial)).to.have.length(1)
     } finally {
@@ -150,9 +222,28 @@ describe('capture endpoints', () => {
 
   it('stores the event when a geoip plugin throws synchronously from a promise tap (skip policy, no hang)', async () => {
     const fixtures = new URL('../../fixtures/plugins/', import.meta.url).pathname
-    const throwing = await startTestService({ plugins: [{ plugin: 'validate' }, { plugin: 'geoip', options: {} }, { plugin: './sync-throwing-tap' }, { plugin: 'sink-mongo', required: true }] }, { configDir: fixtures })
+    const throwing = await startTestService(
+      {
+        plugins: [
+          { plugin: 'validate' },
+          { plugin: 'geoip', options: {} },
+          { plugin: './sync-throwing-tap' },
+          { plugin: 'sink-mongo', required: true },
+        ],
+      },
+      { configDir: fixtures },
+    )
     try {
-      const response = await fetch(throwing.url + '/i/v0/e/', { method: 'POST', body: JSON.stringify({ api_key: throwing.project.api_token, event: 'e', distinct_id: 'sync-throw', properties: { $ip: '8.8.8.8' } }), signal: AbortSignal.timeout(5000) })
+      const response = await fetch(`${throwing.url}/i/v0/e/`, {
+        method: 'POST',
+        body: JSON.stringify({
+          api_key: throwing.project.api_token,
+          event: 'e',
+          distinct_id: 'sync-throw',
+          properties: { $ip: '8.8.8.8' },
+        }),
+        signal: AbortSignal.timeout(5000),
+      })
       expect(response.status).to.equal(200)
       const [stored] = await storedEvents(throwing)
       expect(stored.distinct_id).to.equal('sync-throw')
@@ -162,14 +253,14 @@ describe('capture endpoints', () => {
   })
 
   it('GET /_health and /_readiness answer 200 while the database is up', async () => {
-    expect((await fetch(t.url + '/_health')).status).to.equal(200)
-    const ready = await fetch(t.url + '/_readiness')
+    expect((await fetch(`${t.url}/_health`)).status).to.equal(200)
+    const ready = await fetch(`${t.url}/_readiness`)
     expect(ready.status).to.equal(200)
     expect(await ready.json()).to.deep.equal({ status: 'ready', database: 'ok' })
   })
 
   it('answers unknown routes with a JSON 404', async () => {
-    const response = await fetch(t.url + '/nope')
+    const response = await fetch(`${t.url}/nope`)
     expect(response.status).to.equal(404)
     expect(await response.json()).to.include({ code: 'not_found' })
   })

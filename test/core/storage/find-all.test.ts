@@ -13,10 +13,17 @@ describe('findAll', () => {
 
   it('answers the documents of a find in one command, projected, when the first batch holds them', async () => {
     const collection = client.db(testDbName('findall')).collection('rows')
-    await collection.insertMany(Array.from({ length: 150 }, (_, i) => ({ project_id: 1, key: `k${i}`, n: i, hidden: 'x' })))
+    await collection.insertMany(
+      Array.from({ length: 150 }, (_, i) => ({ project_id: 1, key: `k${i}`, n: i, hidden: 'x' })),
+    )
     commands.length = 0
     const keys = Array.from({ length: 150 }, (_, i) => `k${i}`).concat('missing')
-    const rows = await findAll<Document, { key: string; n: number }>(collection, { project_id: 1, key: { $in: keys } }, { _id: 0, key: 1, n: 1 }, keys.length)
+    const rows = await findAll<Document, { key: string; n: number }>(
+      collection,
+      { project_id: 1, key: { $in: keys } },
+      { _id: 0, key: 1, n: 1 },
+      keys.length,
+    )
     expect(rows).to.have.length(150)
     expect(rows.find((row) => row.key === 'k0')).to.deep.equal({ key: 'k0', n: 0 })
     expect(commands).to.deep.equal(['find'])

@@ -72,7 +72,8 @@ describe('PersonStore batched lookups', () => {
   beforeEach(() => {
     commands.length = 0
   })
-  const countOf = (name: string, collection: string) => commands.filter((c) => c.commandName === name && c.command[name] === collection).length
+  const countOf = (name: string, collection: string) =>
+    commands.filter((c) => c.commandName === name && c.command[name] === collection).length
 
   it('resolves 100 personless events of 100 new ids with one lookup and one bookkeeping write', async () => {
     const projectId = nextProjectId()
@@ -80,7 +81,9 @@ describe('PersonStore batched lookups', () => {
     const ctx = contextFor(projectId)
     const events = Array.from({ length: 100 }, (_, i) => personEvent({ distinctId: `anon-${i}`, personless: true }))
     const resolved = await Promise.all(events.map((event) => resolveEvent(store, event, ctx, OPTIONS)))
-    expect(resolved.map((event) => event.person?.id)).to.deep.equal(events.map((event) => personUuid(projectId, event.distinctId)))
+    expect(resolved.map((event) => event.person?.id)).to.deep.equal(
+      events.map((event) => personUuid(projectId, event.distinctId)),
+    )
     expect(countOf('find', 'person_distinct_ids')).to.equal(1)
     expect(countOf('update', 'personless_distinct_ids')).to.equal(1)
     expect(await db.collection('personless_distinct_ids').countDocuments({ project_id: projectId })).to.equal(100)
@@ -92,7 +95,9 @@ describe('PersonStore batched lookups', () => {
     const ctx = contextFor(projectId)
     const events = Array.from({ length: 100 }, (_, i) => personEvent({ distinctId: `new-${i}` }))
     const resolved = await Promise.all(events.map((event) => resolveEvent(store, event, ctx, OPTIONS)))
-    expect(resolved.map((event) => event.person?.id)).to.deep.equal(events.map((event) => personUuid(projectId, event.distinctId)))
+    expect(resolved.map((event) => event.person?.id)).to.deep.equal(
+      events.map((event) => personUuid(projectId, event.distinctId)),
+    )
     expect(countOf('insert', 'person_distinct_ids')).to.equal(1)
     expect(countOf('insert', 'persons')).to.equal(1)
     expect(countOf('find', 'person_distinct_ids')).to.equal(1)
@@ -102,23 +107,36 @@ describe('PersonStore batched lookups', () => {
   it('maps an id to one person when two creators in one batch race for it', async () => {
     const projectId = nextProjectId()
     const store = new PersonStore(db)
-    const [a, b] = await Promise.all([store.addDistinctId(projectId, 'person-a', 'shared'), store.addDistinctId(projectId, 'person-b', 'shared')])
+    const [a, b] = await Promise.all([
+      store.addDistinctId(projectId, 'person-a', 'shared'),
+      store.addDistinctId(projectId, 'person-b', 'shared'),
+    ])
     expect([a, b]).to.deep.equal([true, false])
     expect(countOf('insert', 'person_distinct_ids')).to.equal(1)
-    expect(await db.collection('person_distinct_ids').find({ project_id: projectId }, { projection: { _id: 0, person_id: 1 } }).toArray()).to.deep.equal([{ person_id: 'person-a' }])
+    expect(
+      await db
+        .collection('person_distinct_ids')
+        .find({ project_id: projectId }, { projection: { _id: 0, person_id: 1 } })
+        .toArray(),
+    ).to.deep.equal([{ person_id: 'person-a' }])
   })
 
   it('writes 100 persons in one bulk command, and refuses a stale version batched with a fresh one', async () => {
     const projectId = nextProjectId()
     const store = new PersonStore(db)
     const ctx = contextFor(projectId)
-    const created = await Promise.all(Array.from({ length: 100 }, (_, i) => resolveEvent(store, personEvent({ distinctId: `w-${i}` }), ctx, OPTIONS)))
+    const created = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => resolveEvent(store, personEvent({ distinctId: `w-${i}` }), ctx, OPTIONS)),
+    )
     const people = created.map((event) => store.resolved.get(event)!.person)
     commands.length = 0
     const written = await Promise.all(people.map((person, i) => store.writePerson(person, { properties: { n: i } })))
     expect(written.every((person) => person !== null)).to.equal(true)
     expect(countOf('update', 'persons')).to.equal(1)
-    const [fresh, stale] = await Promise.all([store.writePerson(written[0]!, { properties: { n: 'fresh' } }), store.writePerson(people[0]!, { properties: { n: 'stale' } })])
+    const [fresh, stale] = await Promise.all([
+      store.writePerson(written[0]!, { properties: { n: 'fresh' } }),
+      store.writePerson(people[0]!, { properties: { n: 'stale' } }),
+    ])
     expect(stale).to.equal(null)
     expect(fresh === null || fresh.properties.n === 'fresh').to.equal(true) // a batch with a conflict reports every write as one
     const stored = await store.findById(projectId, people[0]!.id)

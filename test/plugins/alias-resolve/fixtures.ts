@@ -33,7 +33,9 @@ export type CountedPersonDb = PersonDb & { readonly finds: string[] }
 
 export async function openCountedPersonDb(name: string): Promise<CountedPersonDb> {
   const finds: string[] = []
-  const client = await monitoredClient((event: CommandStartedEvent) => event.commandName === 'find' && finds.push(String(event.command.find)))
+  const client = await monitoredClient(
+    (event: CommandStartedEvent) => event.commandName === 'find' && finds.push(String(event.command.find)),
+  )
   const db = client.db(testDbName(name))
   await ensurePersonIndexes(db)
   return {
@@ -60,10 +62,17 @@ export const personEvent = (over: Partial<IngestEvent> = {}): IngestEvent => ({
   ...over,
 })
 
-export function contextFor(projectId: number): EventContext & { warnings: Array<{ type: string; details?: Record<string, unknown> }> } {
+export function contextFor(
+  projectId: number,
+): EventContext & { warnings: Array<{ type: string; details?: Record<string, unknown> }> } {
   const warnings: Array<{ type: string; details?: Record<string, unknown> }> = []
   const base = sampleContext()
-  return { ...base, project: { ...base.project, id: projectId }, warn: (type, details) => void warnings.push({ type, details }), warnings }
+  return {
+    ...base,
+    project: { ...base.project, id: projectId },
+    warn: (type, details) => void warnings.push({ type, details }),
+    warnings,
+  }
 }
 
 /** JSON view of a property object (null-prototype objects compare as plain ones). */

@@ -29,7 +29,12 @@ interface Outcome {
 }
 
 /** One event through both person steps, sent again on a retryable failure; true once it succeeded. */
-async function send(store: () => PersonStore, projectId: number, event: Parameters<typeof personEvent>[0], outcome: Outcome): Promise<boolean> {
+async function send(
+  store: () => PersonStore,
+  projectId: number,
+  event: Parameters<typeof personEvent>[0],
+  outcome: Outcome,
+): Promise<boolean> {
   for (let attempt = 0; attempt < SENDS; attempt++) {
     const ctx = contextFor(projectId)
     try {
@@ -65,32 +70,47 @@ describe('alias-resolve merges racing each other', function () {
       await Promise.all(
         ids.map(async (distinctId, i) => {
           const key = `seen_${distinctId}`
-          if (await send(() => stores[i % 2]!, projectId, { distinctId, properties: { $set: { [key]: true } } }, outcome)) outcome.acknowledged.push({ distinctId, key })
+          if (
+            await send(() => stores[i % 2]!, projectId, { distinctId, properties: { $set: { [key]: true } } }, outcome)
+          )
+            outcome.acknowledged.push({ distinctId, key })
         }),
       )
       await Promise.all(
         pairs.map(async ({ into, alias }, i) => {
           const key = `set_${round}_${i}`
           const properties = { alias, $set: { [key]: true } }
-          if (await send(() => stores[(i + round) % 2]!, projectId, { event: eventName, distinctId: into, properties }, outcome)) outcome.acknowledged.push({ distinctId: into, key })
+          if (
+            await send(
+              () => stores[(i + round) % 2]!,
+              projectId,
+              { event: eventName, distinctId: into, properties },
+              outcome,
+            )
+          )
+            outcome.acknowledged.push({ distinctId: into, key })
         }),
       )
     }
     const check = await checkPersons(t.db, projectId, outcome.acknowledged)
     const figures = `${outcome.acknowledged.length} acknowledged, ${check.lost.length} of them lost, ${check.orphans.length} orphan persons, ${check.dangling.length} dangling ids, ${outcome.retried} retried sends, ${outcome.failed} given up, ${check.persons} persons`
     if (process.env.MERGE_RACE_FIGURES) console.log(`${shape} ${eventName}: ${figures}`)
-    expect(check.lost.length, `acknowledged but lost: ${figures}; e.g. ${check.lost.slice(0, 5).join(', ')}`).to.equal(0)
+    expect(check.lost.length, `acknowledged but lost: ${figures}; e.g. ${check.lost.slice(0, 5).join(', ')}`).to.equal(
+      0,
+    )
     expect(check.orphans.length, `persons no distinct id leads to: ${figures}`).to.equal(0)
     expect(check.dangling.length, `distinct ids whose person is missing: ${figures}`).to.equal(0)
     expect(outcome.acknowledged.length, figures).to.be.greaterThan(ROUNDS * PAIRS)
     // $merge_dangerously merges whatever the order: the pairs of a round link all its ids, so once
     // every merge of the round was acknowledged, its ids have one person
-    if (eventName === '$merge_dangerously' && outcome.failed === 0) expect(check.persons, `every merge acknowledged: ${figures}`).to.equal(ROUNDS)
+    if (eventName === '$merge_dangerously' && outcome.failed === 0)
+      expect(check.persons, `every merge acknowledged: ${figures}`).to.equal(ROUNDS)
   }
 
   for (const shape of ['chain', 'star-in', 'star-out'] as const) {
     for (const eventName of ['$create_alias', '$merge_dangerously']) {
-      it(`keeps every acknowledged $set and leaves no orphan: ${PAIRS} ${eventName} at once over a ${shape}, ${ROUNDS} rounds, two stores`, () => race(shape, eventName))
+      it(`keeps every acknowledged $set and leaves no orphan: ${PAIRS} ${eventName} at once over a ${shape}, ${ROUNDS} rounds, two stores`, () =>
+        race(shape, eventName))
     }
   }
 })

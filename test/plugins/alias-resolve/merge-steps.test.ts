@@ -20,15 +20,24 @@ describe('alias-resolve merge steps', () => {
   })
   after(() => t.close())
 
-  async function personWith(projectId: number, distinctId: string, properties: Record<string, unknown>): Promise<PersonDocument> {
+  async function personWith(
+    projectId: number,
+    distinctId: string,
+    properties: Record<string, unknown>,
+  ): Promise<PersonDocument> {
     const store = t.store()
     const { person } = await findOrCreate(store, personEvent({ distinctId }), projectId)
     return (await store.writePerson(person, { properties: copyProperties(properties) }))!
   }
-  const raw = (projectId: number, id: string) => t.db.collection<PersonDocument>(PERSON_COLLECTIONS.persons).findOne({ project_id: projectId, id }, { projection: { _id: 0 } })
+  const raw = (projectId: number, id: string) =>
+    t.db
+      .collection<PersonDocument>(PERSON_COLLECTIONS.persons)
+      .findOne({ project_id: projectId, id }, { projection: { _id: 0 } })
 
   /** user ← anon, with anon marked and committed by a process that then stopped. */
-  async function committedMerge(projectId: number): Promise<{ user: PersonDocument; anon: PersonDocument; committed: PersonDocument }> {
+  async function committedMerge(
+    projectId: number,
+  ): Promise<{ user: PersonDocument; anon: PersonDocument; committed: PersonDocument }> {
     const user = await personWith(projectId, 'user', { plan: 'pro' })
     const anon = await personWith(projectId, 'anon', { plan: 'free', utm_source: 'ad' })
     const committed = (await startMerge(t.store(), user, anon))!
@@ -64,7 +73,9 @@ describe('alias-resolve merge steps', () => {
     const { user, anon, committed } = await committedMerge(projectId)
     await finishMerge(t.store(), committed)
     // a process that read anon before the merge maps a new id to it afterwards
-    await t.db.collection(PERSON_COLLECTIONS.distinctIds).insertOne({ project_id: projectId, distinct_id: 'late', person_id: anon.id, version: 0 })
+    await t.db
+      .collection(PERSON_COLLECTIONS.distinctIds)
+      .insertOne({ project_id: projectId, distinct_id: 'late', person_id: anon.id, version: 0 })
     expect((await t.store().findByDistinctId(projectId, 'late', new Date()))?.id).to.equal(user.id)
     expect(await getDistinctIdsOfPerson(t.db, projectId, user.id)).to.deep.equal(['anon', 'late', 'user'])
   })
@@ -75,9 +86,16 @@ describe('alias-resolve merge steps', () => {
     await finishMerge(t.store(), committed)
     const store = t.store()
     const event = personEvent({ distinctId: 'anon', properties: { $set: { written: 'after' } } })
-    const resolved = { ...event, person: { id: anon.id, properties: anon.properties, createdAt: anon.created_at, mode: 'full' as const } }
+    const resolved = {
+      ...event,
+      person: { id: anon.id, properties: anon.properties, createdAt: anon.created_at, mode: 'full' as const },
+    }
     store.resolved.set(resolved, { person: anon, created: false })
-    await updateEvent(store, resolved, contextFor(projectId), { skipFilteredWrites: true, setOnceFillsNull: true, maxKeysPerOperation: 1000 })
+    await updateEvent(store, resolved, contextFor(projectId), {
+      skipFilteredWrites: true,
+      setOnceFillsNull: true,
+      maxKeysPerOperation: 1000,
+    })
     expect(plain((await raw(projectId, user.id))!.properties)).to.include({ written: 'after', plan: 'pro' })
   })
 
@@ -105,7 +123,12 @@ describe('alias-resolve merge steps', () => {
     const store = t.store()
     expect((await store.findById(projectId, a.id))?.merging).to.include({ into: b.id, committed: false })
     expect(await store.writePerson(marked, { properties: copyProperties({ refused: true }) })).to.equal(null)
-    await t.db.collection(PERSON_COLLECTIONS.persons).updateOne({ project_id: projectId, id: a.id }, { $set: { 'merging.since': new Date(Date.now() - STALE_MARK_MS - 1000) } })
+    await t.db
+      .collection(PERSON_COLLECTIONS.persons)
+      .updateOne(
+        { project_id: projectId, id: a.id },
+        { $set: { 'merging.since': new Date(Date.now() - STALE_MARK_MS - 1000) } },
+      )
     const taken = await store.findById(projectId, a.id)
     expect(taken?.merging).to.equal(undefined)
     expect(await store.writePerson(taken!, { properties: copyProperties({ a: 2 }) })).to.not.equal(null)

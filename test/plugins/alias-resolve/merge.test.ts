@@ -16,14 +16,27 @@ describe('alias-resolve merges', () => {
   after(() => t.close())
 
   /** A person for `distinctId` with properties, created at `createdAt`. */
-  async function personWith(projectId: number, distinctId: string, properties: Record<string, unknown>, createdAt: string, identified = false): Promise<PersonDocument> {
+  async function personWith(
+    projectId: number,
+    distinctId: string,
+    properties: Record<string, unknown>,
+    createdAt: string,
+    identified = false,
+  ): Promise<PersonDocument> {
     const store = t.store()
     const { person } = await findOrCreate(store, personEvent({ distinctId, timestamp: new Date(createdAt) }), projectId)
-    const written = await store.writePerson(person, { properties: copyProperties(properties), is_identified: identified })
+    const written = await store.writePerson(person, {
+      properties: copyProperties(properties),
+      is_identified: identified,
+    })
     return written!
   }
   const identify = (into: string, other: string, event = '$identify') =>
-    personEvent({ event, distinctId: into, properties: event === '$identify' ? { $anon_distinct_id: other } : { alias: other } })
+    personEvent({
+      event,
+      distinctId: into,
+      properties: event === '$identify' ? { $anon_distinct_id: other } : { alias: other },
+    })
 
   it('makes one identified person owning both ids when neither has one, its uuid from the distinct_id', async () => {
     const projectId = nextProjectId()
@@ -46,7 +59,10 @@ describe('alias-resolve merges', () => {
   it('adds the missing id to the one existing person, and identifies it', async () => {
     const projectId = nextProjectId()
     const anon = await personWith(projectId, 'anon', { seen: 1 }, '2026-01-01T00:00:00Z')
-    const result = await merge(t.store(), identify('user', 'anon'), contextFor(projectId), { other: 'anon', into: 'user' })
+    const result = await merge(t.store(), identify('user', 'anon'), contextFor(projectId), {
+      other: 'anon',
+      into: 'user',
+    })
     expect(result?.person).to.include({ id: anon.id, is_identified: true })
     expect(await getDistinctIdsOfPerson(t.db, projectId, anon.id)).to.deep.equal(['anon', 'user'])
   })
@@ -57,7 +73,10 @@ describe('alias-resolve merges', () => {
     const user = await personWith(projectId, 'user', { plan: 'pro', email: 'u@x.test' }, '2026-02-01T00:00:00Z')
     const anon = await personWith(projectId, 'anon', { plan: 'free', utm_source: 'ad' }, '2026-01-01T00:00:00Z')
     await store.addDistinctId(projectId, anon.id, 'anon-2')
-    for (let i = 0; i < 3; i++) await store.writePerson((await store.findById(projectId, anon.id))!, { properties: copyProperties({ plan: 'free', utm_source: 'ad', n: i }) })
+    for (let i = 0; i < 3; i++)
+      await store.writePerson((await store.findById(projectId, anon.id))!, {
+        properties: copyProperties({ plan: 'free', utm_source: 'ad', n: i }),
+      })
     const otherVersion = (await store.findById(projectId, anon.id))!.version
     const result = await merge(store, identify('user', 'anon'), contextFor(projectId), { other: 'anon', into: 'user' })
     expect(result?.person.id).to.equal(user.id)
@@ -79,13 +98,21 @@ describe('alias-resolve merges', () => {
       expect(result?.person).to.include({ id: user.id, is_identified: true })
       expect(await t.store().findById(projectId, other.id), event).to.not.equal(null)
       expect(ctx.warnings.map((w) => w.type)).to.deep.equal(['cannot_merge_already_identified'])
-      expect(ctx.warnings[0].details).to.include({ sourcePersonDistinctId: 'other', targetPersonDistinctId: 'user', personId: user.id, otherPersonId: other.id })
+      expect(ctx.warnings[0].details).to.include({
+        sourcePersonDistinctId: 'other',
+        targetPersonDistinctId: 'user',
+        personId: user.id,
+        otherPersonId: other.id,
+      })
     }
     const projectId = nextProjectId()
     const ctx = contextFor(projectId)
     const user = await personWith(projectId, 'user', {}, '2026-01-01T00:00:00Z', true)
     const other = await personWith(projectId, 'other', {}, '2026-01-01T00:00:00Z', true)
-    const result = await merge(t.store(), identify('user', 'other', '$merge_dangerously'), ctx, { other: 'other', into: 'user' })
+    const result = await merge(t.store(), identify('user', 'other', '$merge_dangerously'), ctx, {
+      other: 'other',
+      into: 'user',
+    })
     expect(result?.person.id).to.equal(user.id)
     expect(await t.store().findById(projectId, other.id)).to.equal(null)
     expect(ctx.warnings).to.deep.equal([])
@@ -95,7 +122,9 @@ describe('alias-resolve merges', () => {
     const projectId = nextProjectId()
     const ctx = contextFor(projectId)
     expect(await merge(t.store(), identify('user', 'null'), ctx, { other: 'null', into: 'user' })).to.equal(undefined)
-    expect(await merge(t.store(), identify('Anonymous', 'anon'), ctx, { other: 'anon', into: 'Anonymous' })).to.equal(undefined)
+    expect(await merge(t.store(), identify('Anonymous', 'anon'), ctx, { other: 'anon', into: 'Anonymous' })).to.equal(
+      undefined,
+    )
     expect(await merge(t.store(), identify('user', 'user'), ctx, { other: 'user', into: 'user' })).to.equal(undefined)
     expect(ctx.warnings.map((w) => [w.type, w.details?.illegalDistinctId])).to.deep.equal([
       ['cannot_merge_with_illegal_distinct_id', 'null'],
@@ -108,7 +137,10 @@ describe('alias-resolve merges', () => {
     const projectId = nextProjectId()
     const person = await personWith(projectId, 'user', {}, '2026-01-01T00:00:00Z')
     await t.store().addDistinctId(projectId, person.id, 'anon')
-    const result = await merge(t.store(), identify('user', 'anon'), contextFor(projectId), { other: 'anon', into: 'user' })
+    const result = await merge(t.store(), identify('user', 'anon'), contextFor(projectId), {
+      other: 'anon',
+      into: 'user',
+    })
     expect(result?.person).to.include({ id: person.id, is_identified: true })
   })
 
@@ -139,7 +171,11 @@ describe('alias-resolve merges', () => {
   it('follows an alias chain into one person', async () => {
     const projectId = nextProjectId()
     const store = t.store()
-    for (const [into, other] of [['b', 'a'], ['c', 'b'], ['d', 'c']]) {
+    for (const [into, other] of [
+      ['b', 'a'],
+      ['c', 'b'],
+      ['d', 'c'],
+    ]) {
       await findOrCreate(store, personEvent({ distinctId: other }), projectId)
       await merge(store, identify(into, other, '$create_alias'), contextFor(projectId), { other, into })
     }

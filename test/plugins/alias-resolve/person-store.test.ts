@@ -1,13 +1,27 @@
 import { expect } from 'chai'
-import { PERSON_COLLECTIONS, getDistinctIdsOfPerson, getPersonByDistinctId, isDuplicateKeyError } from '../../../plugins/alias-resolve/person-store.ts'
+import {
+  PERSON_COLLECTIONS,
+  getDistinctIdsOfPerson,
+  getPersonByDistinctId,
+  isDuplicateKeyError,
+} from '../../../plugins/alias-resolve/person-store.ts'
 import { mergePersons } from '../../../plugins/alias-resolve/merge.ts'
 import { copyProperties } from '../../../plugins/alias-resolve/properties.ts'
 import { nextProjectId, openCountedPersonDb, plain } from './fixtures.ts'
 import type { CountedPersonDb } from './fixtures.ts'
 
 const NOW = new Date('2026-03-01T12:00:00Z')
-const withProperties = (properties: Record<string, unknown>) => ({ properties: copyProperties(properties), createdAt: NOW, isIdentified: false })
-const init = (over = {}) => ({ properties: copyProperties({}), createdAt: new Date('2026-01-01T00:00:00Z'), isIdentified: false, ...over })
+const withProperties = (properties: Record<string, unknown>) => ({
+  properties: copyProperties(properties),
+  createdAt: NOW,
+  isIdentified: false,
+})
+const init = (over = {}) => ({
+  properties: copyProperties({}),
+  createdAt: new Date('2026-01-01T00:00:00Z'),
+  isIdentified: false,
+  ...over,
+})
 
 describe('alias-resolve person store', () => {
   let t: CountedPersonDb
@@ -18,13 +32,29 @@ describe('alias-resolve person store', () => {
 
   it('maps ids to a new person and reads it back by distinct id, with the document shapes of the README', async () => {
     const projectId = nextProjectId()
-    const { person, taken } = await t.store().createPerson(projectId, 'p-1', [{ distinctId: 'a', version: 0 }, { distinctId: 'b', version: 1 }], init())
+    const { person, taken } = await t.store().createPerson(
+      projectId,
+      'p-1',
+      [
+        { distinctId: 'a', version: 0 },
+        { distinctId: 'b', version: 1 },
+      ],
+      init(),
+    )
     expect(taken).to.deep.equal([])
     expect(person).to.include({ project_id: projectId, id: 'p-1', is_identified: false, version: 0 })
     const read = await getPersonByDistinctId(t.db, projectId, 'b')
-    expect(read).to.deep.include({ project_id: projectId, id: 'p-1', is_identified: false, version: 0, created_at: new Date('2026-01-01T00:00:00Z') })
+    expect(read).to.deep.include({
+      project_id: projectId,
+      id: 'p-1',
+      is_identified: false,
+      version: 0,
+      created_at: new Date('2026-01-01T00:00:00Z'),
+    })
     expect(await getDistinctIdsOfPerson(t.db, projectId, 'p-1')).to.deep.equal(['a', 'b'])
-    const mapping = await t.db.collection('person_distinct_ids').findOne({ project_id: projectId, distinct_id: 'b' }, { projection: { _id: 0 } })
+    const mapping = await t.db
+      .collection('person_distinct_ids')
+      .findOne({ project_id: projectId, distinct_id: 'b' }, { projection: { _id: 0 } })
     expect(mapping).to.deep.equal({ project_id: projectId, distinct_id: 'b', person_id: 'p-1', version: 1 })
     expect(await getPersonByDistinctId(t.db, projectId, 'nobody')).to.equal(null)
   })
@@ -32,7 +62,10 @@ describe('alias-resolve person store', () => {
   it('refuses a second mapping of one distinct id through the unique index', async () => {
     const projectId = nextProjectId()
     await t.store().createPerson(projectId, 'p-1', [{ distinctId: 'a', version: 0 }], init())
-    const error = await t.db.collection('person_distinct_ids').insertOne({ project_id: projectId, distinct_id: 'a', person_id: 'p-2', version: 0 }).catch((e: unknown) => e)
+    const error = await t.db
+      .collection('person_distinct_ids')
+      .insertOne({ project_id: projectId, distinct_id: 'a', person_id: 'p-2', version: 0 })
+      .catch((e: unknown) => e)
     expect(isDuplicateKeyError(error)).to.equal(true)
   })
 
@@ -46,7 +79,11 @@ describe('alias-resolve person store', () => {
 
   it('makes exactly one person when many processes create the same id at once', async () => {
     const projectId = nextProjectId()
-    const results = await Promise.all(Array.from({ length: 8 }, () => t.store().createPerson(projectId, 'same-uuid', [{ distinctId: 'x', version: 0 }], init())))
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        t.store().createPerson(projectId, 'same-uuid', [{ distinctId: 'x', version: 0 }], init()),
+      ),
+    )
     expect(results.every((r) => r.person?.id === 'same-uuid' && r.taken.length === 0)).to.equal(true)
     expect(await t.db.collection('persons').countDocuments({ project_id: projectId })).to.equal(1)
     expect(await t.db.collection('person_distinct_ids').countDocuments({ project_id: projectId })).to.equal(1)
@@ -54,7 +91,9 @@ describe('alias-resolve person store', () => {
 
   it('recreates the empty person of a mapping whose creator never wrote it', async () => {
     const projectId = nextProjectId()
-    await t.db.collection('person_distinct_ids').insertOne({ project_id: projectId, distinct_id: 'orphan', person_id: 'p-lost', version: 0 })
+    await t.db
+      .collection('person_distinct_ids')
+      .insertOne({ project_id: projectId, distinct_id: 'orphan', person_id: 'p-lost', version: 0 })
     const person = await t.store().findByDistinctId(projectId, 'orphan', new Date('2026-02-02T00:00:00Z'))
     expect(person).to.include({ id: 'p-lost', is_identified: false, version: 0 })
     expect(plain(person!.properties)).to.deep.equal({})
@@ -74,7 +113,11 @@ describe('alias-resolve person store', () => {
     const projectId = nextProjectId()
     const store = t.store()
     const { person } = await store.createPerson(projectId, 'p-1', [{ distinctId: 'a', version: 0 }], init())
-    const hostile = copyProperties(JSON.parse('{"$browser": "Firefox", "a.b": {"c.d": 1, "$e": 2}, "__proto__": {"polluted": true}, "constructor": "c", "$set": {"x": 1}}'))
+    const hostile = copyProperties(
+      JSON.parse(
+        '{"$browser": "Firefox", "a.b": {"c.d": 1, "$e": 2}, "__proto__": {"polluted": true}, "constructor": "c", "$set": {"x": 1}}',
+      ),
+    )
     await store.writePerson(person!, { properties: hostile })
     const read = (await getPersonByDistinctId(t.db, projectId, 'a'))!
     expect(Object.keys(read.properties).sort()).to.deep.equal(['$browser', '$set', '__proto__', 'a.b', 'constructor'])
@@ -109,7 +152,11 @@ describe('alias-resolve person store', () => {
     expect(store.personlessRecorded(first, 'shared')).to.equal(true)
     expect(store.personlessRecorded(second, 'shared')).to.equal(false)
     await store.recordPersonless(second, 'shared', new Date())
-    expect(await t.db.collection('personless_distinct_ids').countDocuments({ distinct_id: 'shared', project_id: { $in: [first, second] } })).to.equal(2)
+    expect(
+      await t.db
+        .collection('personless_distinct_ids')
+        .countDocuments({ distinct_id: 'shared', project_id: { $in: [first, second] } }),
+    ).to.equal(2)
   })
 
   it('reads only the person (fresh) for a distinct id it found or created before', async () => {
@@ -124,7 +171,9 @@ describe('alias-resolve person store', () => {
     expect(plain((await store.findByDistinctId(projectId, 'd', NOW))?.properties)).to.deep.equal({ plan: 'free' })
     expect(t.finds).to.deep.equal([PERSON_COLLECTIONS.distinctIds, PERSON_COLLECTIONS.persons])
     // another process writes the person
-    await t.store().writePerson((await store.findById(projectId, 'p'))!, { properties: copyProperties({ plan: 'pro' }) })
+    await t
+      .store()
+      .writePerson((await store.findById(projectId, 'p'))!, { properties: copyProperties({ plan: 'pro' }) })
     t.finds.length = 0
     const again = await store.findByDistinctId(projectId, 'd', NOW)
     expect(plain(again?.properties)).to.deep.equal({ plan: 'pro' })
@@ -145,7 +194,11 @@ describe('alias-resolve person store', () => {
     const found = await store.findByDistinctId(projectId, 'anon', NOW)
     expect(found?.id).to.equal('b')
     expect(plain(found?.properties)).to.deep.equal({ side: 'user' })
-    expect(t.finds).to.deep.equal([PERSON_COLLECTIONS.persons, PERSON_COLLECTIONS.distinctIds, PERSON_COLLECTIONS.persons])
+    expect(t.finds).to.deep.equal([
+      PERSON_COLLECTIONS.persons,
+      PERSON_COLLECTIONS.distinctIds,
+      PERSON_COLLECTIONS.persons,
+    ])
     t.finds.length = 0
     expect((await store.findByDistinctId(projectId, 'anon', NOW))?.id).to.equal('b')
     expect(t.finds).to.deep.equal([PERSON_COLLECTIONS.persons])

@@ -1,9 +1,16 @@
 import { expect } from 'chai'
-import { FAKE_PERSON_CREATED_AT, PERSON_UUID_NAMESPACE, personUuid, uuidv5 } from '../../../plugins/alias-resolve/person-uuid.ts'
+import {
+  FAKE_PERSON_CREATED_AT,
+  PERSON_UUID_NAMESPACE,
+  personUuid,
+  uuidv5,
+} from '../../../plugins/alias-resolve/person-uuid.ts'
 
 describe('alias-resolve person uuids', () => {
   it('computes RFC 9562 version 5 uuids (the DNS namespace example)', () => {
-    expect(uuidv5('www.example.com', '6ba7b810-9dad-11d1-80b4-00c04fd430c8')).to.equal('2ed6657d-e927-568b-95e1-2665a8aea6a2')
+    expect(uuidv5('www.example.com', '6ba7b810-9dad-11d1-80b4-00c04fd430c8')).to.equal(
+      '2ed6657d-e927-568b-95e1-2665a8aea6a2',
+    )
   })
 
   it('gives the same person uuids as PostHog for "<project_id>:<distinct_id>"', () => {
@@ -20,7 +27,8 @@ describe('alias-resolve person uuids', () => {
 
   it('answers remembered uuids per project, the same as computing them, past the memory bound', () => {
     for (let round = 0; round < 2; round++) {
-      for (let i = 0; i < 10_050; i++) expect(personUuid(1 + (i % 2), `id-${i}`)).to.equal(uuidv5(`${1 + (i % 2)}:id-${i}`, PERSON_UUID_NAMESPACE))
+      for (let i = 0; i < 10_050; i++)
+        expect(personUuid(1 + (i % 2), `id-${i}`)).to.equal(uuidv5(`${1 + (i % 2)}:id-${i}`, PERSON_UUID_NAMESPACE))
     }
     expect(personUuid(1, 'test')).to.not.equal(personUuid(2, 'test'))
   })

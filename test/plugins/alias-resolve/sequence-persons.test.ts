@@ -32,8 +32,11 @@ describe('alias-resolve: the persons of a sequence of events', () => {
     const ctx = contextFor(projectId)
     t.finds.length = 0
     const events: IngestEvent[] = []
-    for (let i = 0; i < 100; i++) events.push(await run(store, ctx, { distinctId: 'u', properties: i % 10 === 0 ? { $set: { n: i } } : {} }))
-    expect(events.map((event) => event.person?.properties.n)).to.deep.equal(events.map((_, i) => Math.floor(i / 10) * 10))
+    for (let i = 0; i < 100; i++)
+      events.push(await run(store, ctx, { distinctId: 'u', properties: i % 10 === 0 ? { $set: { n: i } } : {} }))
+    expect(events.map((event) => event.person?.properties.n)).to.deep.equal(
+      events.map((_, i) => Math.floor(i / 10) * 10),
+    )
     expect(t.finds).to.deep.equal([PERSON_COLLECTIONS.persons])
     const stored = await t.store().findByDistinctId(projectId, 'u', new Date())
     expect(stored).to.deep.include({ version: 10 })
@@ -53,7 +56,10 @@ describe('alias-resolve: the persons of a sequence of events', () => {
     const written = await run(store, ctx, { distinctId: 'u', properties: { $set: { mine: 2 } } })
     expect(plain(written.person?.properties)).to.include({ mine: 2, theirs: 1 })
     expect(plain((await run(store, ctx, { distinctId: 'u' })).person?.properties)).to.include({ mine: 2, theirs: 1 })
-    expect(plain((await other.findByDistinctId(projectId, 'u', new Date()))?.properties)).to.include({ mine: 2, theirs: 1 })
+    expect(plain((await other.findByDistinctId(projectId, 'u', new Date()))?.properties)).to.include({
+      mine: 2,
+      theirs: 1,
+    })
   })
 
   it('follows a merge within the sequence, and shows one person’s writes under each of its ids', async () => {
@@ -62,11 +68,18 @@ describe('alias-resolve: the persons of a sequence of events', () => {
     const ctx = contextFor(projectId) // one sequence for several ids, as a historical migration runs
     const anon = await run(store, ctx, { distinctId: 'anon', properties: { $set: { from: 'anon' } } })
     await run(store, ctx, { distinctId: 'user', properties: { $set: { from: 'user' } } })
-    const identify = await run(store, ctx, { distinctId: 'user', event: '$identify', properties: { $anon_distinct_id: 'anon' } })
+    const identify = await run(store, ctx, {
+      distinctId: 'user',
+      event: '$identify',
+      properties: { $anon_distinct_id: 'anon' },
+    })
     const after = await run(store, ctx, { distinctId: 'anon' })
     expect(after.person?.id).to.equal(identify.person?.id).and.not.equal(anon.person?.id)
     await run(store, ctx, { distinctId: 'user', properties: { $set: { plan: 'pro' } } })
-    expect(plain((await run(store, ctx, { distinctId: 'anon' })).person?.properties)).to.include({ plan: 'pro', from: 'user' })
+    expect(plain((await run(store, ctx, { distinctId: 'anon' })).person?.properties)).to.include({
+      plan: 'pro',
+      from: 'user',
+    })
   })
 
   it('remembers the existing person for personless events too', async () => {
@@ -77,7 +90,10 @@ describe('alias-resolve: the persons of a sequence of events', () => {
     t.finds.length = 0
     const later = new Date('2026-03-01T12:05:00Z')
     const events: IngestEvent[] = []
-    for (let i = 0; i < 3; i++) events.push(await resolveEvent(store, personEvent({ distinctId: 'u', personless: true, timestamp: later }), ctx, RESOLVE))
+    for (let i = 0; i < 3; i++)
+      events.push(
+        await resolveEvent(store, personEvent({ distinctId: 'u', personless: true, timestamp: later }), ctx, RESOLVE),
+      )
     expect(events.map((event) => event.person?.mode)).to.deep.equal(['force_upgrade', 'force_upgrade', 'force_upgrade'])
     expect(plain(events[2]!.person?.properties)).to.include({ plan: 'pro' })
     expect(t.finds).to.deep.equal([PERSON_COLLECTIONS.persons])

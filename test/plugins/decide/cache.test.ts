@@ -12,7 +12,12 @@ import { openTestDb } from './store/db.ts'
 import type { TestDb } from './store/db.ts'
 
 const logger = pino({ level: 'silent' })
-const flag = (id: number, key: string) => ({ id, key, active: true, filters: { groups: [{ properties: [], rollout_percentage: 100 }] } })
+const flag = (id: number, key: string) => ({
+  id,
+  key,
+  active: true,
+  filters: { groups: [{ properties: [], rollout_percentage: 100 }] },
+})
 
 /** Polls `check` every 10 ms until it holds; fails after `ms`. */
 async function eventually(check: () => boolean | Promise<boolean>, ms: number): Promise<number> {
@@ -30,7 +35,12 @@ describe('decide DefinitionsCache', () => {
   let project = 600
   const caches: DefinitionsCache[] = []
   const cacheOn = (db = t.db, pollIntervalMs = 50, maxProjects = 100) => {
-    const cache = new DefinitionsCache(new DefinitionsReader(db), new Generations(db), { pollIntervalMs, maxProjects }, logger)
+    const cache = new DefinitionsCache(
+      new DefinitionsReader(db),
+      new Generations(db),
+      { pollIntervalMs, maxProjects },
+      logger,
+    )
     caches.push(cache)
     return cache
   }
@@ -49,8 +59,16 @@ describe('decide DefinitionsCache', () => {
   it('logs what the flags compiled to when printCompiledFlags is set', async () => {
     await replaceDefinitions(t.db, project, readDefinitions({ flags: [flag(1, 'listed')] }))
     const lines: Array<Record<string, unknown>> = []
-    const capture = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) })
-    const cache = new DefinitionsCache(new DefinitionsReader(t.db), new Generations(t.db), { pollIntervalMs: 50, maxProjects: 10, printCompiledFlags: true }, capture)
+    const capture = pino(
+      { level: 'info' },
+      { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+    )
+    const cache = new DefinitionsCache(
+      new DefinitionsReader(t.db),
+      new Generations(t.db),
+      { pollIntervalMs: 50, maxProjects: 10, printCompiledFlags: true },
+      capture,
+    )
     await cache.get(project)
     const logged = lines.find((line) => line.msg === 'flags: compiled definitions')
     expect(logged?.project).to.equal(project)
@@ -74,7 +92,9 @@ describe('decide DefinitionsCache', () => {
     const cache = cacheOn()
     cache.start()
     expect((await cache.get(project)).groupTypeMapping).to.deep.equal({})
-    await t.db.collection('group_type_mappings').insertOne({ project_id: project, group_type: 'company', group_type_index: 0, created_at: new Date() })
+    await t.db
+      .collection('group_type_mappings')
+      .insertOne({ project_id: project, group_type: 'company', group_type_index: 0, created_at: new Date() })
     await eventually(async () => (await cache.get(project)).groupTypeMapping['0'] === 'company', 2000)
   })
 

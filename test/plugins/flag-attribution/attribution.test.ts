@@ -1,10 +1,18 @@
 import { expect } from 'chai'
-import { activeFlags, attributionProperties, featureValues, withActiveFlags } from '../../../plugins/flag-attribution/attribution.ts'
+import {
+  activeFlags,
+  attributionProperties,
+  featureValues,
+  withActiveFlags,
+} from '../../../plugins/flag-attribution/attribution.ts'
 
 describe('flag attribution properties', () => {
   it('reads $feature/<key> properties as flag values, ignoring a bare prefix', () => {
     const values = featureValues({ '$feature/beta': true, '$feature/exp': 'test', '$feature/': true, other: 1 })
-    expect([...values]).to.deep.equal([['beta', true], ['exp', 'test']])
+    expect([...values]).to.deep.equal([
+      ['beta', true],
+      ['exp', 'test'],
+    ])
   })
 
   it('derives $active_feature_flags sorted, without false flags, when the event has none', () => {
@@ -22,7 +30,12 @@ describe('flag attribution properties', () => {
   })
 
   it('builds $feature/* and the active list from evaluated values', () => {
-    expect(attributionProperties({ b: false, a: 'variant', c: true })).to.deep.equal({ '$feature/b': false, '$feature/a': 'variant', '$feature/c': true, $active_feature_flags: ['a', 'c'] })
+    expect(attributionProperties({ b: false, a: 'variant', c: true })).to.deep.equal({
+      '$feature/b': false,
+      '$feature/a': 'variant',
+      '$feature/c': true,
+      $active_feature_flags: ['a', 'c'],
+    })
     expect(activeFlags(new Map([['x', false]]))).to.deep.equal([])
   })
 })

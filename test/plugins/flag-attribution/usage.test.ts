@@ -1,6 +1,12 @@
 import { expect } from 'chai'
 import { MongoClient } from 'mongodb'
-import { ensureUsageIndexes, listUsage, MAX_VALUES, recordCall, responseValue } from '../../../plugins/flag-attribution/usage.ts'
+import {
+  ensureUsageIndexes,
+  listUsage,
+  MAX_VALUES,
+  recordCall,
+  responseValue,
+} from '../../../plugins/flag-attribution/usage.ts'
 import { testDbName, testMongoUrl } from '../../helpers/mongo.ts'
 
 describe('flag usage counters', () => {
@@ -18,7 +24,12 @@ describe('flag usage counters', () => {
     await recordCall(db, 1, 'beta.flag$x', true, new Date('2026-01-03T00:00:00Z'))
     await recordCall(db, 2, 'beta.flag$x', 'other project', new Date())
     const [usage] = await listUsage(db, 1)
-    expect(usage).to.deep.include({ flag_key: 'beta.flag$x', calls: 3, first_called_at: new Date('2026-01-01T00:00:00Z'), last_called_at: new Date('2026-01-03T00:00:00Z') })
+    expect(usage).to.deep.include({
+      flag_key: 'beta.flag$x',
+      calls: 3,
+      first_called_at: new Date('2026-01-01T00:00:00Z'),
+      last_called_at: new Date('2026-01-03T00:00:00Z'),
+    })
     expect(usage.values).to.have.members([true, false])
     await db.dropDatabase()
   })

@@ -6,7 +6,14 @@ import type { IngestEvent } from '../../../core/plugin-api.ts'
 import { sampleContext } from '../../helpers/hooks.ts'
 import { writeMaxMindCityFixture } from './fixtures.ts'
 
-const event = (properties: Record<string, unknown>, over: Partial<IngestEvent> = {}): IngestEvent => ({ uuid: '', event: 'pageview', distinctId: 'd', properties, timestamp: new Date(0), ...over })
+const event = (properties: Record<string, unknown>, over: Partial<IngestEvent> = {}): IngestEvent => ({
+  uuid: '',
+  event: 'pageview',
+  distinctId: 'd',
+  properties,
+  timestamp: new Date(0),
+  ...over,
+})
 
 describe('geoip enrich', () => {
   let geoip: GeoipReader
@@ -17,8 +24,17 @@ describe('geoip enrich', () => {
 
   it('adds $geoip_* for the keys found, and leaves the other properties as they were', () => {
     const enriched = enrichEvent(event({ $ip: '2001:4860::1', plan: 'pro' }), sampleContext(), geoip)
-    expect(enriched?.properties).to.include({ plan: 'pro', $geoip_country_code: 'US', $geoip_continent_name: 'North America', $geoip_time_zone: 'America/Chicago' })
-    expect(enriched?.properties).not.to.have.any.keys('$geoip_city_name', '$geoip_postal_code', '$geoip_city_confidence')
+    expect(enriched?.properties).to.include({
+      plan: 'pro',
+      $geoip_country_code: 'US',
+      $geoip_continent_name: 'North America',
+      $geoip_time_zone: 'America/Chicago',
+    })
+    expect(enriched?.properties).not.to.have.any.keys(
+      '$geoip_city_name',
+      '$geoip_postal_code',
+      '$geoip_city_confidence',
+    )
   })
 
   it('sets all 15 keys on the person through $set, null when not found, and $initial_geoip_* through $set_once', () => {
@@ -26,13 +42,23 @@ describe('geoip enrich', () => {
     const $set = properties.$set as Record<string, unknown>
     const $setOnce = properties.$set_once as Record<string, unknown>
     expect(Object.keys($set)).to.have.length(15)
-    expect($set).to.include({ $geoip_country_code: 'US', $geoip_city_name: null, $geoip_city_confidence: null, $geoip_subdivision_1_code: null })
+    expect($set).to.include({
+      $geoip_country_code: 'US',
+      $geoip_city_name: null,
+      $geoip_city_confidence: null,
+      $geoip_subdivision_1_code: null,
+    })
     expect(Object.keys($setOnce).sort()).to.deep.equal(GEOIP_KEYS.map((k) => `$initial_geoip_${k}`).sort())
     expect($setOnce).to.include({ $initial_geoip_country_code: 'US', $initial_geoip_postal_code: null })
   })
 
   it('keeps the client $set and $set_once, and overrides their $geoip_* keys as PostHog does', () => {
-    const properties = enrichEvent(event({ $ip: '81.2.69.142', $set: { email: 'a@b.c', $geoip_city_name: 'Paris' }, $set_once: { first: 1 } }), sampleContext(), geoip)?.properties ?? {}
+    const properties =
+      enrichEvent(
+        event({ $ip: '81.2.69.142', $set: { email: 'a@b.c', $geoip_city_name: 'Paris' }, $set_once: { first: 1 } }),
+        sampleContext(),
+        geoip,
+      )?.properties ?? {}
     expect(properties.$set).to.include({ email: 'a@b.c', $geoip_city_name: 'London' })
     expect(properties.$set_once).to.include({ first: 1, $initial_geoip_city_name: 'London' })
   })
@@ -56,7 +82,8 @@ describe('geoip enrich', () => {
   it('skips events with $geoip_disable, private addresses, no address, or an address not in the database', () => {
     const ctx = sampleContext()
     expect(enrichEvent(event({ $ip: '81.2.69.142', $geoip_disable: true }), ctx, geoip)).to.equal(undefined)
-    for (const $ip of ['10.0.0.1', '127.0.0.1', '::1', '192.168.0.1', 'fe80::1']) expect(enrichEvent(event({ $ip }), ctx, geoip), $ip).to.equal(undefined)
+    for (const $ip of ['10.0.0.1', '127.0.0.1', '::1', '192.168.0.1', 'fe80::1'])
+      expect(enrichEvent(event({ $ip }), ctx, geoip), $ip).to.equal(undefined)
     expect(enrichEvent(event({}), ctx, geoip)).to.equal(undefined)
     expect(enrichEvent(event({ $ip: '8.8.8.8' }), ctx, geoip)).to.equal(undefined)
   })
@@ -68,7 +95,10 @@ describe('geoip enrich', () => {
   })
 
   it('builds the $geoip_* map decide evaluates flags with', () => {
-    expect(geoipProperties({ country_code: 'GB', city_name: 'London' })).to.deep.equal({ $geoip_city_name: 'London', $geoip_country_code: 'GB' })
+    expect(geoipProperties({ country_code: 'GB', city_name: 'London' })).to.deep.equal({
+      $geoip_city_name: 'London',
+      $geoip_country_code: 'GB',
+    })
     expect(personGeoipUpdates({}).$set).to.have.property('$geoip_time_zone', null)
   })
 })

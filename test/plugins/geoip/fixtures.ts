@@ -31,6 +31,12 @@ export const UNITED_STATES = {
 export function writeMaxMindCityFixture(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-geoip-'))
   const file = path.join(dir, 'GeoLite2-City-Test.mmdb')
-  writeFileSync(file, writeMmdb([['81.2.69.0/24', LONDON], ['2001:4860::/32', UNITED_STATES]]))
+  writeFileSync(
+    file,
+    writeMmdb([
+      ['81.2.69.0/24', LONDON],
+      ['2001:4860::/32', UNITED_STATES],
+    ]),
+  )
   return file
 }

@@ -19,9 +19,17 @@ describe('geoip lookup', () => {
     })
 
     it('locates well-known public addresses in their countries', () => {
-      expect(geoip.lookup('8.8.8.8')).to.include({ country_code: 'US', country_name: 'United States', continent_code: 'NA' })
+      expect(geoip.lookup('8.8.8.8')).to.include({
+        country_code: 'US',
+        country_name: 'United States',
+        continent_code: 'NA',
+      })
       expect(geoip.lookup('1.1.1.1')).to.include({ country_code: 'AU', continent_name: 'Oceania' })
-      expect(geoip.lookup('81.2.69.142')).to.include({ country_code: 'GB', country_name: 'United Kingdom', continent_code: 'EU' })
+      expect(geoip.lookup('81.2.69.142')).to.include({
+        country_code: 'GB',
+        country_name: 'United Kingdom',
+        continent_code: 'EU',
+      })
       expect(geoip.lookup('2a00:1450:4001:82b::200e')).to.include({ country_code: 'DE', continent_code: 'EU' })
     })
 
@@ -37,7 +45,18 @@ describe('geoip lookup', () => {
     })
 
     it('answers undefined for private, loopback, link-local and invalid addresses without searching', () => {
-      for (const ip of ['10.0.0.1', '192.168.1.10', '127.0.0.1', '::1', 'fe80::1', 'fd00::1', '::ffff:10.0.0.1', 'not an ip', '']) expect(geoip.lookup(ip), ip).to.equal(undefined)
+      for (const ip of [
+        '10.0.0.1',
+        '192.168.1.10',
+        '127.0.0.1',
+        '::1',
+        'fe80::1',
+        'fd00::1',
+        '::ffff:10.0.0.1',
+        'not an ip',
+        '',
+      ])
+        expect(geoip.lookup(ip), ip).to.equal(undefined)
     })
 
     it('shares the loaded databases between openers, so a second open costs nothing', async () => {
@@ -51,7 +70,10 @@ describe('geoip lookup', () => {
     })
 
     it('looks up in microseconds', () => {
-      const ips = Array.from({ length: 20_000 }, (_, i) => `${(i % 200) + 1}.${(i * 7) % 256}.${(i * 13) % 256}.${i % 256}`)
+      const ips = Array.from(
+        { length: 20_000 },
+        (_, i) => `${(i % 200) + 1}.${(i * 7) % 256}.${(i * 13) % 256}.${i % 256}`,
+      )
       const started = performance.now()
       for (const ip of ips) geoip.lookup(ip)
       const perLookupMs = (performance.now() - started) / ips.length
@@ -67,7 +89,14 @@ describe('geoip lookup', () => {
     after(() => geoip.close())
 
     it('reads the MaxMind layout for IPv4 and IPv6', () => {
-      expect(geoip.lookup('81.2.69.142')).to.include({ city_name: 'London', country_code: 'GB', subdivision_1_code: 'ENG', postal_code: 'EC2V', time_zone: 'Europe/London', accuracy_radius: 10 })
+      expect(geoip.lookup('81.2.69.142')).to.include({
+        city_name: 'London',
+        country_code: 'GB',
+        subdivision_1_code: 'ENG',
+        postal_code: 'EC2V',
+        time_zone: 'Europe/London',
+        accuracy_radius: 10,
+      })
       expect(geoip.lookup('2001:4860:4860::8888')).to.include({ country_name: 'United States', continent_code: 'NA' })
     })
 

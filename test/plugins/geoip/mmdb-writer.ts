@@ -66,7 +66,10 @@ interface TreeNode {
 }
 
 /** The bytes of an .mmdb file mapping each network to its record. */
-export function writeMmdb(networks: ReadonlyArray<readonly [string, MmdbValue]>, databaseType = 'GeoLite2-City'): Buffer {
+export function writeMmdb(
+  networks: ReadonlyArray<readonly [string, MmdbValue]>,
+  databaseType = 'GeoLite2-City',
+): Buffer {
   const data: Buffer[] = []
   let dataSize = 0
   const root: TreeNode = { children: [undefined, undefined] }
@@ -97,7 +100,12 @@ export function writeMmdb(networks: ReadonlyArray<readonly [string, MmdbValue]>,
   const tree = Buffer.alloc(nodeCount * 6)
   nodes.forEach((node, i) => {
     node.children.forEach((child, side) => {
-      const value = child === undefined ? nodeCount : typeof child === 'number' ? nodeCount + 16 + child : (number.get(child) as number)
+      const value =
+        child === undefined
+          ? nodeCount
+          : typeof child === 'number'
+            ? nodeCount + 16 + child
+            : (number.get(child) as number)
       tree.writeUIntBE(value, i * 6 + side * 3, 3)
     })
   })
@@ -112,5 +120,12 @@ export function writeMmdb(networks: ReadonlyArray<readonly [string, MmdbValue]>,
     node_count: nodeCount,
     record_size: 24,
   })
-  return Buffer.concat([tree, Buffer.alloc(16), ...data, Buffer.from([0xab, 0xcd, 0xef]), Buffer.from('MaxMind.com'), metadata])
+  return Buffer.concat([
+    tree,
+    Buffer.alloc(16),
+    ...data,
+    Buffer.from([0xab, 0xcd, 0xef]),
+    Buffer.from('MaxMind.com'),
+    metadata,
+  ])
 }

@@ -23,11 +23,29 @@ describe('geoip record', () => {
   })
 
   it('leaves out what a MaxMind record does not have', () => {
-    expect(toGeoLocation(UNITED_STATES)).to.have.all.keys('country_name', 'country_code', 'continent_name', 'continent_code', 'latitude', 'longitude', 'accuracy_radius', 'time_zone')
+    expect(toGeoLocation(UNITED_STATES)).to.have.all.keys(
+      'country_name',
+      'country_code',
+      'continent_name',
+      'continent_code',
+      'latitude',
+      'longitude',
+      'accuracy_radius',
+      'time_zone',
+    )
   })
 
   it('reads the flat ip-location-db layout, deriving names and continent from the country code', () => {
-    const record = { city: 'Mountain View', country_code: 'US', latitude: 37.422000885009766, longitude: -122.08499908447266, postcode: '', state1: 'California', state2: '', timezone: '' }
+    const record = {
+      city: 'Mountain View',
+      country_code: 'US',
+      latitude: 37.422000885009766,
+      longitude: -122.08499908447266,
+      postcode: '',
+      state1: 'California',
+      state2: '',
+      timezone: '',
+    }
     expect(toGeoLocation(record)).to.deep.equal({
       city_name: 'Mountain View',
       subdivision_1_name: 'California',
@@ -41,8 +59,23 @@ describe('geoip record', () => {
   })
 
   it('keeps flat postal codes, second subdivisions and time zones when the database has them', () => {
-    const record = { city: 'Berlin', country_code: 'DE', postcode: '10115', state1: 'Berlin', state2: 'Mitte', timezone: 'Europe/Berlin', latitude: 52.52, longitude: 13.405 }
-    expect(toGeoLocation(record)).to.include({ postal_code: '10115', subdivision_2_name: 'Mitte', time_zone: 'Europe/Berlin', continent_code: 'EU', latitude: 52.52 })
+    const record = {
+      city: 'Berlin',
+      country_code: 'DE',
+      postcode: '10115',
+      state1: 'Berlin',
+      state2: 'Mitte',
+      timezone: 'Europe/Berlin',
+      latitude: 52.52,
+      longitude: 13.405,
+    }
+    expect(toGeoLocation(record)).to.include({
+      postal_code: '10115',
+      subdivision_2_name: 'Mitte',
+      time_zone: 'Europe/Berlin',
+      continent_code: 'EU',
+      latitude: 52.52,
+    })
   })
 
   it('drops an unknown country code but keeps what else is known', () => {
@@ -50,6 +83,7 @@ describe('geoip record', () => {
   })
 
   it('finds nothing in empty, non-object or unrelated records', () => {
-    for (const record of [null, undefined, 'GB', [], {}, { country_code: '' }, { country: { names: {} } }]) expect(toGeoLocation(record), JSON.stringify(record)).to.equal(undefined)
+    for (const record of [null, undefined, 'GB', [], {}, { country_code: '' }, { country: { names: {} } }])
+      expect(toGeoLocation(record), JSON.stringify(record)).to.equal(undefined)
   })
 })

@@ -24,12 +24,26 @@ describe('upsertGroup', () => {
   })
   beforeEach(() => void key++)
 
-  const write = (set: Record<string, unknown>, timestamp = t1) => upsertGroup(db, { projectId: 1, groupTypeIndex: 0, groupKey: `g${key}`, set, timestamp })
-  const stored = async () => (await db.collection<GroupDocument>(GROUP_COLLECTIONS.groups).findOne({ project_id: 1, group_type_index: 0, group_key: `g${key}` }, { projection: { _id: 0 } })) as GroupDocument
+  const write = (set: Record<string, unknown>, timestamp = t1) =>
+    upsertGroup(db, { projectId: 1, groupTypeIndex: 0, groupKey: `g${key}`, set, timestamp })
+  const stored = async () =>
+    (await db
+      .collection<GroupDocument>(GROUP_COLLECTIONS.groups)
+      .findOne(
+        { project_id: 1, group_type_index: 0, group_key: `g${key}` },
+        { projection: { _id: 0 } },
+      )) as GroupDocument
 
   it('creates the group with $group_set, the event time and version 1', async () => {
     expect(await write({ name: 'Acme' })).to.equal('created')
-    expect(await stored()).to.deep.equal({ project_id: 1, group_type_index: 0, group_key: `g${key}`, group_properties: { name: 'Acme' }, created_at: t1, version: 1 })
+    expect(await stored()).to.deep.equal({
+      project_id: 1,
+      group_type_index: 0,
+      group_key: `g${key}`,
+      group_properties: { name: 'Acme' },
+      created_at: t1,
+      version: 1,
+    })
   })
 
   it('merges later sets shallowly and bumps the version only when something changed', async () => {
@@ -47,9 +61,11 @@ describe('upsertGroup', () => {
   })
 
   it('stores hostile property names exactly, without touching any update path', async () => {
-    const set = JSON.parse('{"$browser": "Firefox", "a.b": 1, "__proto__": {"x": 1}, "$set": {"k": "v"}, "nested": {"$inc": 2, "c.d": [1]}}') as Record<string, unknown>
+    const set = JSON.parse(
+      '{"$browser": "Firefox", "a.b": 1, "__proto__": {"x": 1}, "$set": {"k": "v"}, "nested": {"$inc": 2, "c.d": [1]}}',
+    ) as Record<string, unknown>
     await write(set)
-    await write({ '$browser': 'Chrome', 'e.f': true })
+    await write({ $browser: 'Chrome', 'e.f': true })
     const props = (await stored()).group_properties
     expect(Object.keys(props)).to.have.members(['$browser', 'a.b', '__proto__', '$set', 'nested', 'e.f'])
     expect(props.$browser).to.equal('Chrome')

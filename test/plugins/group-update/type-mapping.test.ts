@@ -24,8 +24,14 @@ describe('GroupTypeMappings', () => {
   })
   beforeEach(() => void project++)
 
-  const processes = (n: number) => Array.from({ length: n }, (_, i) => new GroupTypeMappings(clients[i % clients.length].db(db.databaseName)))
-  const stored = () => db.collection(GROUP_COLLECTIONS.groupTypeMappings).find({ project_id: project }, { projection: { _id: 0 } }).sort({ group_type_index: 1 }).toArray()
+  const processes = (n: number) =>
+    Array.from({ length: n }, (_, i) => new GroupTypeMappings(clients[i % clients.length].db(db.databaseName)))
+  const stored = () =>
+    db
+      .collection(GROUP_COLLECTIONS.groupTypeMappings)
+      .find({ project_id: project }, { projection: { _id: 0 } })
+      .sort({ group_type_index: 1 })
+      .toArray()
 
   it('gives new types the lowest free index, in order of first sight, and the same index ever after', async () => {
     const mappings = new GroupTypeMappings(db)
@@ -48,7 +54,8 @@ describe('GroupTypeMappings', () => {
 
   it('refuses a sixth type, from any process, and keeps the five it has', async () => {
     const mappings = new GroupTypeMappings(db)
-    for (const [i, type] of ['a', 'b', 'c', 'd', 'e'].entries()) expect(await mappings.indexOf(project, type, seen)).to.equal(i)
+    for (const [i, type] of ['a', 'b', 'c', 'd', 'e'].entries())
+      expect(await mappings.indexOf(project, type, seen)).to.equal(i)
     expect(await mappings.indexOf(project, 'f', seen)).to.equal('limit_reached')
     expect(await new GroupTypeMappings(db).indexOf(project, 'f', seen)).to.equal('limit_reached')
     expect(await mappings.indexOf(project, 'e', seen)).to.equal(4)

@@ -5,14 +5,34 @@ const plain = (value: unknown) => JSON.parse(JSON.stringify(value)) as Record<st
 
 describe('person-update normalisation', () => {
   it('lifts device, page and campaign properties into $set and $initial_* into $set_once', () => {
-    const result = normaliseForPerson({ $browser: 'Firefox', $current_url: 'https://x.test/a', utm_source: 'news', gclid: 'g1', other: 1 })
-    expect(plain(result.$set)).to.deep.equal({ $browser: 'Firefox', $current_url: 'https://x.test/a', utm_source: 'news', gclid: 'g1' })
-    expect(plain(result.$set_once)).to.deep.equal({ $initial_browser: 'Firefox', $initial_current_url: 'https://x.test/a', $initial_utm_source: 'news', $initial_gclid: 'g1' })
+    const result = normaliseForPerson({
+      $browser: 'Firefox',
+      $current_url: 'https://x.test/a',
+      utm_source: 'news',
+      gclid: 'g1',
+      other: 1,
+    })
+    expect(plain(result.$set)).to.deep.equal({
+      $browser: 'Firefox',
+      $current_url: 'https://x.test/a',
+      utm_source: 'news',
+      gclid: 'g1',
+    })
+    expect(plain(result.$set_once)).to.deep.equal({
+      $initial_browser: 'Firefox',
+      $initial_current_url: 'https://x.test/a',
+      $initial_utm_source: 'news',
+      $initial_gclid: 'g1',
+    })
     expect(result.other).to.equal(1)
   })
 
   it('lets explicit $set and $set_once values win over lifted ones', () => {
-    const result = normaliseForPerson({ $browser: 'Firefox', $set: { $browser: 'Chrome' }, $set_once: { $initial_browser: 'Safari' } })
+    const result = normaliseForPerson({
+      $browser: 'Firefox',
+      $set: { $browser: 'Chrome' },
+      $set_once: { $initial_browser: 'Safari' },
+    })
     expect(plain(result.$set)).to.deep.equal({ $browser: 'Chrome' })
     expect(plain(result.$set_once)).to.deep.equal({ $initial_browser: 'Safari' })
   })
@@ -61,7 +81,12 @@ describe('person-update normalisation', () => {
 
   it('keeps the first maxKeys keys of each operation in the order sent, and counts what was sent', () => {
     const ops = operationsOf({ $set: { a: 1, b: 2, c: 3 }, $set_once: { x: 1 }, $unset: ['p', 1, 'q', 'r'] }, 2)
-    expect(JSON.parse(JSON.stringify(ops))).to.deep.equal({ set: { a: 1, b: 2 }, setOnce: { x: 1 }, unset: ['p', 'q'], exceeded: { set_keys: 3, unset_keys: 3 } })
+    expect(JSON.parse(JSON.stringify(ops))).to.deep.equal({
+      set: { a: 1, b: 2 },
+      setOnce: { x: 1 },
+      unset: ['p', 'q'],
+      exceeded: { set_keys: 3, unset_keys: 3 },
+    })
     expect(operationsOf({ $set: { a: 1, b: 2 } }, 2)).to.not.have.property('exceeded')
   })
 })

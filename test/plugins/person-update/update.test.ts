@@ -18,18 +18,31 @@ describe('person-update step', () => {
   after(() => t.close())
 
   /** Both person steps, as the pipeline runs them, with a store of their own (one "process"). */
-  async function ingest(projectId: number, over: Partial<IngestEvent>, store: PersonStore = t.store()): Promise<IngestEvent> {
+  async function ingest(
+    projectId: number,
+    over: Partial<IngestEvent>,
+    store: PersonStore = t.store(),
+  ): Promise<IngestEvent> {
     const ctx = contextFor(projectId)
     const resolved = await resolveEvent(store, personEvent(over), ctx, resolveOptions)
     return (await updateEvent(store, resolved, ctx, options)) ?? resolved
   }
-  const stored = async (projectId: number, distinctId: string) => (await t.store().findByDistinctId(projectId, distinctId, new Date()))!
+  const stored = async (projectId: number, distinctId: string) =>
+    (await t.store().findByDistinctId(projectId, distinctId, new Date()))!
 
   it('applies $set and $set_once to a new person and shows them on the event', async () => {
     const projectId = nextProjectId()
-    const event = await ingest(projectId, { distinctId: 'u', properties: { $set: { name: 'Ada' }, $set_once: { first: 'x' }, $browser: 'Firefox' } })
+    const event = await ingest(projectId, {
+      distinctId: 'u',
+      properties: { $set: { name: 'Ada' }, $set_once: { first: 'x' }, $browser: 'Firefox' },
+    })
     const person = await stored(projectId, 'u')
-    expect(plain(person.properties)).to.include({ name: 'Ada', first: 'x', $browser: 'Firefox', $initial_browser: 'Firefox' })
+    expect(plain(person.properties)).to.include({
+      name: 'Ada',
+      first: 'x',
+      $browser: 'Firefox',
+      $initial_browser: 'Firefox',
+    })
     expect(person.version).to.equal(1)
     expect(plain(event.person!.properties)).to.deep.equal(plain(person.properties))
     expect(plain(event.properties.$set)).to.deep.equal({ name: 'Ada', $browser: 'Firefox' })
@@ -71,7 +84,11 @@ describe('person-update step', () => {
   it('lands every key when many processes update one person at once', async () => {
     const projectId = nextProjectId()
     await ingest(projectId, { distinctId: 'u', properties: {} })
-    await Promise.all(Array.from({ length: 12 }, (_, i) => ingest(projectId, { distinctId: 'u', properties: { $set: { [`k${i}`]: i } } })))
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        ingest(projectId, { distinctId: 'u', properties: { $set: { [`k${i}`]: i } } }),
+      ),
+    )
     const person = await stored(projectId, 'u')
     for (let i = 0; i < 12; i++) expect(person.properties[`k${i}`], `k${i}`).to.equal(i)
     expect(person.version).to.equal(12)
@@ -83,7 +100,12 @@ describe('person-update step', () => {
     await ingest(projectId, { distinctId: 'keep', properties: { $set: { kept: true } } })
     await ingest(projectId, { distinctId: 'gone', properties: {} })
     const ctx = contextFor(projectId)
-    const resolved = await resolveEvent(store, personEvent({ distinctId: 'gone', properties: { $set: { late: 1 } } }), ctx, resolveOptions)
+    const resolved = await resolveEvent(
+      store,
+      personEvent({ distinctId: 'gone', properties: { $set: { late: 1 } } }),
+      ctx,
+      resolveOptions,
+    )
     await mergePersons(t.store(), await stored(projectId, 'keep'), await stored(projectId, 'gone'))
     const updated = await updateEvent(store, resolved, ctx, options)
     const survivor = await stored(projectId, 'keep')
@@ -93,7 +115,11 @@ describe('person-update step', () => {
 
   it('strips and ignores person operations on $groupidentify, and applies none on $exception', async () => {
     const projectId = nextProjectId()
-    const group = await ingest(projectId, { event: '$groupidentify', distinctId: '$company_acme', properties: { $group_type: 'company', $set: { a: 1 }, $unset: ['b'] } })
+    const group = await ingest(projectId, {
+      event: '$groupidentify',
+      distinctId: '$company_acme',
+      properties: { $group_type: 'company', $set: { a: 1 }, $unset: ['b'] },
+    })
     expect(group.properties).to.deep.equal({ $group_type: 'company' })
     expect(plain((await stored(projectId, '$company_acme')).properties)).to.not.have.property('a')
     const exception = await ingest(projectId, { event: '$exception', distinctId: 'u', properties: { $set: { a: 1 } } })
@@ -105,7 +131,12 @@ describe('person-update step', () => {
     const projectId = nextProjectId()
     const store = t.store()
     const ctx = contextFor(projectId)
-    const resolved = await resolveEvent(store, personEvent({ distinctId: 'p', personless: true, properties: { $browser: 'x' } }), ctx, resolveOptions)
+    const resolved = await resolveEvent(
+      store,
+      personEvent({ distinctId: 'p', personless: true, properties: { $browser: 'x' } }),
+      ctx,
+      resolveOptions,
+    )
     expect(await updateEvent(store, resolved, ctx, options)).to.equal(undefined)
   })
 
@@ -117,14 +148,36 @@ describe('person-update step', () => {
       return store
     }
     const commands: Array<{ event: Partial<IngestEvent> }> = [
-      { event: { distinctId: 'u', properties: { $set: { name: 'Ada' }, $set_once: { first: 'x', name: 'ignored' }, $browser: 'Firefox', $current_url: '/a' } } },
+      {
+        event: {
+          distinctId: 'u',
+          properties: {
+            $set: { name: 'Ada' },
+            $set_once: { first: 'x', name: 'ignored' },
+            $browser: 'Firefox',
+            $current_url: '/a',
+          },
+        },
+      },
       { event: { distinctId: 'u', properties: { $set: { a: 1 }, $unset: ['a'], $set_once: { n: null } } } },
       { event: { distinctId: 'u', properties: { $current_url: '/only-filtered' } } },
       { event: { distinctId: 'u', properties: {} } },
       { event: { event: '$exception', distinctId: 'u', properties: { $set: { a: 1 } } } },
       { event: { event: '$snapshot', distinctId: 'u', properties: { $set: { a: 1 }, $browser: 'not lifted' } } },
-      { event: { event: '$groupidentify', distinctId: '$company_acme', properties: { $group_type: 'company', $set: { a: 1 } } } },
-      { event: { event: '$identify', distinctId: 'u', properties: { $anon_distinct_id: 'anon', $set: { email: 'a@b.c' }, $set_once: { first_seen: 1 } } } },
+      {
+        event: {
+          event: '$groupidentify',
+          distinctId: '$company_acme',
+          properties: { $group_type: 'company', $set: { a: 1 } },
+        },
+      },
+      {
+        event: {
+          event: '$identify',
+          distinctId: 'u',
+          properties: { $anon_distinct_id: 'anon', $set: { email: 'a@b.c' }, $set_once: { first_seen: 1 } },
+        },
+      },
     ]
 
     it('creates the person with the properties the step would have written next, in one write', async () => {
@@ -133,7 +186,10 @@ describe('person-update step', () => {
         const oneWrite = nextProjectId()
         const before = await ingest(twoWrites, event)
         const after = await ingest(oneWrite, event, hookedStore())
-        const [written, inserted] = [await stored(twoWrites, event.distinctId!), await stored(oneWrite, event.distinctId!)]
+        const [written, inserted] = [
+          await stored(twoWrites, event.distinctId!),
+          await stored(oneWrite, event.distinctId!),
+        ]
         expect(plain(inserted.properties), JSON.stringify(event)).to.deep.equal(plain(written.properties))
         expect(Object.keys(inserted.properties)).to.deep.equal(Object.keys(written.properties))
         expect(inserted.is_identified).to.equal(written.is_identified)
@@ -144,30 +200,53 @@ describe('person-update step', () => {
 
     it('leaves a new person at version 0, as PostHog creates it', async () => {
       const projectId = nextProjectId()
-      await ingest(projectId, { distinctId: 'u', properties: { $set: { name: 'Ada' }, $browser: 'Firefox' } }, hookedStore())
+      await ingest(
+        projectId,
+        { distinctId: 'u', properties: { $set: { name: 'Ada' }, $browser: 'Firefox' } },
+        hookedStore(),
+      )
       const person = await stored(projectId, 'u')
       expect(person.version).to.equal(0)
-      expect(plain(person.properties)).to.include({ name: 'Ada', $browser: 'Firefox', $initial_browser: 'Firefox', $creator_event_uuid: personEvent().uuid })
+      expect(plain(person.properties)).to.include({
+        name: 'Ada',
+        $browser: 'Firefox',
+        $initial_browser: 'Firefox',
+        $creator_event_uuid: personEvent().uuid,
+      })
       await ingest(projectId, { distinctId: 'u', properties: { $set: { name: 'Grace' } } }, hookedStore())
       expect(await stored(projectId, 'u')).to.deep.include({ version: 1 })
     })
   })
 
   describe('the limit on keys per operation (1,000 by default)', () => {
-    const keys = (n: number, prefix = 'k') => Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, i]))
+    const keys = (n: number, prefix = 'k') =>
+      Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, i]))
 
     it('applies the first 1,000 keys of each operation in the order sent, and warns once for the event', async () => {
       const projectId = nextProjectId()
       await ingest(projectId, { distinctId: 'u', properties: { $set: keys(10, 'old') } })
       const ctx = contextFor(projectId)
       const unset = [...Array.from({ length: 10 }, (_, i) => `old${i}`), ...Object.keys(keys(100_000, 'x'))]
-      const resolved = await resolveEvent(t.store(), personEvent({ distinctId: 'u', properties: { $set: keys(100_000), $set_once: keys(1_500, 'once'), $unset: unset } }), ctx, resolveOptions)
+      const resolved = await resolveEvent(
+        t.store(),
+        personEvent({
+          distinctId: 'u',
+          properties: { $set: keys(100_000), $set_once: keys(1_500, 'once'), $unset: unset },
+        }),
+        ctx,
+        resolveOptions,
+      )
       const event = (await updateEvent(t.store(), resolved, ctx, options))!
       const person = await stored(projectId, 'u')
       expect(Object.keys(person.properties).filter((key) => /^k\d+$/.test(key))).to.deep.equal(Object.keys(keys(1000)))
       expect(Object.keys(person.properties).filter((key) => key.startsWith('once'))).to.have.length(1000)
       expect(Object.keys(person.properties).filter((key) => key.startsWith('old'))).to.deep.equal([])
-      expect(ctx.warnings).to.deep.equal([{ type: 'person_update_keys_limit_reached', details: { set_keys: 100_000, set_once_keys: 1_500, unset_keys: 100_010, max_keys: 1000 } }])
+      expect(ctx.warnings).to.deep.equal([
+        {
+          type: 'person_update_keys_limit_reached',
+          details: { set_keys: 100_000, set_once_keys: 1_500, unset_keys: 100_010, max_keys: 1000 },
+        },
+      ])
       // the stored event shows the $set that was applied, and keeps the properties as sent
       expect(Object.keys(event.person!.properties).filter((key) => /^k\d+$/.test(key))).to.have.length(1000)
       expect(Object.keys(event.properties.$set as object)).to.have.length(100_000)
@@ -176,14 +255,25 @@ describe('person-update step', () => {
     it('applies an operation of exactly the limit whole, without a warning', async () => {
       const projectId = nextProjectId()
       const ctx = contextFor(projectId)
-      const resolved = await resolveEvent(t.store(), personEvent({ distinctId: 'u', properties: { $set: keys(1000) } }), ctx, resolveOptions)
+      const resolved = await resolveEvent(
+        t.store(),
+        personEvent({ distinctId: 'u', properties: { $set: keys(1000) } }),
+        ctx,
+        resolveOptions,
+      )
       await updateEvent(t.store(), resolved, ctx, options)
-      expect(Object.keys((await stored(projectId, 'u')).properties).filter((key) => /^k\d+$/.test(key))).to.have.length(1000)
+      expect(Object.keys((await stored(projectId, 'u')).properties).filter((key) => /^k\d+$/.test(key))).to.have.length(
+        1000,
+      )
       expect(ctx.warnings).to.deep.equal([])
     })
 
     it('creates a person with the first 1,000 keys too', async () => {
-      const created = creationProperties(personEvent({ distinctId: 'v', properties: { $set: keys(5000) } }), { $creator_event_uuid: 'e' }, options)
+      const created = creationProperties(
+        personEvent({ distinctId: 'v', properties: { $set: keys(5000) } }),
+        { $creator_event_uuid: 'e' },
+        options,
+      )
       expect(Object.keys(created)).to.have.length(1001)
     })
   })
@@ -196,7 +286,12 @@ describe('person-update step', () => {
       await ingest(projectId, { distinctId: 'u', properties: { $set: { a: big(400) } } })
       const before = await stored(projectId, 'u')
       const ctx = contextFor(projectId)
-      const resolved = await resolveEvent(t.store(), personEvent({ distinctId: 'u', properties: { $set: { b: big(300) } } }), ctx, resolveOptions)
+      const resolved = await resolveEvent(
+        t.store(),
+        personEvent({ distinctId: 'u', properties: { $set: { b: big(300) } } }),
+        ctx,
+        resolveOptions,
+      )
       const event = (await updateEvent(t.store(), resolved, ctx, options))!
       const after = await stored(projectId, 'u')
       expect(after.version).to.equal(before.version)
@@ -214,21 +309,39 @@ describe('person-update step', () => {
       const projectId = nextProjectId()
       const ctx = contextFor(projectId)
       const store = t.store()
-      const resolved = await resolveEvent(store, personEvent({ distinctId: 'u', properties: { $set: { huge: big(700) } } }), ctx, resolveOptions)
+      const resolved = await resolveEvent(
+        store,
+        personEvent({ distinctId: 'u', properties: { $set: { huge: big(700) } } }),
+        ctx,
+        resolveOptions,
+      )
       await updateEvent(store, resolved, ctx, options)
       const person = await stored(projectId, 'u')
       expect(Object.keys(person.properties)).to.not.include('huge')
       expect(ctx.warnings.map((w) => w.type)).to.deep.equal(['person_properties_size_violation'])
       // the creation hook (alias-resolve inserts the person with what it answers) leaves them out too
-      expect(plain(creationProperties(personEvent({ distinctId: 'v', properties: { $set: { huge: big(700) } } }), { $creator_event_uuid: 'e' }, options))).to.deep.equal({ $creator_event_uuid: 'e' })
+      expect(
+        plain(
+          creationProperties(
+            personEvent({ distinctId: 'v', properties: { $set: { huge: big(700) } } }),
+            { $creator_event_uuid: 'e' },
+            options,
+          ),
+        ),
+      ).to.deep.equal({ $creator_event_uuid: 'e' })
     })
 
-    it('merges two persons whose properties together pass the limit keeping the survivor\'s own, with a warning', async () => {
+    it("merges two persons whose properties together pass the limit keeping the survivor's own, with a warning", async () => {
       const projectId = nextProjectId()
       await ingest(projectId, { distinctId: 'anon', properties: { $set: { a: big(400) } } })
       await ingest(projectId, { distinctId: 'user', properties: { $set: { b: big(400), plan: 'pro' } } })
       const ctx = contextFor(projectId)
-      await resolveEvent(t.store(), personEvent({ event: '$merge_dangerously', distinctId: 'user', properties: { alias: 'anon' } }), ctx, resolveOptions)
+      await resolveEvent(
+        t.store(),
+        personEvent({ event: '$merge_dangerously', distinctId: 'user', properties: { alias: 'anon' } }),
+        ctx,
+        resolveOptions,
+      )
       const anon = await stored(projectId, 'anon')
       const user = await stored(projectId, 'user')
       expect(anon.id).to.equal(user.id)

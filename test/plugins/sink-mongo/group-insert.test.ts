@@ -6,7 +6,16 @@ import type { EventDocument } from '../../../core/plugin-api.ts'
 import { HttpError } from '../../../core/errors.ts'
 import { monitoredClient, testDbName, testMongoUrl } from '../../helpers/mongo.ts'
 
-const eventDoc = (uuid: string, extra: Record<string, unknown> = {}) => ({ project_id: 1, uuid, event: '$pageview', distinct_id: 'd', properties: {}, timestamp: new Date(), ...extra }) as unknown as EventDocument
+const eventDoc = (uuid: string, extra: Record<string, unknown> = {}) =>
+  ({
+    project_id: 1,
+    uuid,
+    event: '$pageview',
+    distinct_id: 'd',
+    properties: {},
+    timestamp: new Date(),
+    ...extra,
+  }) as unknown as EventDocument
 
 describe('GroupInsert', () => {
   let client: MongoClient
@@ -49,11 +58,13 @@ describe('GroupInsert', () => {
     expect(await collection.countDocuments()).to.equal(3_005)
   })
 
-  it('sends a group of a batch request\'s size without waiting for the insert in flight', async () => {
+  it("sends a group of a batch request's size without waiting for the insert in flight", async () => {
     await Promise.all([collection.findOne({}), collection.findOne({}), collection.findOne({})]) // pooled connections ready
     const group = new GroupInsert(collection, { w: 1 })
     let startedWhenFirstEnded = 0
-    const first = group.insert(Array.from({ length: 3_000 }, (_, i) => eventDoc(`first-${i}`))).then(() => (startedWhenFirstEnded = inserts.length))
+    const first = group
+      .insert(Array.from({ length: 3_000 }, (_, i) => eventDoc(`first-${i}`)))
+      .then(() => (startedWhenFirstEnded = inserts.length))
     await new Promise((resolve) => setImmediate(resolve))
     const batch = group.insert(Array.from({ length: 100 }, (_, i) => eventDoc(`batch-${i}`)))
     await Promise.all([first, batch])
@@ -64,17 +75,31 @@ describe('GroupInsert', () => {
   it('treats an event stored before (an SDK retry) as stored, next to new events of other requests', async () => {
     const group = new GroupInsert(collection, { w: 1 })
     await group.insert([eventDoc('retried')])
-    const results = await Promise.allSettled([group.insert([eventDoc('retried'), eventDoc('new-1')]), group.insert([eventDoc('new-2')])])
+    const results = await Promise.allSettled([
+      group.insert([eventDoc('retried'), eventDoc('new-1')]),
+      group.insert([eventDoc('new-2')]),
+    ])
     expect(results.map((r) => r.status)).to.deep.equal(['fulfilled', 'fulfilled'])
     expect(await collection.countDocuments()).to.equal(3)
   })
 
   it('fails only the request whose own event could not be stored', async () => {
     const group = new GroupInsert(collection, { w: 1 })
-    const results = await Promise.allSettled([group.insert([eventDoc('ok-1')]), group.insert([eventDoc('bad', { _id: [1, 2] })]), group.insert([eventDoc('ok-2')])])
+    const results = await Promise.allSettled([
+      group.insert([eventDoc('ok-1')]),
+      group.insert([eventDoc('bad', { _id: [1, 2] })]),
+      group.insert([eventDoc('ok-2')]),
+    ])
     expect(results.map((r) => r.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled'])
     expect(inserts).to.have.length(1)
-    expect((await collection.find({}, { projection: { _id: 0, uuid: 1 } }).sort({ uuid: 1 }).toArray()).map((d) => d.uuid)).to.deep.equal(['ok-1', 'ok-2'])
+    expect(
+      (
+        await collection
+          .find({}, { projection: { _id: 0, uuid: 1 } })
+          .sort({ uuid: 1 })
+          .toArray()
+      ).map((d) => d.uuid),
+    ).to.deep.equal(['ok-1', 'ok-2'])
   })
 
   it('fails only the request holding a document too large to store, with a 413, and stores the rest of its group', async () => {
@@ -97,19 +122,39 @@ describe('GroupInsert', () => {
       expect(error).to.be.instanceOf(HttpError)
       expect(error.status).to.equal(413)
       expect(error.toBody()).to.include({ type: 'validation_error', code: 'event_too_large' })
-      expect(error.detail).to.match(/^maximum event size exceeded: event (huge|over) would be stored as \d+ bytes .*at most 16777215 bytes per event$/)
+      expect(error.detail).to.match(
+        /^maximum event size exceeded: event (huge|over) would be stored as \d+ bytes .*at most 16777215 bytes per event$/,
+      )
     }
-    expect((await collection.find({}, { projection: { _id: 0, uuid: 1 } }).sort({ uuid: 1 }).toArray()).map((d) => d.uuid)).to.deep.equal(['ok-1', 'ok-3', 'ok-4', 'ok-5'])
+    expect(
+      (
+        await collection
+          .find({}, { projection: { _id: 0, uuid: 1 } })
+          .sort({ uuid: 1 })
+          .toArray()
+      ).map((d) => d.uuid),
+    ).to.deep.equal(['ok-1', 'ok-3', 'ok-4', 'ok-5'])
   })
 
   it('fails only the request whose document the driver cannot serialise, and stores the others of its group', async () => {
     const group = new GroupInsert(collection, { w: 1 })
     const circular: Record<string, unknown> = {}
     circular.self = circular
-    const results = await Promise.allSettled([group.insert([eventDoc('ok-1')]), group.insert([eventDoc('bad', { properties: circular })]), group.insert([eventDoc('ok-2')])])
+    const results = await Promise.allSettled([
+      group.insert([eventDoc('ok-1')]),
+      group.insert([eventDoc('bad', { properties: circular })]),
+      group.insert([eventDoc('ok-2')]),
+    ])
     expect(results.map((r) => r.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled'])
     expect((results[1] as PromiseRejectedResult).reason).to.not.be.instanceOf(HttpError)
-    expect((await collection.find({}, { projection: { _id: 0, uuid: 1 } }).sort({ uuid: 1 }).toArray()).map((d) => d.uuid)).to.deep.equal(['ok-1', 'ok-2'])
+    expect(
+      (
+        await collection
+          .find({}, { projection: { _id: 0, uuid: 1 } })
+          .sort({ uuid: 1 })
+          .toArray()
+      ).map((d) => d.uuid),
+    ).to.deep.equal(['ok-1', 'ok-2'])
   })
 
   it('fails every request of a group when the command as a whole fails', async () => {

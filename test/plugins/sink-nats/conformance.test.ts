@@ -24,7 +24,12 @@ describe('sink-nats against a real nats-server', () => {
   sinkConformance({
     plugin: sinkNats as PluginDefinition,
     // A stream and a subject prefix of its own per instance.
-    options: () => ({ servers: server.url, stream: `CONFORMANCE_${++instances}`, subject: `conformance${instances}.{project}.{event}`, ackTimeoutMs: 2000 }),
+    options: () => ({
+      servers: server.url,
+      stream: `CONFORMANCE_${++instances}`,
+      subject: `conformance${instances}.{project}.{event}`,
+      ackTimeoutMs: 2000,
+    }),
     invalidOptions: [{ stream: 'has.dots' }, { servers: [] }, { createStream: 'yes' }, { ackTimeoutMs: 0 }],
     read: async ({ stream }) => (await readStream(reader, stream)).map((m) => toStoredEvent(m.json)),
     // Without its stream, every publish is answered "no responders".

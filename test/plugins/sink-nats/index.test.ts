@@ -19,24 +19,49 @@ describe('sink-nats plugin', () => {
     await server.close()
   })
 
-  const start = (options: Record<string, unknown>) => startTestService({ plugins: [{ plugin: 'validate' }, { plugin: 'sink-nats', required: true, options: { servers: server.url, ...options } }] })
-  const post = (t: TestService, batch: unknown[]) => fetch(`${t.url}/batch/`, { method: 'POST', body: JSON.stringify({ api_key: t.project.api_token, batch }) }).then((r) => r.status)
+  const start = (options: Record<string, unknown>) =>
+    startTestService({
+      plugins: [
+        { plugin: 'validate' },
+        { plugin: 'sink-nats', required: true, options: { servers: server.url, ...options } },
+      ],
+    })
+  const post = (t: TestService, batch: unknown[]) =>
+    fetch(`${t.url}/batch/`, { method: 'POST', body: JSON.stringify({ api_key: t.project.api_token, batch }) }).then(
+      (r) => r.status,
+    )
   async function bootError(options: Record<string, unknown>): Promise<string> {
-    const error = await start(options).then(async (t) => (await t.close(), undefined), (e: unknown) => e as Error)
+    const error = await start(options).then(
+      async (t) => (await t.close(), undefined),
+      (e: unknown) => e as Error,
+    )
     return error?.message ?? 'booted'
   }
 
   it('publishes each event on a subject per project and event name, with <project>:<uuid> as the message id', async () => {
     const t = await start({ stream: 'SUBJECTS', subject: 'app.{project}.{event}' })
     try {
-      const batch = [{ event: 'Signed Up', distinct_id: 'n-1', uuid: uuidv7() }, { event: '$pageview', distinct_id: 'n-1', uuid: uuidv7(), properties: { $current_url: 'https://x.example/a.b' } }]
+      const batch = [
+        { event: 'Signed Up', distinct_id: 'n-1', uuid: uuidv7() },
+        {
+          event: '$pageview',
+          distinct_id: 'n-1',
+          uuid: uuidv7(),
+          properties: { $current_url: 'https://x.example/a.b' },
+        },
+      ]
       expect(await post(t, batch)).to.equal(200)
       const messages = await readStream(nc, 'SUBJECTS')
       expect(messages.map((m) => [m.subject, m.msgId])).to.deep.equal([
         [`app.${t.project.id}.Signed%20Up`, `${t.project.id}:${batch[0].uuid}`],
         [`app.${t.project.id}.$pageview`, `${t.project.id}:${batch[1].uuid}`],
       ])
-      expect(messages[1].json).to.include({ uuid: batch[1].uuid, event: '$pageview', distinct_id: 'n-1', project_id: t.project.id })
+      expect(messages[1].json).to.include({
+        uuid: batch[1].uuid,
+        event: '$pageview',
+        distinct_id: 'n-1',
+        project_id: t.project.id,
+      })
       expect(messages[1].json.properties).to.include({ $current_url: 'https://x.example/a.b' })
     } finally {
       await t.close()
@@ -55,9 +80,13 @@ describe('sink-nats plugin', () => {
   })
 
   it('stops boot, naming the stream, when it is missing and may not be created or does not capture the subject', async () => {
-    expect(await bootError({ stream: 'ABSENT', createStream: false })).to.match(/sink-nats.*stream "ABSENT" does not exist/)
+    expect(await bootError({ stream: 'ABSENT', createStream: false })).to.match(
+      /sink-nats.*stream "ABSENT" does not exist/,
+    )
     await (await nc.jetstreamManager()).streams.add({ name: 'NARROW', subjects: ['narrow.1.*'] })
-    expect(await bootError({ stream: 'NARROW', subject: 'narrow.{project}.{event}' })).to.match(/captures \["narrow\.1\.\*"\], not "narrow\.\*\.\*"/)
+    expect(await bootError({ stream: 'NARROW', subject: 'narrow.{project}.{event}' })).to.match(
+      /captures \["narrow\.1\.\*"\], not "narrow\.\*\.\*"/,
+    )
     expect(await bootError({ subject: 'bad.{team}' })).to.match(/unknown placeholder/)
   })
 
@@ -74,7 +103,12 @@ describe('sink-nats plugin', () => {
   })
 
   it('answers 503 while the server is down, and stores the retried request once after it is back', async () => {
-    const t = await start({ stream: 'RESTART', subject: 'restart.{project}.{event}', ackTimeoutMs: 300, reconnectTimeWaitMs: 50 })
+    const t = await start({
+      stream: 'RESTART',
+      subject: 'restart.{project}.{event}',
+      ackTimeoutMs: 300,
+      reconnectTimeWaitMs: 50,
+    })
     try {
       await server.stop()
       const batch = [{ event: 'during outage', distinct_id: 'n-3', uuid: uuidv7() }]

@@ -13,7 +13,12 @@ let instances = 0
 sinkConformance({
   plugin: sinkNdjson as PluginDefinition,
   // Small files and a small buffer, so rotation and the full-buffer failure happen within the suite.
-  options: () => ({ dir: path.join(root, `instance-${++instances}`), maxFileBytes: 16 * 1024, flushIntervalMs: 20, maxBufferBytes: 64 * 1024 }),
+  options: () => ({
+    dir: path.join(root, `instance-${++instances}`),
+    maxFileBytes: 16 * 1024,
+    flushIntervalMs: 20,
+    maxBufferBytes: 64 * 1024,
+  }),
   invalidOptions: [{ prefix: '../escape' }, { maxFileBytes: 10 }, { rotateEveryMs: 'hourly' }, { dir: '' }],
   read: async ({ dir }) => readDir(dir).map(toStoredEvent),
   // A plain file where the folder was: the open file is gone, and a new one cannot be created.

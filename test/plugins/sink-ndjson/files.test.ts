@@ -9,9 +9,17 @@ describe('sink-ndjson RotatingFiles', () => {
   let clock: number
   const now = () => clock
   const files = (options: { maxFileBytes?: number; rotateEveryMs?: number } = {}) =>
-    new RotatingFiles({ dir, prefix: 'events', maxFileBytes: options.maxFileBytes ?? 1024, rotateEveryMs: options.rotateEveryMs ?? 60_000 }, now)
+    new RotatingFiles(
+      {
+        dir,
+        prefix: 'events',
+        maxFileBytes: options.maxFileBytes ?? 1024,
+        rotateEveryMs: options.rotateEveryMs ?? 60_000,
+      },
+      now,
+    )
   const listed = () => readdirSync(dir).sort()
-  const line = (n: number, pad = 0) => JSON.stringify({ n, pad: 'x'.repeat(pad) }) + '\n'
+  const line = (n: number, pad = 0) => `${JSON.stringify({ n, pad: 'x'.repeat(pad) })}\n`
 
   beforeEach(() => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'sink-ndjson-files-'))
@@ -81,7 +89,10 @@ describe('sink-ndjson RotatingFiles', () => {
     await f.append(line(1))
     rmSync(dir, { recursive: true })
     writeFileSync(dir, 'a file where the folder was')
-    const error = await f.append(line(2)).then(() => undefined, (e: unknown) => e)
+    const error = await f.append(line(2)).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
     expect(error).to.be.instanceOf(Error)
     await f.close()
   })

@@ -11,11 +11,21 @@ describe('sink-ndjson NdjsonWriter', () => {
   let dir: string
   const open: NdjsonWriter[] = []
   const writer = (flushIntervalMs: number, maxBufferBytes = 1024 * 1024) => {
-    const w = new NdjsonWriter(new RotatingFiles({ dir, prefix: 'events', maxFileBytes: 1 << 20, rotateEveryMs: 3_600_000 }), { flushIntervalMs, maxBufferBytes }, pino({ level: 'silent' }))
+    const w = new NdjsonWriter(
+      new RotatingFiles({ dir, prefix: 'events', maxFileBytes: 1 << 20, rotateEveryMs: 3_600_000 }),
+      { flushIntervalMs, maxBufferBytes },
+      pino({ level: 'silent' }),
+    )
     open.push(w)
     return w
   }
-  const written = () => (existsSync(dir) ? readdirSync(dir).sort().map((name) => readFileSync(path.join(dir, name), 'utf8')).join('') : '')
+  const written = () =>
+    existsSync(dir)
+      ? readdirSync(dir)
+          .sort()
+          .map((name) => readFileSync(path.join(dir, name), 'utf8'))
+          .join('')
+      : ''
   const breakDir = () => {
     rmSync(dir, { recursive: true, force: true })
     writeFileSync(dir, '')
@@ -76,7 +86,10 @@ describe('sink-ndjson NdjsonWriter', () => {
   it('rejects a durable write that cannot be written, and does not write it later', async () => {
     const w = writer(20)
     breakDir()
-    const error = await w.write('{"d":1}\n', true).then(() => undefined, (e: unknown) => e)
+    const error = await w.write('{"d":1}\n', true).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
     expect(error).to.be.instanceOf(Error)
     repairDir()
     await w.flush()
@@ -89,7 +102,10 @@ describe('sink-ndjson NdjsonWriter', () => {
     await w.write('{"kept":1}\n', false)
     await w.flush().catch(() => undefined)
     expect(w.buffered).to.equal(11)
-    const refused = await w.write(`{"big":"${'x'.repeat(60)}"}\n`, false).then(() => undefined, (e: unknown) => e)
+    const refused = await w.write(`{"big":"${'x'.repeat(60)}"}\n`, false).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
     expect(refused).to.be.instanceOf(BufferFullError)
     repairDir()
     await w.flush()

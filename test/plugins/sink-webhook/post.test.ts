@@ -13,15 +13,30 @@ describe('sink-webhook postOnce', () => {
     receiver = await Receiver.start(SECRET, 'X-Signature')
   })
   after(() => receiver.close())
-  const target = (path: string, timeoutMs = 2000, maxResponseBytes = 64 * 1024): PostTarget => ({ url: receiver.url(path), secret: SECRET, signatureHeader: 'X-Signature', headers: { Authorization: 'Bearer abc' }, timeoutMs, maxResponseBytes })
-  const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as DeliveryError)
+  const target = (path: string, timeoutMs = 2000, maxResponseBytes = 64 * 1024): PostTarget => ({
+    url: receiver.url(path),
+    secret: SECRET,
+    signatureHeader: 'X-Signature',
+    headers: { Authorization: 'Bearer abc' },
+    timeoutMs,
+    maxResponseBytes,
+  })
+  const failure = (promise: Promise<unknown>) =>
+    promise.then(
+      () => undefined,
+      (error: unknown) => error as DeliveryError,
+    )
 
   it('posts the body as JSON with the delivery id, a timestamp, a verifiable signature and the extra headers', async () => {
     await postOnce(target('/ok'), 'delivery-1', '{"events":[]}', new AbortController().signal)
     const [delivery] = receiver.delivered('/ok')
     expect(delivery.body).to.equal('{"events":[]}')
     expect(delivery.signed).to.equal(true)
-    expect(delivery.headers).to.include({ 'content-type': 'application/json', 'x-hedgerow-delivery': 'delivery-1', authorization: 'Bearer abc' })
+    expect(delivery.headers).to.include({
+      'content-type': 'application/json',
+      'x-hedgerow-delivery': 'delivery-1',
+      authorization: 'Bearer abc',
+    })
     expect(Number(delivery.headers['x-hedgerow-timestamp'])).to.be.closeTo(Date.now() / 1000, 5)
   })
 
@@ -43,7 +58,12 @@ describe('sink-webhook postOnce', () => {
     const limited = await failure(postOnce(target('/codes'), 'd', '{}', signal))
     const timeout = await failure(postOnce(target('/codes'), 'd', '{}', signal))
     const refused = await failure(postOnce(target('/codes'), 'd', '{}', signal))
-    expect([unavailable?.retryable, limited?.retryable, timeout?.retryable, refused?.retryable]).to.deep.equal([true, true, true, false])
+    expect([unavailable?.retryable, limited?.retryable, timeout?.retryable, refused?.retryable]).to.deep.equal([
+      true,
+      true,
+      true,
+      false,
+    ])
     expect(limited?.retryAfterMs).to.equal(2000)
     expect(refused?.message).to.equal('answered 400')
   })
@@ -77,10 +97,14 @@ describe('sink-webhook postOnce', () => {
     for (const status of [307, 308]) {
       it(`a ${status} does not re-post the signed body and the headers to where it points; the attempt fails, retryable`, async () => {
         receiver.plan(`/moved-${status}`, status, 1, 0, { Location: elsewhere.url(`/took-${status}`) })
-        const error = await failure(postOnce(target(`/moved-${status}`), 'd', '{"events":[1]}', new AbortController().signal))
+        const error = await failure(
+          postOnce(target(`/moved-${status}`), 'd', '{"events":[1]}', new AbortController().signal),
+        )
         expect(error).to.be.instanceOf(DeliveryError)
         expect(error?.retryable).to.equal(true)
-        expect(error?.message).to.equal(`answered ${status}, a redirect to "${elsewhere.url(`/took-${status}`)}"; redirects are not followed (set url to the receiver's final address)`)
+        expect(error?.message).to.equal(
+          `answered ${status}, a redirect to "${elsewhere.url(`/took-${status}`)}"; redirects are not followed (set url to the receiver's final address)`,
+        )
         expect(receiver.attempts(`/moved-${status}`)).to.have.length(1)
         expect(elsewhere.attempts(`/took-${status}`)).to.deep.equal([])
       })
@@ -147,7 +171,10 @@ describe('sink-webhook postOnce', () => {
     const collecting = setInterval(collect, 50)
     try {
       const started = Date.now()
-      const [hang, stall] = await Promise.all([failure(postOnce(target('/hang-gc', 300), 'd', '{}', new AbortController().signal)), postOnce(target('/stall-gc', 300), 'd', '{}', new AbortController().signal)])
+      const [hang, stall] = await Promise.all([
+        failure(postOnce(target('/hang-gc', 300), 'd', '{}', new AbortController().signal)),
+        postOnce(target('/stall-gc', 300), 'd', '{}', new AbortController().signal),
+      ])
       expect(hang?.message).to.equal('no answer within 300 ms')
       expect(stall).to.deep.equal({ status: 200, responseBytes: 1 })
       expect(Date.now() - started).to.be.below(5000)

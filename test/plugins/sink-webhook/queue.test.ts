@@ -14,19 +14,48 @@ describe('sink-webhook DeliveryQueue', () => {
   let receiver: Receiver
   let paths = 0
   const logs: Array<Record<string, unknown>> = []
-  const logger = pino({ level: 'warn' }, new Writable({ write: (chunk: Buffer, _, done) => (logs.push(JSON.parse(chunk.toString()) as Record<string, unknown>), done()) }))
+  const logger = pino(
+    { level: 'warn' },
+    new Writable({
+      write: (chunk: Buffer, _, done) => (logs.push(JSON.parse(chunk.toString()) as Record<string, unknown>), done()),
+    }),
+  )
   before(async () => {
     receiver = await Receiver.start(SECRET)
   })
   after(() => receiver.close())
 
-  function queue(durable: boolean, options: Partial<QueueOptions> & { timeoutMs?: number } = {}): { q: DeliveryQueue; path: string } {
+  function queue(
+    durable: boolean,
+    options: Partial<QueueOptions> & { timeoutMs?: number } = {},
+  ): { q: DeliveryQueue; path: string } {
     const path = `/q/${++paths}`
-    const target = { url: receiver.url(path), secret: SECRET, signatureHeader: 'X-Hedgerow-Signature', headers: {}, timeoutMs: options.timeoutMs ?? 2000, maxResponseBytes: 64 * 1024 }
-    const all: QueueOptions = { maxQueueEvents: 1000, maxBatchEvents: 100, maxRetries: 3, initialBackoffMs: 5, maxBackoffMs: 50, ...options }
-    return { q: new DeliveryQueue((id, body, signal) => postOnce(target, id, body, signal), all, durable, logger), path }
+    const target = {
+      url: receiver.url(path),
+      secret: SECRET,
+      signatureHeader: 'X-Hedgerow-Signature',
+      headers: {},
+      timeoutMs: options.timeoutMs ?? 2000,
+      maxResponseBytes: 64 * 1024,
+    }
+    const all: QueueOptions = {
+      maxQueueEvents: 1000,
+      maxBatchEvents: 100,
+      maxRetries: 3,
+      initialBackoffMs: 5,
+      maxBackoffMs: 50,
+      ...options,
+    }
+    return {
+      q: new DeliveryQueue((id, body, signal) => postOnce(target, id, body, signal), all, durable, logger),
+      path,
+    }
   }
-  const rejection = (promise: Promise<void>) => promise.then(() => undefined, (error: unknown) => error as Error)
+  const rejection = (promise: Promise<void>) =>
+    promise.then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    )
 
   it('durable: resolves once delivered, retrying failed attempts with the same delivery id', async () => {
     const { q, path } = queue(true)

@@ -70,7 +70,9 @@ export class Receiver {
 
   /** Events of the delivered requests, parsed. */
   events(path: string): Array<Record<string, unknown>> {
-    return this.delivered(path).flatMap((d) => (JSON.parse(d.body) as { events: Array<Record<string, unknown>> }).events)
+    return this.delivered(path).flatMap(
+      (d) => (JSON.parse(d.body) as { events: Array<Record<string, unknown>> }).events,
+    )
   }
 
   /** Answers the next `times` requests to `path` with `status` (Infinity: from now on); 0 never answers. */
@@ -121,7 +123,10 @@ export class Receiver {
         this.stream(path, res, plan.body)
         return
       }
-      setTimeout(() => res.writeHead(status, { 'Content-Type': 'application/json', ...plan?.headers }).end('{}'), plan?.delayMs ?? 0)
+      setTimeout(
+        () => res.writeHead(status, { 'Content-Type': 'application/json', ...plan?.headers }).end('{}'),
+        plan?.delayMs ?? 0,
+      )
     })
   }
 

@@ -1,7 +1,8 @@
 import { expect } from 'chai'
 import { SpikeDetector } from '../../../plugins/spike-detection/detector.ts'
 
-const detector = (maxEventsPerWindow = 3, maxKeys = 100) => new SpikeDetector({ windowMs: 1000, maxEventsPerWindow, maxKeys })
+const detector = (maxEventsPerWindow = 3, maxKeys = 100) =>
+  new SpikeDetector({ windowMs: 1000, maxEventsPerWindow, maxKeys })
 
 describe('SpikeDetector', () => {
   it('lets the allowed number of events through and marks the rest of the window', () => {

@@ -5,11 +5,26 @@ import { counterValue } from '../../../core/metrics.ts'
 import type { EventContext, IngestEvent } from '../../../core/plugin-api.ts'
 import { sampleContext } from '../../helpers/hooks.ts'
 
-const event = (distinctId: string, over: Partial<IngestEvent> = {}): IngestEvent => ({ uuid: '', event: 'e', distinctId, properties: { a: 1 }, timestamp: new Date(0), ...over })
+const event = (distinctId: string, over: Partial<IngestEvent> = {}): IngestEvent => ({
+  uuid: '',
+  event: 'e',
+  distinctId,
+  properties: { a: 1 },
+  timestamp: new Date(0),
+  ...over,
+})
 
-function context(over: Partial<EventContext> = {}): EventContext & { warnings: Array<{ type: string; details?: Record<string, unknown> }> } {
+function context(
+  over: Partial<EventContext> = {},
+): EventContext & { warnings: Array<{ type: string; details?: Record<string, unknown> }> } {
   const warnings: Array<{ type: string; details?: Record<string, unknown> }> = []
-  return { ...sampleContext(), project: { ...sampleContext().project, id: 9001 }, warn: (type, details) => void warnings.push({ type, details }), ...over, warnings }
+  return {
+    ...sampleContext(),
+    project: { ...sampleContext().project, id: 9001 },
+    warn: (type, details) => void warnings.push({ type, details }),
+    ...over,
+    warnings,
+  }
 }
 
 describe('spike-detection step', () => {

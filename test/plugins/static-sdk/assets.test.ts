@@ -28,7 +28,15 @@ describe('static-sdk SdkAssets', () => {
   })
 
   it('refuses anything that is not a listed dist file: types, paths, the manifest', () => {
-    for (const name of ['array.d.ts', '../package.json', 'package.json', '..%2Fpackage.json', 'src', 'integrity.json', 'nope.js']) {
+    for (const name of [
+      'array.d.ts',
+      '../package.json',
+      'package.json',
+      '..%2Fpackage.json',
+      'src',
+      'integrity.json',
+      'nope.js',
+    ]) {
       expect(assets.get(name), name).to.equal(undefined)
     }
   })

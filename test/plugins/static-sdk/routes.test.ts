@@ -7,11 +7,15 @@ import { startTestService } from '../../helpers/service.ts'
 import type { TestService } from '../../helpers/service.ts'
 
 const require = createRequire(import.meta.url)
-const version = (JSON.parse(readFileSync(require.resolve('posthog-js/package.json'), 'utf8')) as { version: string }).version
+const version = (JSON.parse(readFileSync(require.resolve('posthog-js/package.json'), 'utf8')) as { version: string })
+  .version
 const arrayJs = readFileSync(require.resolve('posthog-js/dist/array.js'))
 
 /** A raw GET: fetch would decompress and hide Content-Encoding. */
-function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+function get(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { headers }, (res) => {
       const chunks: Buffer[] = []
@@ -27,7 +31,9 @@ function get(url: string, headers: Record<string, string> = {}): Promise<{ statu
 describe('static-sdk routes', () => {
   let t: TestService
   before(async () => {
-    t = await startTestService({ plugins: [{ plugin: 'validate' }, { plugin: 'static-sdk' }, { plugin: 'sink-mongo', required: true }] })
+    t = await startTestService({
+      plugins: [{ plugin: 'validate' }, { plugin: 'static-sdk' }, { plugin: 'sink-mongo', required: true }],
+    })
   })
   after(() => t.close())
 
@@ -77,13 +83,24 @@ describe('static-sdk routes', () => {
   })
 
   it('answers 404 for files that are not in the package dist, and for paths out of it', async () => {
-    for (const path of ['/static/nope.js', '/static/array.d.ts', '/static/..%2Fpackage.json', `/static/${version}/..%2F..%2Fpackage.json`]) {
+    for (const path of [
+      '/static/nope.js',
+      '/static/array.d.ts',
+      '/static/..%2Fpackage.json',
+      `/static/${version}/..%2F..%2Fpackage.json`,
+    ]) {
       expect((await get(t.url + path)).status, path).to.equal(404)
     }
   })
 
   it('serves nothing when turned off', async () => {
-    const off = await startTestService({ plugins: [{ plugin: 'validate' }, { plugin: 'static-sdk', options: { enabled: false } }, { plugin: 'sink-mongo', required: true }] })
+    const off = await startTestService({
+      plugins: [
+        { plugin: 'validate' },
+        { plugin: 'static-sdk', options: { enabled: false } },
+        { plugin: 'sink-mongo', required: true },
+      ],
+    })
     try {
       expect((await get(`${off.url}/static/array.js`)).status).to.equal(404)
     } finally {

@@ -16,9 +16,18 @@ async function postSampled(url: string, body: Buffer | string, headers: Record<s
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 2)
   const started = performance.now()
   try {
-    const response = await fetch(url, { method: 'POST', body: typeof body === 'string' ? body : new Uint8Array(body), headers })
+    const response = await fetch(url, {
+      method: 'POST',
+      body: typeof body === 'string' ? body : new Uint8Array(body),
+      headers,
+    })
     const json = (await response.json()) as { code?: string }
-    return { status: response.status, code: json.code, growthMb: (peak - before) / 2 ** 20, ms: performance.now() - started }
+    return {
+      status: response.status,
+      code: json.code,
+      growthMb: (peak - before) / 2 ** 20,
+      ms: performance.now() - started,
+    }
   } finally {
     clearInterval(sampler)
   }
@@ -29,7 +38,10 @@ describe('abusive capture bodies', function () {
   let t: TestService
   let gzipBomb: Buffer
   before(async () => {
-    t = await startTestService({ plugins: defaultPlugins(), server: { bodyLimitBytes: BODY_LIMIT, decodedLimitBytes: DECODED_LIMIT } })
+    t = await startTestService({
+      plugins: defaultPlugins(),
+      server: { bodyLimitBytes: BODY_LIMIT, decodedLimitBytes: DECODED_LIMIT },
+    })
     // 1 GiB of zeros as 100 concatenated gzip members (one stream to gunzip): about 1 MB on the wire.
     const member = gzipSync(Buffer.alloc(10 * 1024 * 1024, 0x20), { level: 9 })
     gzipBomb = Buffer.concat(Array.from({ length: 100 }, () => member))
@@ -57,7 +69,9 @@ describe('abusive capture bodies', function () {
     // LZString.compressToBase64('a'.repeat(16 MiB)), kept as a file: building it takes a minute.
     const bomb = readFileSync(path.join(import.meta.dirname, '../fixtures/lz64-bomb-16mib.txt'), 'utf8').trim()
     expect(bomb.length).to.be.lessThan(20_000)
-    const result = await postSampled(`${t.url}/e/?compression=lz64`, `data=${encodeURIComponent(bomb)}`, { 'Content-Type': 'application/x-www-form-urlencoded' })
+    const result = await postSampled(`${t.url}/e/?compression=lz64`, `data=${encodeURIComponent(bomb)}`, {
+      'Content-Type': 'application/x-www-form-urlencoded',
+    })
     expect(result.status).to.equal(413)
     expect(result.growthMb).to.be.lessThan(96)
   })
@@ -77,7 +91,7 @@ describe('abusive capture bodies', function () {
 
   it('refuses absurd nesting with 400 before parsing, in events, in $set and in a batch', async () => {
     const token = t.project.api_token
-    const deep = (n: number) => '{"a":'.repeat(n) + '1' + '}'.repeat(n)
+    const deep = (n: number) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`
     const bodies = [
       `{"api_key":"${token}","event":"e","distinct_id":"d","properties":{"x":${deep(100_000)}}}`,
       `{"api_key":"${token}","event":"e","distinct_id":"d","properties":{"$set":{"x":${deep(150)}}}}`,
@@ -89,7 +103,10 @@ describe('abusive capture bodies', function () {
       expect(result.code).to.equal('too_deeply_nested')
       expect(result.ms).to.be.lessThan(2_000)
     }
-    const shallow = await postSampled(`${t.url}/i/v0/e/`, `{"api_key":"${token}","event":"e","distinct_id":"d","properties":{"x":${deep(50)}}}`)
+    const shallow = await postSampled(
+      `${t.url}/i/v0/e/`,
+      `{"api_key":"${token}","event":"e","distinct_id":"d","properties":{"x":${deep(50)}}}`,
+    )
     expect(shallow.status).to.equal(200)
     const stored = await t.service.storage.db.collection('events').find({ project_id: t.project.id }).toArray()
     expect(stored).to.have.length(1)

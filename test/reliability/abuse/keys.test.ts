@@ -14,7 +14,14 @@ function medianNs(run: () => void, rounds: number): number {
 describe('admin key comparison (keysEqual)', () => {
   it('is true only for the identical key, whatever the lengths', () => {
     expect(keysEqual('hra_secret-key-0123', 'hra_secret-key-0123')).to.equal(true)
-    for (const other of ['', 'h', 'hra_secret-key-012', 'hra_secret-key-01234', 'HRA_secret-key-0123', 'hra_secret-key-0123\u0000']) {
+    for (const other of [
+      '',
+      'h',
+      'hra_secret-key-012',
+      'hra_secret-key-01234',
+      'HRA_secret-key-0123',
+      'hra_secret-key-0123\u0000',
+    ]) {
       expect(keysEqual(other, 'hra_secret-key-0123'), JSON.stringify(other)).to.equal(false)
     }
   })
@@ -28,8 +35,8 @@ describe('admin key comparison (keysEqual)', () => {
     // Long keys make an early-exit comparison visible: memcmp of 256 KiB takes microseconds, a
     // first-byte mismatch takes nothing. Hash-then-timingSafeEqual costs the same either way.
     const expected = 'k'.repeat(256 * 1024)
-    const firstDiffers = 'x' + expected.slice(1)
-    const lastDiffers = expected.slice(0, -1) + 'x'
+    const firstDiffers = `x${expected.slice(1)}`
+    const lastDiffers = `${expected.slice(0, -1)}x`
     for (let i = 0; i < 20; i++) keysEqual(firstDiffers, expected), keysEqual(lastDiffers, expected)
     const first = medianNs(() => keysEqual(firstDiffers, expected), 150)
     const last = medianNs(() => keysEqual(lastDiffers, expected), 150)

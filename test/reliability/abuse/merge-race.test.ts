@@ -13,7 +13,12 @@ import { checkPersons, racePairs } from '../../helpers/persons.ts'
 import type { AcknowledgedSet, RaceShape } from '../../helpers/persons.ts'
 import { testDbName } from '../../helpers/mongo.ts'
 
-const PLUGINS = [{ plugin: 'validate' }, { plugin: 'alias-resolve' }, { plugin: 'person-update' }, { plugin: 'sink-mongo', required: true }]
+const PLUGINS = [
+  { plugin: 'validate' },
+  { plugin: 'alias-resolve' },
+  { plugin: 'person-update' },
+  { plugin: 'sink-mongo', required: true },
+]
 const PAIRS = 50
 const ROUNDS = 2
 const SENDS = 6
@@ -31,10 +36,18 @@ describe('merges racing through two services on one database', function () {
   })
 
   /** One event in its own request, sent again on a 503; whether it was answered 200, and how many sends. */
-  async function capture(service: TestService, token: string, event: Record<string, unknown>): Promise<{ ok: boolean; sends: number }> {
+  async function capture(
+    service: TestService,
+    token: string,
+    event: Record<string, unknown>,
+  ): Promise<{ ok: boolean; sends: number }> {
     const body = JSON.stringify({ api_key: token, batch: [{ uuid: randomUUID(), ...event }] })
     for (let send = 1; send <= SENDS; send++) {
-      const response = await fetch(`${service.url}/batch/`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body })
+      const response = await fetch(`${service.url}/batch/`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body,
+      })
       await response.arrayBuffer()
       if (response.status === 200) return { ok: true, sends: send }
       expect(response.status, 'only a retryable failure is allowed').to.equal(503)
@@ -43,7 +56,11 @@ describe('merges racing through two services on one database', function () {
     return { ok: false, sends: SENDS }
   }
 
-  const races: Array<[RaceShape, string]> = [['chain', '$create_alias'], ['chain', '$merge_dangerously'], ['star-in', '$create_alias']]
+  const races: Array<[RaceShape, string]> = [
+    ['chain', '$create_alias'],
+    ['chain', '$merge_dangerously'],
+    ['star-in', '$create_alias'],
+  ]
   for (const [shape, eventName] of races) {
     it(`keeps every acknowledged $set and leaves no orphan: ${PAIRS} ${eventName} at once over a ${shape}, ${ROUNDS} rounds`, async () => {
       const created = await services[0]!.admin('POST', '/api/projects', { name: `${shape} ${eventName}` })
@@ -54,19 +71,41 @@ describe('merges racing through two services on one database', function () {
         const pairs = racePairs(shape, `${shape}-${round}`, PAIRS)
         const ids = [...new Set(pairs.flatMap(({ into, alias }) => [into, alias]))]
         const sent = async (i: number, distinctId: string, event: Record<string, unknown>, key: string) => {
-          const { ok, sends } = await capture(services[i % 2]!, project.api_token, { distinct_id: distinctId, ...event })
+          const { ok, sends } = await capture(services[i % 2]!, project.api_token, {
+            distinct_id: distinctId,
+            ...event,
+          })
           resent += sends - 1
           if (ok) acknowledged.push({ distinctId, key })
         }
-        await Promise.all(ids.map((distinctId, i) => sent(i, distinctId, { event: '$pageview', properties: { $set: { [`seen_${distinctId}`]: true } } }, `seen_${distinctId}`)))
         await Promise.all(
-          pairs.map(({ into, alias }, i) => sent(i + round, into, { event: eventName, properties: { alias, $set: { [`set_${round}_${i}`]: true } } }, `set_${round}_${i}`)),
+          ids.map((distinctId, i) =>
+            sent(
+              i,
+              distinctId,
+              { event: '$pageview', properties: { $set: { [`seen_${distinctId}`]: true } } },
+              `seen_${distinctId}`,
+            ),
+          ),
+        )
+        await Promise.all(
+          pairs.map(({ into, alias }, i) =>
+            sent(
+              i + round,
+              into,
+              { event: eventName, properties: { alias, $set: { [`set_${round}_${i}`]: true } } },
+              `set_${round}_${i}`,
+            ),
+          ),
         )
       }
       const check = await checkPersons(services[0]!.service.storage.db, project.id, acknowledged)
       const figures = `${acknowledged.length} acknowledged, ${check.lost.length} of them lost, ${check.orphans.length} orphan persons, ${check.dangling.length} dangling ids, ${resent} sends after a 503, ${check.persons} persons`
       if (process.env.MERGE_RACE_FIGURES) console.log(`HTTP ${shape} ${eventName}: ${figures}`)
-      expect(check.lost.length, `acknowledged but lost: ${figures}; e.g. ${check.lost.slice(0, 5).join(', ')}`).to.equal(0)
+      expect(
+        check.lost.length,
+        `acknowledged but lost: ${figures}; e.g. ${check.lost.slice(0, 5).join(', ')}`,
+      ).to.equal(0)
       expect(check.orphans.length, `persons no distinct id leads to: ${figures}`).to.equal(0)
       expect(check.dangling.length, `distinct ids whose person is missing: ${figures}`).to.equal(0)
       expect(acknowledged.length, figures).to.be.greaterThan(ROUNDS * PAIRS)

@@ -11,7 +11,8 @@ import { startTestService, storedEvents } from '../../helpers/service.ts'
 import type { TestService } from '../../helpers/service.ts'
 import { defaultPlugins } from '../helpers/default-plugins.ts'
 
-const keys = (n: number, prefix: string) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, 'v']))
+const keys = (n: number, prefix: string) =>
+  Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, 'v']))
 
 describe('what one hostile event can cost', function () {
   this.timeout(120_000)
@@ -22,15 +23,22 @@ describe('what one hostile event can cost', function () {
   afterEach(async () => t?.close())
 
   async function capture(...events: Array<Record<string, unknown>>): Promise<number> {
-    const response = await fetch(`${t.url}/batch/`, { method: 'POST', body: JSON.stringify({ api_key: t.project.api_token, batch: events }), headers: { 'Content-Type': 'application/json' } })
+    const response = await fetch(`${t.url}/batch/`, {
+      method: 'POST',
+      body: JSON.stringify({ api_key: t.project.api_token, batch: events }),
+      headers: { 'Content-Type': 'application/json' },
+    })
     await response.text()
     return response.status
   }
-  const warnings = () => t.service.storage.db.collection('ingestion_warnings').find({ project_id: t.project.id }).toArray()
+  const warnings = () =>
+    t.service.storage.db.collection('ingestion_warnings').find({ project_id: t.project.id }).toArray()
 
   for (const types of [2_000, 20_000]) {
     it(`records one warning of a few KB for an event naming ${types.toLocaleString('en')} group types, and stores the event with five`, async () => {
-      expect(await capture({ event: 'e', distinct_id: 'attacker', properties: { $groups: keys(types, 'type_') } })).to.equal(200)
+      expect(
+        await capture({ event: 'e', distinct_id: 'attacker', properties: { $groups: keys(types, 'type_') } }),
+      ).to.equal(200)
       const written = await warnings()
       expect(written.map((w) => w.type)).to.deep.equal(['group_type_limit_reached'])
       expect(written[0]!.details).to.include({ group_type: 'type_5', refused_count: types - 5, max_group_types: 5 })
@@ -43,20 +51,32 @@ describe('what one hostile event can cost', function () {
   }
 
   it('applies 1,000 keys of a $set of 100,000 with one warning, and the event is stored', async () => {
-    expect(await capture({ event: '$set', distinct_id: 'attacker', properties: { $set: keys(100_000, 'k') } })).to.equal(200)
+    expect(
+      await capture({ event: '$set', distinct_id: 'attacker', properties: { $set: keys(100_000, 'k') } }),
+    ).to.equal(200)
     const written = await warnings()
     expect(written.map((w) => w.type)).to.deep.equal(['person_update_keys_limit_reached'])
     expect(written[0]!.details).to.deep.equal({ set_keys: 100_000, max_keys: 1000 })
     expect(calculateObjectSize(written[0]!)).to.be.lessThan(8 * 1024)
-    const person = (await (await t.admin('GET', `/api/projects/${t.project.id}/persons?distinct_id=attacker`)).json()) as { properties: Record<string, unknown> }
+    const person = (await (
+      await t.admin('GET', `/api/projects/${t.project.id}/persons?distinct_id=attacker`)
+    ).json()) as { properties: Record<string, unknown> }
     expect(Object.keys(person.properties).filter((key) => /^k\d+$/.test(key))).to.have.length(1000)
     expect(await storedEvents(t)).to.have.length(1)
   })
 
   it('stores a 5 MiB $anon_distinct_id and alias as ids of 200 characters', async () => {
     const long = 'a'.repeat(5 * 1024 * 1024)
-    expect(await capture({ event: '$identify', distinct_id: 'user', properties: { $anon_distinct_id: long } }, { event: '$create_alias', distinct_id: 'user', properties: { alias: `b${long}` } })).to.equal(200)
-    const ids = await t.service.storage.db.collection('person_distinct_ids').find({ project_id: t.project.id }).toArray()
+    expect(
+      await capture(
+        { event: '$identify', distinct_id: 'user', properties: { $anon_distinct_id: long } },
+        { event: '$create_alias', distinct_id: 'user', properties: { alias: `b${long}` } },
+      ),
+    ).to.equal(200)
+    const ids = await t.service.storage.db
+      .collection('person_distinct_ids')
+      .find({ project_id: t.project.id })
+      .toArray()
     expect(ids.map((row) => String(row.distinct_id).length).sort()).to.deep.equal([200, 200, 4])
   })
 

@@ -4,9 +4,25 @@ import type { TestService } from '../../helpers/service.ts'
 import { defaultPlugins } from '../helpers/default-plugins.ts'
 
 /** Property names that mean something to JavaScript objects or to MongoDB queries and updates. */
-const HOSTILE = ['__proto__', 'constructor', 'prototype', '$where', '$gt', '$ne', '$set', '$inc', '$expr', 'a.b', '.lead', 'trail.', '$', '']
+const HOSTILE = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  '$where',
+  '$gt',
+  '$ne',
+  '$set',
+  '$inc',
+  '$expr',
+  'a.b',
+  '.lead',
+  'trail.',
+  '$',
+  '',
+]
 
-const hostileObject = (value: unknown): string => `{${HOSTILE.map((k) => `${JSON.stringify(k)}:${JSON.stringify(value)}`).join(',')}}`
+const hostileObject = (value: unknown): string =>
+  `{${HOSTILE.map((k) => `${JSON.stringify(k)}:${JSON.stringify(value)}`).join(',')}}`
 
 describe('hostile property names', function () {
   this.timeout(30_000)
@@ -36,30 +52,47 @@ describe('hostile property names', function () {
     expect(({} as Record<string, unknown>).polluted).to.equal(undefined)
     expect((Object.prototype as Record<string, unknown>).polluted).to.equal(undefined)
 
-    const events = await t.service.storage.db.collection('events').find({ project_id: t.project.id }).sort({ uuid: 1 }).toArray()
+    const events = await t.service.storage.db
+      .collection('events')
+      .find({ project_id: t.project.id })
+      .sort({ uuid: 1 })
+      .toArray()
     expect(events.map((e) => e.event)).to.deep.equal(['e1', '$identify', 'e2'])
     const first = events[0]!.properties as Record<string, unknown>
     expect(Object.getPrototypeOf(first)).to.equal(Object.prototype)
-    for (const key of HOSTILE.filter((k) => k !== '__proto__')) expect(Object.hasOwn(first, key), `event property ${JSON.stringify(key)}`).to.equal(true)
+    for (const key of HOSTILE.filter((k) => k !== '__proto__'))
+      expect(Object.hasOwn(first, key), `event property ${JSON.stringify(key)}`).to.equal(true)
     const persons = await t.service.storage.db.collection('persons').find({ project_id: t.project.id }).toArray()
     const attacker = persons.find((p) => Object.hasOwn(p.properties as object, 'a.b'))
     expect(attacker, 'the person $set with hostile names').to.not.equal(undefined)
     for (const key of HOSTILE.filter((k) => !['__proto__', 'constructor', '$where'].includes(k))) {
-      expect(Object.hasOwn(attacker!.properties as object, key), `person property ${JSON.stringify(key)}`).to.equal(true)
+      expect(Object.hasOwn(attacker!.properties as object, key), `person property ${JSON.stringify(key)}`).to.equal(
+        true,
+      )
     }
   })
 
   it('does not let a distinct_id or a property value act as a query operator', async () => {
     const token = t.project.api_token
-    await capture(`{"api_key":"${token}","event":"e","distinct_id":"someone-else","properties":{"$set":{"secret":"s"}}}`)
+    await capture(
+      `{"api_key":"${token}","event":"e","distinct_id":"someone-else","properties":{"$set":{"secret":"s"}}}`,
+    )
     for (const distinct of ['{"$ne":null}', '{"$gt":""}', '{"$where":"true"}', '["victim","someone-else"]']) {
-      const response = await capture(`{"api_key":"${token}","event":"probe","distinct_id":${distinct},"properties":{"$set":{"hijacked":true}}}`)
+      const response = await capture(
+        `{"api_key":"${token}","event":"probe","distinct_id":${distinct},"properties":{"$set":{"hijacked":true}}}`,
+      )
       expect(response.status).to.be.oneOf([200, 400])
     }
-    const hijacked = await t.service.storage.db.collection('persons').find({ project_id: t.project.id, 'properties.hijacked': true }).toArray()
+    const hijacked = await t.service.storage.db
+      .collection('persons')
+      .find({ project_id: t.project.id, 'properties.hijacked': true })
+      .toArray()
     const victims = hijacked.filter((p) => (p.properties as Record<string, unknown>).secret === 's')
     expect(victims, 'a person reached through an operator').to.have.length(0)
-    const flags = await fetch(`${t.url}/flags/?v=2`, { method: 'POST', body: `{"api_key":"${token}","distinct_id":{"$ne":null},"person_properties":${hostileObject({ polluted: 'yes' })},"groups":${hostileObject('x')}}` })
+    const flags = await fetch(`${t.url}/flags/?v=2`, {
+      method: 'POST',
+      body: `{"api_key":"${token}","distinct_id":{"$ne":null},"person_properties":${hostileObject({ polluted: 'yes' })},"groups":${hostileObject('x')}}`,
+    })
     expect(flags.status).to.be.oneOf([200, 400])
     expect(({} as Record<string, unknown>).polluted).to.equal(undefined)
   })
@@ -70,6 +103,8 @@ describe('hostile property names', function () {
       body: `{"api_key":"${t.project.api_token}","distinct_id":"victim","person_properties":${hostileObject('v')},"group_properties":{"__proto__":{"polluted":"yes"}}}`,
     })
     expect(response.status).to.equal(200)
-    expect(((await response.json()) as { errorsWhileComputingFlags: boolean }).errorsWhileComputingFlags).to.equal(false)
+    expect(((await response.json()) as { errorsWhileComputingFlags: boolean }).errorsWhileComputingFlags).to.equal(
+      false,
+    )
   })
 })

@@ -4,14 +4,20 @@ import type { TestService } from '../../helpers/service.ts'
 import { readDefinitions } from '../../../plugins/decide/definitions/import.ts'
 import { replaceDefinitions } from '../../../plugins/decide/store/replace.ts'
 
-type Json = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>
 
 /** Patterns that take exponential time on a backtracking engine, ordinary and with a back-reference. */
 const CATASTROPHIC = ['^(a+)+$', '^(a|aa)*c$', '^(\\w+\\s?)*$', '^(a*)*(\\1)b$', '(?=(a+)+$)x']
-const LONG_INPUT = 'a'.repeat(50_000) + '!'
+const LONG_INPUT = `${'a'.repeat(50_000)}!`
 const BOUND_MS = 2_000
 
-const PLUGINS = [{ plugin: 'validate' }, { plugin: 'alias-resolve' }, { plugin: 'person-update' }, { plugin: 'decide', options: { pollIntervalMs: 200 } }, { plugin: 'sink-mongo', required: true }]
+const PLUGINS = [
+  { plugin: 'validate' },
+  { plugin: 'alias-resolve' },
+  { plugin: 'person-update' },
+  { plugin: 'decide', options: { pollIntervalMs: 200 } },
+  { plugin: 'sink-mongo', required: true },
+]
 
 const regexFilter = (value: string, operator = 'regex') => ({ key: 'email', type: 'person', operator, value })
 
@@ -21,11 +27,30 @@ describe('catastrophic regular expressions in flags and cohorts', function () {
   before(async () => {
     t = await startTestService({ plugins: PLUGINS })
     const flags = CATASTROPHIC.flatMap((pattern, i) => [
-      { id: 2 * i + 1, key: `regex-${i}`, active: true, filters: { groups: [{ properties: [regexFilter(pattern)], rollout_percentage: 100 }] } },
-      { id: 2 * i + 2, key: `not-regex-${i}`, active: true, filters: { groups: [{ properties: [regexFilter(pattern, 'not_regex')], rollout_percentage: 100 }] } },
+      {
+        id: 2 * i + 1,
+        key: `regex-${i}`,
+        active: true,
+        filters: { groups: [{ properties: [regexFilter(pattern)], rollout_percentage: 100 }] },
+      },
+      {
+        id: 2 * i + 2,
+        key: `not-regex-${i}`,
+        active: true,
+        filters: { groups: [{ properties: [regexFilter(pattern, 'not_regex')], rollout_percentage: 100 }] },
+      },
     ])
-    flags.push({ id: 99, key: 'in-cohort', active: true, filters: { groups: [{ properties: [{ key: 'id', type: 'cohort', value: 7 } as never], rollout_percentage: 100 }] } })
-    const cohorts = { 7: { name: 'slow', filters: { properties: { type: 'OR', values: CATASTROPHIC.map((p) => regexFilter(p)) } } } }
+    flags.push({
+      id: 99,
+      key: 'in-cohort',
+      active: true,
+      filters: {
+        groups: [{ properties: [{ key: 'id', type: 'cohort', value: 7 } as never], rollout_percentage: 100 }],
+      },
+    })
+    const cohorts = {
+      7: { name: 'slow', filters: { properties: { type: 'OR', values: CATASTROPHIC.map((p) => regexFilter(p)) } } },
+    }
     const put = await t.admin('PUT', `/api/projects/${t.project.id}/flag_definitions`, { flags, cohorts })
     expect(put.status, await put.clone().text()).to.equal(200)
   })
@@ -33,7 +58,14 @@ describe('catastrophic regular expressions in flags and cohorts', function () {
 
   it('answers /flags for a 50,000-character input within the bound, every pattern evaluated', async () => {
     const started = performance.now()
-    const response = await fetch(`${t.url}/flags/?v=2`, { method: 'POST', body: JSON.stringify({ api_key: t.project.api_token, distinct_id: 'u', person_properties: { email: LONG_INPUT } }) })
+    const response = await fetch(`${t.url}/flags/?v=2`, {
+      method: 'POST',
+      body: JSON.stringify({
+        api_key: t.project.api_token,
+        distinct_id: 'u',
+        person_properties: { email: LONG_INPUT },
+      }),
+    })
     const elapsed = performance.now() - started
     expect(response.status).to.equal(200)
     const body = (await response.json()) as { flags: Record<string, { enabled: boolean }> }
@@ -43,7 +75,15 @@ describe('catastrophic regular expressions in flags and cohorts', function () {
   })
 
   it('keeps the event loop responsive while a stored person with the long value is evaluated', async () => {
-    await fetch(`${t.url}/i/v0/e/`, { method: 'POST', body: JSON.stringify({ api_key: t.project.api_token, event: '$identify', distinct_id: 'stored', properties: { $set: { email: LONG_INPUT } } }) })
+    await fetch(`${t.url}/i/v0/e/`, {
+      method: 'POST',
+      body: JSON.stringify({
+        api_key: t.project.api_token,
+        event: '$identify',
+        distinct_id: 'stored',
+        properties: { $set: { email: LONG_INPUT } },
+      }),
+    })
     let maxLagMs = 0
     let last = performance.now()
     const probe = setInterval(() => {
@@ -52,7 +92,14 @@ describe('catastrophic regular expressions in flags and cohorts', function () {
       last = now
     }, 5)
     const started = performance.now()
-    const responses = await Promise.all(Array.from({ length: 5 }, () => fetch(`${t.url}/flags/?v=2`, { method: 'POST', body: JSON.stringify({ api_key: t.project.api_token, distinct_id: 'stored' }) })))
+    const responses = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        fetch(`${t.url}/flags/?v=2`, {
+          method: 'POST',
+          body: JSON.stringify({ api_key: t.project.api_token, distinct_id: 'stored' }),
+        }),
+      ),
+    )
     clearInterval(probe)
     expect(responses.map((r) => r.status)).to.deep.equal([200, 200, 200, 200, 200])
     expect(performance.now() - started).to.be.lessThan(BOUND_MS * 2)
@@ -70,10 +117,26 @@ const heavyFlag = (id: number, count: number) => ({
   id,
   key: `heavy-${id}`,
   active: true,
-  filters: { groups: Array.from({ length: count }, (_, i) => ({ properties: [{ key: 'name', type: 'person', operator: 'regex', value: `${LOOK_AROUND_CATASTROPHIC}${'b'.repeat(i)}` }], rollout_percentage: 100 })) },
+  filters: {
+    groups: Array.from({ length: count }, (_, i) => ({
+      properties: [
+        { key: 'name', type: 'person', operator: 'regex', value: `${LOOK_AROUND_CATASTROPHIC}${'b'.repeat(i)}` },
+      ],
+      rollout_percentage: 100,
+    })),
+  },
 })
 const ORDINARY = [
-  { id: 1, key: 'ordinary-regex', active: true, filters: { groups: [{ properties: [{ key: 'name', type: 'person', operator: 'regex', value: '^xa+c$' }], rollout_percentage: 100 }] } },
+  {
+    id: 1,
+    key: 'ordinary-regex',
+    active: true,
+    filters: {
+      groups: [
+        { properties: [{ key: 'name', type: 'person', operator: 'regex', value: '^xa+c$' }], rollout_percentage: 100 },
+      ],
+    },
+  },
   { id: 900, key: 'rollout', active: true, filters: { groups: [{ properties: [], rollout_percentage: 100 }] } },
 ]
 /** 200 look-around filters in all, ten per flag: as many as the default budget (100 ms) accepts per flag. */
@@ -86,7 +149,8 @@ describe('a flags request with hundreds of look-around patterns: the time budget
     t = await startTestService({ plugins: PLUGINS })
   })
   after(async () => t?.close())
-  const putDefinitions = (definitions: unknown) => t.admin('PUT', `/api/projects/${t.project.id}/flag_definitions`, definitions)
+  const putDefinitions = (definitions: unknown) =>
+    t.admin('PUT', `/api/projects/${t.project.id}/flag_definitions`, definitions)
 
   const heavyRequest = async () => {
     const started = performance.now()
@@ -104,12 +168,24 @@ describe('a flags request with hundreds of look-around patterns: the time budget
     expect(answer.body.flags.rollout).to.deep.include({ enabled: true })
     const failed = heavyKeys.filter((key) => answer.body.flags[key].failed === true)
     expect(failed.length).to.be.at.least(heavyKeys.length - 1)
-    for (const key of failed) expect(answer.body.flags[key]).to.deep.include({ enabled: false, variant: null, reason: { code: 'timeout', condition_index: null, description: "Timeout: the request's time budget for regular expressions was used up" } })
+    for (const key of failed)
+      expect(answer.body.flags[key]).to.deep.include({
+        enabled: false,
+        variant: null,
+        reason: {
+          code: 'timeout',
+          condition_index: null,
+          description: "Timeout: the request's time budget for regular expressions was used up",
+        },
+      })
   }
 
   it('answers within the budget: the flags past it fail with timeout, the others are answered', async () => {
     expect((await putDefinitions(TWENTY_BY_TEN)).status).to.equal(200)
-    expectBounded(await heavyRequest(), TWENTY_BY_TEN.flags.slice(2).map((f) => f.key))
+    expectBounded(
+      await heavyRequest(),
+      TWENTY_BY_TEN.flags.slice(2).map((f) => f.key),
+    )
   })
 
   it('keeps /_health answering promptly while such a request is evaluated', async () => {
@@ -132,14 +208,24 @@ describe('a flags request with hundreds of look-around patterns: the time budget
     const response = await putDefinitions({ flags: [...ORDINARY, heavyFlag(10, 200)] })
     expect(response.status).to.equal(400)
     const body = (await response.json()) as Json
-    expect(body).to.include({ type: 'validation_error', code: 'too_many_backtracking_regexes', attr: 'flags.2.filters.groups.10.properties.0.value' })
-    expect(body.detail).to.include('flag "heavy-10", condition set 11, property "name"').and.include('200 regular expressions')
+    expect(body).to.include({
+      type: 'validation_error',
+      code: 'too_many_backtracking_regexes',
+      attr: 'flags.2.filters.groups.10.properties.0.value',
+    })
+    expect(body.detail)
+      .to.include('flag "heavy-10", condition set 11, property "name"')
+      .and.include('200 regular expressions')
     const stored = (await (await t.admin('GET', `/api/projects/${t.project.id}/flag_definitions`)).json()) as Json
     expect(stored.flags.map((f: Json) => f.key)).to.have.members(TWENTY_BY_TEN.flags.map((f) => f.key))
   })
 
   it('still bounds a 200-filter flag stored by other means (an older version, direct writes)', async () => {
-    await replaceDefinitions(t.service.storage.db, t.project.id, readDefinitions({ flags: [...ORDINARY, heavyFlag(10, 200)] }, 200 * 10))
+    await replaceDefinitions(
+      t.service.storage.db,
+      t.project.id,
+      readDefinitions({ flags: [...ORDINARY, heavyFlag(10, 200)] }, 200 * 10),
+    )
     const deadline = Date.now() + 10_000
     let answer = await heavyRequest()
     while (answer.body.flags?.['heavy-11'] !== undefined && Date.now() < deadline) {

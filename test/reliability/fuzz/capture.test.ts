@@ -62,7 +62,8 @@ async function verifyAndClearEvents(db: Db, projectId: number): Promise<number> 
     expect(Number.isNaN((event.timestamp as Date).getTime()), where).to.equal(false)
     expect(event.created_at, where).to.be.instanceOf(Date)
   }
-  for (let i = 0; i < ids.length; i += DELETE_CHUNK) await events.deleteMany({ _id: { $in: ids.slice(i, i + DELETE_CHUNK) } })
+  for (let i = 0; i < ids.length; i += DELETE_CHUNK)
+    await events.deleteMany({ _id: { $in: ids.slice(i, i + DELETE_CHUNK) } })
   return ids.length
 }
 
@@ -75,7 +76,9 @@ async function personFigures(db: Db, projectId: number): Promise<string> {
   let count = 0
   let maxKeys = 0
   let maxBytes = 0
-  for await (const person of db.collection('persons').find({ project_id: projectId }, { projection: { _id: 0, properties: 1 } })) {
+  for await (const person of db
+    .collection('persons')
+    .find({ project_id: projectId }, { projection: { _id: 0, properties: 1 } })) {
     count++
     const properties = (person.properties ?? {}) as Record<string, unknown>
     maxKeys = Math.max(maxKeys, Object.keys(properties).length)
@@ -88,7 +91,10 @@ describe(`fuzzing capture and flags (${RUNS} bodies, seed ${SEED}, ${CONCURRENCY
   this.timeout(120_000 + RUNS * 100)
   let t: TestService
   before(async () => {
-    t = await startTestService({ plugins: defaultPlugins(), server: { bodyLimitBytes: 4 * 1024 * 1024, decodedLimitBytes: 16 * 1024 * 1024 } })
+    t = await startTestService({
+      plugins: defaultPlugins(),
+      server: { bodyLimitBytes: 4 * 1024 * 1024, decodedLimitBytes: 16 * 1024 * 1024 },
+    })
   })
   after(async () => t?.close())
 
@@ -117,7 +123,12 @@ describe(`fuzzing capture and flags (${RUNS} bodies, seed ${SEED}, ${CONCURRENCY
 
     const sendOne = async (request: FuzzRequest) => {
       const begun = performance.now()
-      const response = await fetch(t.url + request.path, { method: 'POST', body: new Uint8Array(request.body), headers: request.headers, signal: AbortSignal.timeout(RESPONSE_BOUND_MS * 2) })
+      const response = await fetch(t.url + request.path, {
+        method: 'POST',
+        body: new Uint8Array(request.body),
+        headers: request.headers,
+        signal: AbortSignal.timeout(RESPONSE_BOUND_MS * 2),
+      })
       const text = await response.text()
       const ms = performance.now() - begun
       slowest = Math.max(slowest, ms)
@@ -143,15 +154,18 @@ describe(`fuzzing capture and flags (${RUNS} bodies, seed ${SEED}, ${CONCURRENCY
 
     try {
       await fc.assert(
-        fc.asyncProperty(fc.array(fuzzRequest(t.project.api_token), { minLength: CONCURRENCY, maxLength: CONCURRENCY }), async (batch) => {
-          const results = await Promise.allSettled(batch.map(sendOne))
-          const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')
-          if (failed) throw failed.reason
-          if (sent >= nextVerify) {
-            nextVerify += VERIFY_EVERY
-            await verify()
-          }
-        }),
+        fc.asyncProperty(
+          fc.array(fuzzRequest(t.project.api_token), { minLength: CONCURRENCY, maxLength: CONCURRENCY }),
+          async (batch) => {
+            const results = await Promise.allSettled(batch.map(sendOne))
+            const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')
+            if (failed) throw failed.reason
+            if (sent >= nextVerify) {
+              nextVerify += VERIFY_EVERY
+              await verify()
+            }
+          },
+        ),
         { numRuns: Math.ceil(RUNS / CONCURRENCY), seed: SEED, endOnFailure: true },
       )
       await verify()

@@ -4,6 +4,8 @@ import path from 'node:path'
 import { ROOT_DIR } from '../../helpers/service.ts'
 
 export function defaultPlugins(): Array<Record<string, unknown>> {
-  const config = JSON.parse(readFileSync(path.join(ROOT_DIR, 'config', 'default.json'), 'utf8')) as { plugins: Array<Record<string, unknown>> }
+  const config = JSON.parse(readFileSync(path.join(ROOT_DIR, 'config', 'default.json'), 'utf8')) as {
+    plugins: Array<Record<string, unknown>>
+  }
   return config.plugins
 }

@@ -41,7 +41,12 @@ export class CaptureLoad {
     for (let i = 0; i < count; i++) {
       const seq = ++this.seq
       const distinctId = `person-${seq % persons}`
-      const event: Record<string, unknown> = { event: 'load', distinct_id: distinctId, uuid: randomUUID(), properties: { seq } }
+      const event: Record<string, unknown> = {
+        event: 'load',
+        distinct_id: distinctId,
+        uuid: randomUUID(),
+        properties: { seq },
+      }
       if (seq % 10 === 0) {
         const key = `k${seq}`
         ;(event.properties as Record<string, unknown>).$set = { [key]: seq }
@@ -50,7 +55,13 @@ export class CaptureLoad {
       events.push(event)
     }
     const uuids = events.map((e) => e.uuid as string)
-    if (count === 1) return { path: '/i/v0/e/', body: JSON.stringify({ api_key: this.options.token, ...events[0] }), uuids, personKeys }
+    if (count === 1)
+      return {
+        path: '/i/v0/e/',
+        body: JSON.stringify({ api_key: this.options.token, ...events[0] }),
+        uuids,
+        personKeys,
+      }
     return { path: '/batch/', body: JSON.stringify({ api_key: this.options.token, batch: events }), uuids, personKeys }
   }
 
@@ -59,7 +70,11 @@ export class CaptureLoad {
     this.requests += 1
     let status: number | string
     try {
-      const response = await fetch(url + sent.path, { method: 'POST', body: sent.body, signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000) })
+      const response = await fetch(url + sent.path, {
+        method: 'POST',
+        body: sent.body,
+        signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
+      })
       await response.arrayBuffer()
       status = response.status
     } catch (error) {

@@ -33,7 +33,11 @@ export function numericHints(bytes: Uint8Array, offset = 0, prefix = '', out: Nu
 type Container = Record<string, unknown> | unknown[]
 
 function isContainer(value: unknown): value is Container {
-  return typeof value === 'object' && value !== null && (Array.isArray(value) || Object.getPrototypeOf(value) === Object.prototype)
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (Array.isArray(value) || Object.getPrototypeOf(value) === Object.prototype)
+  )
 }
 
 function parentOf(doc: Record<string, unknown>, path: string): [Container, string] | undefined {
@@ -64,7 +68,8 @@ export function applyNumericHints(doc: Record<string, unknown>, hints: NumericHi
     const index: string | number = Array.isArray(parent) ? Number(key) : key
     const value = (parent as Record<string | number, unknown>)[index]
     if (typeof value !== 'number') continue
-    if (kind === 'long' && Number.isSafeInteger(value)) (parent as Record<string | number, unknown>)[index] = Long.fromNumber(value)
+    if (kind === 'long' && Number.isSafeInteger(value))
+      (parent as Record<string | number, unknown>)[index] = Long.fromNumber(value)
     else if (kind === 'double') (parent as Record<string | number, unknown>)[index] = new Double(value)
   }
 }

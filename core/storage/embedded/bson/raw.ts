@@ -29,7 +29,11 @@ const decoder = new TextDecoder('utf-8')
 /** Field names are nearly always ASCII: decode those without the TextDecoder round trip. */
 function decodeName(bytes: Uint8Array, start: number, end: number): string {
   let ascii = true
-  for (let i = start; i < end; i++) if (bytes[i] >= 0x80) { ascii = false; break }
+  for (let i = start; i < end; i++)
+    if (bytes[i] >= 0x80) {
+      ascii = false
+      break
+    }
   if (!ascii) return decoder.decode(bytes.subarray(start, end))
   let name = ''
   for (let i = start; i < end; i++) name += String.fromCharCode(bytes[i])
@@ -50,21 +54,42 @@ function cstringEnd(bytes: Uint8Array, offset: number, limit: number): number {
 /** Bytes of the value of an element of `type` starting at `at`; strings of a regex stop at `limit`. */
 export function valueLength(bytes: Uint8Array, type: number, at: number, limit: number): number {
   switch (type) {
-    case 0x01: case 0x09: case 0x11: case 0x12: return 8
-    case 0x02: case 0x0d: case 0x0e: return 4 + documentLength(bytes, at)
-    case 0x03: case 0x04: case 0x0f: return documentLength(bytes, at)
-    case 0x05: return 5 + documentLength(bytes, at)
-    case 0x06: case 0x0a: case 0xff: case 0x7f: return 0
-    case 0x07: return 12
-    case 0x08: return 1
+    case 0x01:
+    case 0x09:
+    case 0x11:
+    case 0x12:
+      return 8
+    case 0x02:
+    case 0x0d:
+    case 0x0e:
+      return 4 + documentLength(bytes, at)
+    case 0x03:
+    case 0x04:
+    case 0x0f:
+      return documentLength(bytes, at)
+    case 0x05:
+      return 5 + documentLength(bytes, at)
+    case 0x06:
+    case 0x0a:
+    case 0xff:
+    case 0x7f:
+      return 0
+    case 0x07:
+      return 12
+    case 0x08:
+      return 1
     case 0x0b: {
       const patternEnd = cstringEnd(bytes, at, limit)
       return cstringEnd(bytes, patternEnd + 1, limit) + 1 - at
     }
-    case 0x0c: return 4 + documentLength(bytes, at) + 12
-    case 0x10: return 4
-    case 0x13: return 16
-    default: throw new RangeError(`unknown BSON element type 0x${type.toString(16)}`)
+    case 0x0c:
+      return 4 + documentLength(bytes, at) + 12
+    case 0x10:
+      return 4
+    case 0x13:
+      return 16
+    default:
+      throw new RangeError(`unknown BSON element type 0x${type.toString(16)}`)
   }
 }
 

@@ -51,7 +51,11 @@ export function dbOf(cmd: IncomingCommand): string {
 /** The collection a command names in its first field (`{find: "events"}`). */
 export function collectionOf(cmd: IncomingCommand, name: string): string {
   const value = cmd.body[name]
-  if (typeof value !== 'string') throw mongoError('InvalidNamespace', `collection name has invalid type ${typeof value === 'number' ? 'int' : typeof value}`)
+  if (typeof value !== 'string')
+    throw mongoError(
+      'InvalidNamespace',
+      `collection name has invalid type ${typeof value === 'number' ? 'int' : typeof value}`,
+    )
   if (value === '') throw mongoError('InvalidNamespace', `Invalid namespace specified '${dbOf(cmd)}.'`)
   return value
 }
@@ -59,14 +63,19 @@ export function collectionOf(cmd: IncomingCommand, name: string): string {
 export function optionalNumber(body: Doc, field: string): number | undefined {
   const value = body[field]
   if (value === undefined || value === null) return undefined
-  if (typeof value !== 'number') throw mongoError('TypeMismatch', `BSON field '${field}' is the wrong type '${typeof value}', expected types '[long, int, decimal, double]'`)
+  if (typeof value !== 'number')
+    throw mongoError(
+      'TypeMismatch',
+      `BSON field '${field}' is the wrong type '${typeof value}', expected types '[long, int, decimal, double]'`,
+    )
   return value
 }
 
 export function optionalDoc(body: Doc, field: string): Doc | undefined {
   const value = body[field]
   if (value === undefined || value === null) return undefined
-  if (typeof value !== 'object' || Array.isArray(value)) throw mongoError('TypeMismatch', `BSON field '${field}' is the wrong type, expected type 'object'`)
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw mongoError('TypeMismatch', `BSON field '${field}' is the wrong type, expected type 'object'`)
   return value as Doc
 }
 

@@ -9,17 +9,29 @@ import { readCommands } from './reads.ts'
 import { writeCommands } from './writes.ts'
 import { countCommand } from './counters.ts'
 
-const COMMANDS = new Map<string, CommandHandler>(Object.entries({
-  ...handshakeCommands,
-  ...readCommands,
-  ...writeCommands,
-  ...namespaceCommands,
-  ...indexCommands,
-}))
+const COMMANDS = new Map<string, CommandHandler>(
+  Object.entries({
+    ...handshakeCommands,
+    ...readCommands,
+    ...writeCommands,
+    ...namespaceCommands,
+    ...indexCommands,
+  }),
+)
 
 /** Commands that change data: their reply waits for the log (see Durability in the docs). */
 export const WRITE_COMMANDS = new Set([
-  'insert', 'update', 'delete', 'findAndModify', 'create', 'drop', 'dropDatabase', 'renameCollection', 'createIndexes', 'dropIndexes', 'collMod',
+  'insert',
+  'update',
+  'delete',
+  'findAndModify',
+  'create',
+  'drop',
+  'dropDatabase',
+  'renameCollection',
+  'createIndexes',
+  'dropIndexes',
+  'collMod',
 ])
 
 /** Commands of features the server deliberately lacks: a clear error, not "no such command". */
@@ -46,7 +58,8 @@ export function commandName(cmd: IncomingCommand): string {
 export async function runCommand(cmd: IncomingCommand, ctx: CommandContext): Promise<Uint8Array> {
   try {
     const name = commandName(cmd)
-    if (cmd.body.autocommit === false || cmd.body.startTransaction === true) throw notSupported('multi-document transactions')
+    if (cmd.body.autocommit === false || cmd.body.startTransaction === true)
+      throw notSupported('multi-document transactions')
     const handler = COMMANDS.get(name)
     if (!handler) {
       const feature = UNSUPPORTED.get(name)

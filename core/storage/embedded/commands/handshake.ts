@@ -37,7 +37,12 @@ function hello(body: Doc, ctx: CommandContext, legacyName: boolean): Doc {
       me,
       secondary: false,
       electionId: new ObjectId('7fffffff0000000000000001'),
-      lastWrite: { opTime: { ts: now, t: Long.fromNumber(1) }, lastWriteDate: new Date(), majorityOpTime: { ts: now, t: Long.fromNumber(1) }, majorityWriteDate: new Date() },
+      lastWrite: {
+        opTime: { ts: now, t: Long.fromNumber(1) },
+        lastWriteDate: new Date(),
+        majorityOpTime: { ts: now, t: Long.fromNumber(1) },
+        majorityWriteDate: new Date(),
+      },
     })
   }
   return { ...reply, ok: 1 }
@@ -63,16 +68,25 @@ export const handshakeCommands: Record<string, CommandHandler> = {
   }),
   getParameter: (cmd, ctx) => {
     const out: Doc = { ok: 1 }
-    if (cmd.body.featureCompatibilityVersion !== undefined || cmd.body.getParameter === '*') out.featureCompatibilityVersion = { version: '7.0' }
-    if (cmd.body.ttlMonitorSleepSecs !== undefined || cmd.body.getParameter === '*') out.ttlMonitorSleepSecs = ctx.parameters.ttlMonitorSleepSecs
+    if (cmd.body.featureCompatibilityVersion !== undefined || cmd.body.getParameter === '*')
+      out.featureCompatibilityVersion = { version: '7.0' }
+    if (cmd.body.ttlMonitorSleepSecs !== undefined || cmd.body.getParameter === '*')
+      out.ttlMonitorSleepSecs = ctx.parameters.ttlMonitorSleepSecs
     return out
   },
   setParameter: (cmd, ctx) => {
     const value = cmd.body.ttlMonitorSleepSecs
-    const others = Object.keys(cmd.body).filter((k) => !['setParameter', 'ttlMonitorSleepSecs', '$db', 'lsid', '$clusterTime', '$readPreference', 'comment'].includes(k))
-    if (others.length > 0) throw mongoError('InvalidOptions', `unrecognized parameter for the embedded server: ${others[0]}`)
+    const others = Object.keys(cmd.body).filter(
+      (k) =>
+        !['setParameter', 'ttlMonitorSleepSecs', '$db', 'lsid', '$clusterTime', '$readPreference', 'comment'].includes(
+          k,
+        ),
+    )
+    if (others.length > 0)
+      throw mongoError('InvalidOptions', `unrecognized parameter for the embedded server: ${others[0]}`)
     if (value === undefined) throw mongoError('InvalidOptions', 'no option found to set, use help:true to see options ')
-    if (typeof value !== 'number' || value < 1) throw mongoError('BadValue', 'ttlMonitorSleepSecs must be a positive number')
+    if (typeof value !== 'number' || value < 1)
+      throw mongoError('BadValue', 'ttlMonitorSleepSecs must be a positive number')
     const was = ctx.parameters.ttlMonitorSleepSecs
     ctx.parameters.ttlMonitorSleepSecs = value
     return { was, ok: 1 }
@@ -86,12 +100,21 @@ export const handshakeCommands: Record<string, CommandHandler> = {
     localTime: new Date(),
     connections: { current: 1, available: 1000 },
     mem: { resident: Math.round(process.memoryUsage().rss / 1048576), bits: 64 },
-    metrics: { commands: Object.fromEntries([...commandTotals()].map(([name, total]) => [name, { total: Long.fromNumber(total) }])) },
+    metrics: {
+      commands: Object.fromEntries(
+        [...commandTotals()].map(([name, total]) => [name, { total: Long.fromNumber(total) }]),
+      ),
+    },
     ok: 1,
   }),
-  hostInfo: () => ({ system: { hostname: os.hostname(), currentTime: new Date() }, os: { type: process.platform }, ok: 1 }),
+  hostInfo: () => ({
+    system: { hostname: os.hostname(), currentTime: new Date() },
+    os: { type: process.platform },
+    ok: 1,
+  }),
   whatsmyuri: () => ({ you: '127.0.0.1:0', ok: 1 }),
-  getLog: (cmd) => (cmd.body.getLog === '*' ? { names: ['startupWarnings'], ok: 1 } : { totalLinesWritten: 0, log: [], ok: 1 }),
+  getLog: (cmd) =>
+    cmd.body.getLog === '*' ? { names: ['startupWarnings'], ok: 1 } : { totalLinesWritten: 0, log: [], ok: 1 },
   getCmdLineOpts: () => ({ argv: ['hedgerow-embedded-mongo'], parsed: {}, ok: 1 }),
   connectionStatus: () => ({ authInfo: { authenticatedUsers: [], authenticatedUserRoles: [] }, ok: 1 }),
   endSessions: ok,
@@ -100,7 +123,11 @@ export const handshakeCommands: Record<string, CommandHandler> = {
   refreshSessions: ok,
   startSession: () => ({ id: { id: new ObjectId() }, timeoutMinutes: 30, ok: 1 }),
   logout: ok,
-  getDefaultRWConcern: () => ({ defaultReadConcern: { level: 'local' }, defaultWriteConcern: { w: 1, wtimeout: 0 }, ok: 1 }),
+  getDefaultRWConcern: () => ({
+    defaultReadConcern: { level: 'local' },
+    defaultWriteConcern: { w: 1, wtimeout: 0 },
+    ok: 1,
+  }),
   replSetGetStatus: (_cmd, ctx) => {
     if (!ctx.info.replSetName) throw mongoError('NoReplicationEnabled', 'not running with --replSet')
     return {

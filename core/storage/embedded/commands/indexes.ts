@@ -15,10 +15,16 @@ function exists(coll: Collection | undefined, spec: IndexSpec): boolean {
   const byName = all.find((s) => s.name === spec.name)
   if (byName) {
     if (!sameKey(byName.key, spec.key)) {
-      throw mongoError('IndexKeySpecsConflict', `An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. Requested index: ${shown(spec)}, existing index: ${shown(byName)}`)
+      throw mongoError(
+        'IndexKeySpecsConflict',
+        `An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. Requested index: ${shown(spec)}, existing index: ${shown(byName)}`,
+      )
     }
     if (byName !== ID_INDEX && !sameIndexOptions(byName, spec)) {
-      throw mongoError('IndexOptionsConflict', `An equivalent index already exists with the same name but different options. Requested index: ${shown(spec)}, existing index: ${shown(byName)}`)
+      throw mongoError(
+        'IndexOptionsConflict',
+        `An equivalent index already exists with the same name but different options. Requested index: ${shown(spec)}, existing index: ${shown(byName)}`,
+      )
     }
     return true
   }
@@ -34,7 +40,17 @@ export const indexCommands: Record<string, CommandHandler> = {
   collMod: (cmd, ctx) => {
     const db = dbOf(cmd)
     const name = collectionOf(cmd, 'collMod')
-    const ignored = new Set(['collMod', 'index', '$db', 'lsid', '$clusterTime', 'writeConcern', 'comment', '$readPreference', 'txnNumber'])
+    const ignored = new Set([
+      'collMod',
+      'index',
+      '$db',
+      'lsid',
+      '$clusterTime',
+      'writeConcern',
+      'comment',
+      '$readPreference',
+      'txnNumber',
+    ])
     const other = Object.keys(cmd.body).find((k) => !ignored.has(k))
     if (other) throw notSupported(`collMod option '${other}'`)
     const coll = ctx.catalog.get(db, name)
@@ -43,13 +59,26 @@ export const indexCommands: Record<string, CommandHandler> = {
     if (!change) return { ok: 1 }
     const unknown = Object.keys(change).find((k) => !COLLMOD_INDEX_OPTIONS.has(k))
     if (unknown) throw notSupported(`collMod index option '${unknown}'`)
-    const index = typeof change.name === 'string' ? coll.index(change.name) : isPlainObject(change.keyPattern) ? coll.indexes.find((ix) => sameKey(ix.spec.key, change.keyPattern as Doc)) : undefined
-    if (!index) throw mongoError('IndexNotFound', `cannot find index ${formatValue(change.name ?? change.keyPattern)} for ns ${db}.${name}`)
+    const index =
+      typeof change.name === 'string'
+        ? coll.index(change.name)
+        : isPlainObject(change.keyPattern)
+          ? coll.indexes.find((ix) => sameKey(ix.spec.key, change.keyPattern as Doc))
+          : undefined
+    if (!index)
+      throw mongoError(
+        'IndexNotFound',
+        `cannot find index ${formatValue(change.name ?? change.keyPattern)} for ns ${db}.${name}`,
+      )
     const spec: IndexSpec = { ...index.spec }
     const reply: Doc = { ok: 1 }
     if (change.expireAfterSeconds !== undefined) {
-      if (index.spec.expireAfterSeconds === undefined) throw mongoError('InvalidOptions', 'no expireAfterSeconds field to update')
-      const ttl = parseIndexSpec({ key: index.spec.key, expireAfterSeconds: change.expireAfterSeconds }).expireAfterSeconds
+      if (index.spec.expireAfterSeconds === undefined)
+        throw mongoError('InvalidOptions', 'no expireAfterSeconds field to update')
+      const ttl = parseIndexSpec({
+        key: index.spec.key,
+        expireAfterSeconds: change.expireAfterSeconds,
+      }).expireAfterSeconds
       reply.expireAfterSeconds_old = index.spec.expireAfterSeconds
       reply.expireAfterSeconds_new = ttl
       spec.expireAfterSeconds = ttl
@@ -67,11 +96,14 @@ export const indexCommands: Record<string, CommandHandler> = {
     const db = dbOf(cmd)
     const name = collectionOf(cmd, 'createIndexes')
     const raw = cmd.body.indexes
-    if (!Array.isArray(raw) || raw.length === 0) throw mongoError('BadValue', 'Must specify at least one index to create')
+    if (!Array.isArray(raw) || raw.length === 0)
+      throw mongoError('BadValue', 'Must specify at least one index to create')
     const specs = raw.map(parseIndexSpec)
     const existing = ctx.catalog.get(db, name)
     const before = existing ? existing.indexes.length + 1 : 1
-    const fresh = specs.filter((spec, i) => !exists(existing, spec) && !specs.slice(0, i).some((s) => s.name === spec.name))
+    const fresh = specs.filter(
+      (spec, i) => !exists(existing, spec) && !specs.slice(0, i).some((s) => s.name === spec.name),
+    )
     const coll = existing ?? ctx.catalog.ensure(db, name)
     for (const spec of fresh) ctx.catalog.createIndex(coll, spec)
     return {
@@ -89,7 +121,11 @@ export const indexCommands: Record<string, CommandHandler> = {
     if (!coll) throw mongoError('NamespaceNotFound', `ns does not exist: ${db}.${name}`)
     const specs: Doc[] = [ID_INDEX, ...coll.indexes.map((i) => i.spec)].map((s) => ({ ...s }))
     const batchSize = optionalDoc(cmd.body, 'cursor')?.batchSize
-    return ctx.cursors.open(`${db}.${name}`, specs.map((s) => encode(s) as Uint8Array)[Symbol.iterator](), typeof batchSize === 'number' ? batchSize : undefined)
+    return ctx.cursors.open(
+      `${db}.${name}`,
+      specs.map((s) => encode(s) as Uint8Array)[Symbol.iterator](),
+      typeof batchSize === 'number' ? batchSize : undefined,
+    )
   },
   dropIndexes: (cmd, ctx) => {
     const db = dbOf(cmd)
@@ -104,10 +140,19 @@ export const indexCommands: Record<string, CommandHandler> = {
     }
     const wanted = Array.isArray(target) ? target : [target]
     const names = wanted.map((w) => {
-      if (w === '_id_' || (isPlainObject(w) && sameKey({ _id: 1 }, w))) throw mongoError('InvalidOptions', 'cannot drop _id index')
-      const found = typeof w === 'string' ? coll.index(w) : isPlainObject(w) ? coll.indexes.find((ix) => sameKey(ix.spec.key, w)) : undefined
+      if (w === '_id_' || (isPlainObject(w) && sameKey({ _id: 1 }, w)))
+        throw mongoError('InvalidOptions', 'cannot drop _id index')
+      const found =
+        typeof w === 'string'
+          ? coll.index(w)
+          : isPlainObject(w)
+            ? coll.indexes.find((ix) => sameKey(ix.spec.key, w))
+            : undefined
       if (!found) {
-        throw mongoError('IndexNotFound', typeof w === 'string' ? `index not found with name [${w}]` : `can't find index with key: ${formatValue(w)}`)
+        throw mongoError(
+          'IndexNotFound',
+          typeof w === 'string' ? `index not found with name [${w}]` : `can't find index with key: ${formatValue(w)}`,
+        )
       }
       return found.name
     })

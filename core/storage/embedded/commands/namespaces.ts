@@ -5,7 +5,17 @@ import { compileFilter } from '../engine/matcher.ts'
 import { mongoError, notSupported } from '../errors.ts'
 import { collectionOf, dbOf, optionalDoc, type CommandHandler } from './context.ts'
 
-const UNSUPPORTED_CREATE_OPTIONS = ['capped', 'validator', 'timeseries', 'clusteredIndex', 'viewOn', 'pipeline', 'collation', 'encryptedFields', 'storageEngine']
+const UNSUPPORTED_CREATE_OPTIONS = [
+  'capped',
+  'validator',
+  'timeseries',
+  'clusteredIndex',
+  'viewOn',
+  'pipeline',
+  'collation',
+  'encryptedFields',
+  'storageEngine',
+]
 
 function filtered<T extends Doc>(items: T[], filter: Doc | undefined): T[] {
   if (!filter) return items
@@ -18,7 +28,8 @@ function* encoded(docs: Doc[]): Generator<Uint8Array> {
 }
 
 function splitNamespace(ns: unknown, field: string): [string, string] {
-  if (typeof ns !== 'string' || !ns.includes('.')) throw mongoError('InvalidNamespace', `Invalid ${field} namespace: ${String(ns)}`)
+  if (typeof ns !== 'string' || !ns.includes('.'))
+    throw mongoError('InvalidNamespace', `Invalid ${field} namespace: ${String(ns)}`)
   const dot = ns.indexOf('.')
   return [ns.slice(0, dot), ns.slice(dot + 1)]
 }
@@ -28,7 +39,8 @@ export const namespaceCommands: Record<string, CommandHandler> = {
     const db = dbOf(cmd)
     const name = collectionOf(cmd, 'create')
     for (const option of UNSUPPORTED_CREATE_OPTIONS) {
-      if (cmd.body[option] !== undefined && cmd.body[option] !== false) throw notSupported(`the create option '${option}'`)
+      if (cmd.body[option] !== undefined && cmd.body[option] !== false)
+        throw notSupported(`the create option '${option}'`)
     }
     ctx.catalog.create(db, name, {})
     return { ok: 1 }
@@ -62,7 +74,11 @@ export const namespaceCommands: Record<string, CommandHandler> = {
     list = filtered(list, optionalDoc(cmd.body, 'filter'))
     if (cmd.body.nameOnly === true) list = list.map((c) => ({ name: c.name, type: c.type }))
     const batchSize = optionalDoc(cmd.body, 'cursor')?.batchSize
-    return ctx.cursors.open(`${db}.$cmd.listCollections`, encoded(list), typeof batchSize === 'number' ? batchSize : undefined)
+    return ctx.cursors.open(
+      `${db}.$cmd.listCollections`,
+      encoded(list),
+      typeof batchSize === 'number' ? batchSize : undefined,
+    )
   },
   listDatabases: (cmd, ctx) => {
     let databases: Doc[] = ctx.catalog.databases().map((name) => {
@@ -97,7 +113,16 @@ export const namespaceCommands: Record<string, CommandHandler> = {
     const colls = ctx.catalog.collections(db)
     const objects = colls.reduce((sum, c) => sum + c.size, 0)
     const dataSize = colls.reduce((sum, c) => sum + c.dataBytes, 0)
-    return { db, collections: colls.length, views: 0, objects, dataSize, storageSize: dataSize, indexes: colls.reduce((sum, c) => sum + c.indexes.length + 1, 0), ok: 1 }
+    return {
+      db,
+      collections: colls.length,
+      views: 0,
+      objects,
+      dataSize,
+      storageSize: dataSize,
+      indexes: colls.reduce((sum, c) => sum + c.indexes.length + 1, 0),
+      ok: 1,
+    }
   },
   fsync: async (_cmd, ctx) => {
     await ctx.syncLog()

@@ -28,7 +28,11 @@ function checkCollation(body: Doc): void {
 
 function nonNegative(body: Doc, field: string): number {
   const value = optionalNumber(body, field) ?? 0
-  if (value < 0) throw mongoError('BadValue', `${field === 'limit' ? 'Limit' : 'Skip'} value must be non-negative, but received: ${value}`)
+  if (value < 0)
+    throw mongoError(
+      'BadValue',
+      `${field === 'limit' ? 'Limit' : 'Skip'} value must be non-negative, but received: ${value}`,
+    )
   return Math.trunc(value)
 }
 
@@ -49,7 +53,8 @@ export function findRequest(body: Doc, filterField = 'filter'): FindRequest {
 
 function batchSizeOf(body: Doc): number | undefined {
   const size = optionalNumber(body, 'batchSize')
-  if (size !== undefined && size < 0) throw mongoError('BadValue', `BatchSize value must be non-negative, but received: ${size}`)
+  if (size !== undefined && size < 0)
+    throw mongoError('BadValue', `BatchSize value must be non-negative, but received: ${size}`)
   return size
 }
 
@@ -72,7 +77,7 @@ function aggregateCursor(cmd: IncomingCommand): number | undefined {
     if (cmd.body.explain) return undefined
     throw mongoError('FailedToParse', "The 'cursor' option is required, except for aggregate with the explain argument")
   }
-  if (!isPlainObject(cursor)) throw mongoError('TypeMismatch', "cursor field must be missing or an object")
+  if (!isPlainObject(cursor)) throw mongoError('TypeMismatch', 'cursor field must be missing or an object')
   return batchSizeOf(cursor) ?? undefined
 }
 
@@ -89,7 +94,12 @@ export const readCommands: Record<string, CommandHandler> = {
     if (typeof id !== 'number') throw mongoError('TypeMismatch', "Field 'getMore' must be of type long")
     const collection = cmd.body.collection
     if (typeof collection !== 'string') throw mongoError('TypeMismatch', "Field 'collection' must be of type string")
-    return ctx.cursors.getMore(id, `${dbOf(cmd)}.${collection}`, batchSizeOf(cmd.body), optionalNumber(cmd.body, 'maxTimeMS'))
+    return ctx.cursors.getMore(
+      id,
+      `${dbOf(cmd)}.${collection}`,
+      batchSizeOf(cmd.body),
+      optionalNumber(cmd.body, 'maxTimeMS'),
+    )
   },
   killCursors: (cmd, ctx) => {
     const ids = Array.isArray(cmd.body.cursors) ? cmd.body.cursors : []
@@ -111,7 +121,8 @@ export const readCommands: Record<string, CommandHandler> = {
     const db = dbOf(cmd)
     const name = collectionOf(cmd, 'distinct')
     const key = cmd.body.key
-    if (typeof key !== 'string') throw mongoError('TypeMismatch', "BSON field 'distinct.key' is missing but a required field")
+    if (typeof key !== 'string')
+      throw mongoError('TypeMismatch', "BSON field 'distinct.key' is missing but a required field")
     checkCollation(cmd.body)
     const filter = optionalDoc(cmd.body, 'query') ?? {}
     const matcher = compileFilter(filter)
@@ -136,7 +147,8 @@ export const readCommands: Record<string, CommandHandler> = {
     const pipeline = Array.isArray(cmd.body.pipeline) ? (cmd.body.pipeline as Doc[]) : cmd.body.pipeline
     const ns = `${db}.${collection ?? '$cmd.aggregate'}`
     if (Array.isArray(pipeline) && isPlainObject(pipeline[0]) && '$changeStream' in pipeline[0]) {
-      if (!ctx.changeStreams) throw new MongoServerError(40573, 'The $changeStream stage is only supported on replica sets')
+      if (!ctx.changeStreams)
+        throw new MongoServerError(40573, 'The $changeStream stage is only supported on replica sets')
       return ctx.cursors.open(ns, ctx.changeStreams.open(db, collection, pipeline), batchSize)
     }
     if (cmd.body.explain) return explainAggregate(ns)
@@ -157,7 +169,13 @@ export const readCommands: Record<string, CommandHandler> = {
     const filter = (verb === 'count' ? inner.query : verb === 'find' ? inner.filter : undefined) ?? {}
     const coll = ctx.catalog.get(db, name)
     const stage = coll ? plan(coll, filter as Doc, parseSort(inner.sort), inner.hint).stage : 'EOF'
-    return { queryPlanner: { namespace: `${db}.${name}`, winningPlan: planShape(stage, coll?.index(stage.slice(7))?.spec.key) }, ok: 1 }
+    return {
+      queryPlanner: {
+        namespace: `${db}.${name}`,
+        winningPlan: planShape(stage, coll?.index(stage.slice(7))?.spec.key),
+      },
+      ok: 1,
+    }
   },
 }
 

@@ -33,7 +33,8 @@ function writeErrors(errors: MongoServerError[]): Doc {
 function statements(cmd: { body: Doc }, field: string): Doc[] {
   const list = cmd.body[field]
   if (!Array.isArray(list)) throw mongoError('TypeMismatch', `BSON field '${field}' is missing or is not an array`)
-  if (list.length > 100_000) throw mongoError('InvalidLength', `Write batch sizes must be between 1 and 100000. Got ${list.length} operations.`)
+  if (list.length > 100_000)
+    throw mongoError('InvalidLength', `Write batch sizes must be between 1 and 100000. Got ${list.length} operations.`)
   return list.map((item) => {
     if (!isPlainObject(item)) throw mongoError('TypeMismatch', `BSON field '${field}' must be an array of objects`)
     return item
@@ -42,7 +43,8 @@ function statements(cmd: { body: Doc }, field: string): Doc[] {
 
 export function updateStatement(spec: Doc, raw: Uint8Array | undefined): UpdateStatement {
   const filter = spec.q ?? {}
-  if (!isPlainObject(filter)) throw mongoError('TypeMismatch', "BSON field 'update.updates.q' is the wrong type, expected type 'object'")
+  if (!isPlainObject(filter))
+    throw mongoError('TypeMismatch', "BSON field 'update.updates.q' is the wrong type, expected type 'object'")
   if (spec.collation !== undefined) throw notSupported('collation')
   const parsed = parseUpdate(spec.u, spec.arrayFilters)
   return {
@@ -97,10 +99,12 @@ export const writeCommands: Record<string, CommandHandler> = {
     const specs = statements(cmd, 'deletes')
     let n = 0
     const errors = eachStatement(specs, cmd.body.ordered !== false, (spec) => {
-      if (spec.limit !== 0 && spec.limit !== 1) throw mongoError('FailedToParse', `The limit field in delete objects must be 0 or 1. Got ${String(spec.limit)}`)
+      if (spec.limit !== 0 && spec.limit !== 1)
+        throw mongoError('FailedToParse', `The limit field in delete objects must be 0 or 1. Got ${String(spec.limit)}`)
       if (spec.collation !== undefined) throw notSupported('collation')
       const filter = spec.q ?? {}
-      if (!isPlainObject(filter)) throw mongoError('TypeMismatch', "BSON field 'delete.deletes.q' is the wrong type, expected type 'object'")
+      if (!isPlainObject(filter))
+        throw mongoError('TypeMismatch', "BSON field 'delete.deletes.q' is the wrong type, expected type 'object'")
       n += executeDelete(ctx.catalog, db, name, filter, spec.limit === 0, undefined, spec.hint).length
     })
     return { n, ...writeErrors(errors), ok: 1 }
@@ -113,14 +117,20 @@ export const writeCommands: Record<string, CommandHandler> = {
     const filter = optionalDoc(body, 'query') ?? {}
     const sort = parseSort(optionalDoc(body, 'sort'))
     const project = makeProjector(optionalDoc(body, 'fields'))
-    const shown = (raw: Buffer | undefined, doc: Doc | undefined) => (raw && doc ? (project ? projectRaw(project, raw) : raw) : null)
+    const shown = (raw: Buffer | undefined, doc: Doc | undefined) =>
+      raw && doc ? (project ? projectRaw(project, raw) : raw) : null
     if (body.remove === true) {
       if (body.update !== undefined) throw mongoError('FailedToParse', 'Cannot specify both an update and remove=true')
-      if (body.new === true) throw mongoError('FailedToParse', 'Cannot specify both new=true and remove=true; \'remove\' always returns the deleted document')
+      if (body.new === true)
+        throw mongoError(
+          'FailedToParse',
+          "Cannot specify both new=true and remove=true; 'remove' always returns the deleted document",
+        )
       const [removed] = executeDelete(ctx.catalog, db, name, filter, false, sort, body.hint)
       return replyWithRawValue({ lastErrorObject: { n: removed ? 1 : 0 } }, shown(removed?.raw, removed?.doc))
     }
-    if (body.update === undefined) throw mongoError('FailedToParse', 'Either an update or remove=true must be specified')
+    if (body.update === undefined)
+      throw mongoError('FailedToParse', 'Either an update or remove=true must be specified')
     const result = executeUpdate(ctx.catalog, db, name, {
       filter,
       parsed: parseUpdate(body.update, body.arrayFilters),

@@ -86,7 +86,11 @@ export function runAggregate(catalog: Catalog, req: AggregateRequest): Iterator<
   }
 }
 
-function countOnly(coll: Collection, ids: Iterable<string>, count: { skip: number; limit: number; group: Doc }): Iterator<Output> {
+function countOnly(
+  coll: Collection,
+  ids: Iterable<string>,
+  count: { skip: number; limit: number; group: Doc },
+): Iterator<Output> {
   let n = 0
   for (const id of ids) if (coll.has(id)) n += 1
   n = Math.max(0, n - count.skip)

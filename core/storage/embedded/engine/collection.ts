@@ -96,10 +96,14 @@ export class Collection {
   }
 
   duplicateIdError(id: unknown): Error {
-    return mongoError('DuplicateKey', `E11000 duplicate key error collection: ${this.ns} index: _id_ dup key: { _id: ${formatValue(id)} }`, {
-      keyPattern: { _id: 1 },
-      keyValue: { _id: id },
-    })
+    return mongoError(
+      'DuplicateKey',
+      `E11000 duplicate key error collection: ${this.ns} index: _id_ dup key: { _id: ${formatValue(id)} }`,
+      {
+        keyPattern: { _id: 1 },
+        keyValue: { _id: id },
+      },
+    )
   }
 
   insert(raw: Uint8Array, doc: Doc): void {
@@ -115,7 +119,8 @@ export class Collection {
   /** Replaces the stored version of `before` (same _id) by `after`. */
   replace(before: Doc, after: Doc, raw: Buffer, kind: 'update' | 'replace'): void {
     const id = encodeKey(before._id)
-    if (!this.docs.has(id)) throw mongoError('InternalError', `document ${formatValue(before._id)} vanished during an update`)
+    if (!this.docs.has(id))
+      throw mongoError('InternalError', `document ${formatValue(before._id)} vanished during an update`)
     const oldKeys = this.keysFor(before)
     const newKeys = this.keysFor(after)
     this.checkUnique(id, newKeys)

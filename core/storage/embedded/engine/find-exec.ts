@@ -45,7 +45,8 @@ function topLevelProjection(projection: Doc): ((bytes: Uint8Array) => Buffer) | 
   return (bytes) => {
     const parts: Uint8Array[] = []
     for (const element of elementsOf(bytes)) {
-      const keep = element.name === '_id' ? keepId : inclusion ? included.has(element.name) : !excluded.has(element.name)
+      const keep =
+        element.name === '_id' ? keepId : inclusion ? included.has(element.name) : !excluded.has(element.name)
       if (keep) parts.push(bytes.subarray(element.start, element.end))
     }
     return assemble(parts)
@@ -54,7 +55,7 @@ function topLevelProjection(projection: Doc): ((bytes: Uint8Array) => Buffer) | 
 
 export function makeProjector(projection: unknown): Projector | undefined {
   if (projection === undefined || projection === null) return undefined
-  if (!isPlainObject(projection)) throw mongoError('TypeMismatch', "Expected field projection to be of type object")
+  if (!isPlainObject(projection)) throw mongoError('TypeMismatch', 'Expected field projection to be of type object')
   if (Object.keys(projection).length === 0) return undefined
   const raw = topLevelProjection(projection)
   // A top-level inclusion or exclusion is valid by construction and applied to the bytes: its mingo
@@ -156,7 +157,13 @@ export function runFind(coll: Collection | undefined, req: FindRequest): Iterato
   return output()
 }
 
-function sortedFind(coll: Collection, p: Plan, matcher: Matcher, req: FindRequest, project: Projector | undefined): Iterator<Output> {
+function sortedFind(
+  coll: Collection,
+  p: Plan,
+  matcher: Matcher,
+  req: FindRequest,
+  project: Projector | undefined,
+): Iterator<Output> {
   const keep = req.limit > 0 ? req.skip + req.limit : 0
   // mingo sorts the very objects it is given: the map leads back to each one's stored bytes.
   let rawOf = new Map<Doc, Buffer>()
@@ -172,8 +179,10 @@ function sortedFind(coll: Collection, p: Plan, matcher: Matcher, req: FindReques
   }
   docs = sortDocs(docs, req.sort, keep)
   const page = docs.slice(req.skip, req.limit > 0 ? req.skip + req.limit : undefined)
-  return page.map((d) => {
-    const raw = rawOf.get(d) ?? encode(d)
-    return project ? projectRaw(project, raw, d) : raw
-  })[Symbol.iterator]()
+  return page
+    .map((d) => {
+      const raw = rawOf.get(d) ?? encode(d)
+      return project ? projectRaw(project, raw, d) : raw
+    })
+    [Symbol.iterator]()
 }

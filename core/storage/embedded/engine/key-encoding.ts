@@ -87,7 +87,9 @@ function encodeBsonValue(value: { _bsontype: string }): string {
     case 'Binary': {
       const binary = value as unknown as { buffer: Uint8Array; sub_type: number; position: number }
       const bytes = binary.buffer.subarray(0, binary.position)
-      return [TypeMarker.binary, word(bytes.length), String.fromCharCode(binary.sub_type & 0xff), bytesKey(bytes)].join('')
+      return [TypeMarker.binary, word(bytes.length), String.fromCharCode(binary.sub_type & 0xff), bytesKey(bytes)].join(
+        '',
+      )
     }
     case 'Timestamp': {
       const ts = value as unknown as { t: number; i: number }

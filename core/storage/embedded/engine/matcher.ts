@@ -26,7 +26,8 @@ function checkTypeOperators(value: unknown, depth = 0): void {
     if (key === '$type') {
       const wanted = Array.isArray(operand) ? operand : [operand]
       const exact = wanted.find((t) => NUMERIC_TYPES.has(t))
-      if (exact !== undefined) throw notSupported(`$type: ${JSON.stringify(exact)} (queries see int, long and double alike; use 'number')`)
+      if (exact !== undefined)
+        throw notSupported(`$type: ${JSON.stringify(exact)} (queries see int, long and double alike; use 'number')`)
     }
     checkTypeOperators(operand, depth + 1)
   }
@@ -56,7 +57,8 @@ function buildQuery(filter: Doc): { test(doc: Doc): boolean } {
 function isPlainValue(value: unknown, depth = 0): boolean {
   if (depth > 20) return false
   if (Array.isArray(value)) return value.every((item) => isPlainValue(item, depth + 1))
-  if (isPlainObject(value)) return Object.entries(value).every(([key, item]) => !key.startsWith('$') && isPlainValue(item, depth + 1))
+  if (isPlainObject(value))
+    return Object.entries(value).every(([key, item]) => !key.startsWith('$') && isPlainValue(item, depth + 1))
   return !isRegExpValue(value)
 }
 
@@ -74,14 +76,20 @@ function isPlainEquality(filter: Doc): boolean {
       const ops = Object.keys(condition)
       if (ops.length !== 1) return false
       const operand = condition[ops[0]]
-      if (ops[0] === '$eq' ? !isPlainValue(operand) : ops[0] !== '$in' || !Array.isArray(operand) || !operand.every((v) => isPlainValue(v))) return false
+      if (
+        ops[0] === '$eq'
+          ? !isPlainValue(operand)
+          : ops[0] !== '$in' || !Array.isArray(operand) || !operand.every((v) => isPlainValue(v))
+      )
+        return false
     } else if (!isPlainValue(condition)) return false
   }
   return true
 }
 
 type Scalar = string | number | boolean
-const isScalar = (value: unknown): value is Scalar => typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && !Number.isNaN(value))
+const isScalar = (value: unknown): value is Scalar =>
+  typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && !Number.isNaN(value))
 
 /**
  * For a filter of top-level fields equal to strings, numbers or booleans (`{project_id: 1, id: 'x',
@@ -100,7 +108,7 @@ function scalarEquality(filter: Doc): ((doc: Doc) => boolean | undefined) | unde
   return (doc) => {
     let unsure = false
     for (const [key, wanted] of fields) {
-      const actual = Object.prototype.hasOwnProperty.call(doc, key) ? doc[key] : undefined
+      const actual = Object.hasOwn(doc, key) ? doc[key] : undefined
       if (!isScalar(actual)) unsure = true
       else if (actual !== wanted) return false
     }
@@ -111,7 +119,8 @@ function scalarEquality(filter: Doc): ((doc: Doc) => boolean | undefined) | unde
 /** A compiled query filter. mingo's parse errors become MongoDB's (unknown operator, ...). */
 export function compileFilter(filter: unknown, what = 'filter'): Matcher {
   if (filter === undefined || filter === null) filter = {}
-  if (!isPlainObject(filter)) throw mongoError('TypeMismatch', `BSON field '${what}' is the wrong type, expected type 'object'`)
+  if (!isPlainObject(filter))
+    throw mongoError('TypeMismatch', `BSON field '${what}' is the wrong type, expected type 'object'`)
   const empty = Object.keys(filter).length === 0
   if (empty) return { filter, empty, test: () => true }
   const plain = isPlainEquality(filter)

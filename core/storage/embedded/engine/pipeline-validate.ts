@@ -4,17 +4,54 @@ import { validateExpression, validateFieldPath } from './update-pipeline.ts'
 
 /** Stages mingo runs with MongoDB's meaning. */
 const SUPPORTED = new Set([
-  '$addFields', '$bucket', '$bucketAuto', '$count', '$densify', '$documents', '$facet', '$fill',
-  '$graphLookup', '$group', '$limit', '$lookup', '$match', '$project', '$redact', '$replaceRoot',
-  '$replaceWith', '$sample', '$set', '$setWindowFields', '$skip', '$sort', '$sortByCount',
-  '$unionWith', '$unset', '$unwind',
+  '$addFields',
+  '$bucket',
+  '$bucketAuto',
+  '$count',
+  '$densify',
+  '$documents',
+  '$facet',
+  '$fill',
+  '$graphLookup',
+  '$group',
+  '$limit',
+  '$lookup',
+  '$match',
+  '$project',
+  '$redact',
+  '$replaceRoot',
+  '$replaceWith',
+  '$sample',
+  '$set',
+  '$setWindowFields',
+  '$skip',
+  '$sort',
+  '$sortByCount',
+  '$unionWith',
+  '$unset',
+  '$unwind',
 ])
 
 /** Stages MongoDB has and this server does not run (mingo's $out/$merge write elsewhere). */
 const MONGODB_ONLY = new Set([
-  '$out', '$merge', '$collStats', '$indexStats', '$currentOp', '$listSessions', '$listLocalSessions',
-  '$planCacheStats', '$geoNear', '$search', '$searchMeta', '$vectorSearch', '$changeStreamSplitLargeEvent',
-  '$listSearchIndexes', '$listSampledQueries', '$shardedDataDistribution', '$querySettings', '$listClusterCatalog',
+  '$out',
+  '$merge',
+  '$collStats',
+  '$indexStats',
+  '$currentOp',
+  '$listSessions',
+  '$listLocalSessions',
+  '$planCacheStats',
+  '$geoNear',
+  '$search',
+  '$searchMeta',
+  '$vectorSearch',
+  '$changeStreamSplitLargeEvent',
+  '$listSearchIndexes',
+  '$listSampledQueries',
+  '$shardedDataDistribution',
+  '$querySettings',
+  '$listClusterCatalog',
 ])
 
 /**
@@ -33,9 +70,13 @@ export function validatePipeline(pipeline: unknown, dbLevel: boolean): Doc[] {
       throw new MongoServerError(40602, '$changeStream is only valid as the first stage in a pipeline.')
     }
     if (MONGODB_ONLY.has(name)) throw notSupported(`the ${name} aggregation stage`)
-    if (!SUPPORTED.has(name)) throw new MongoServerError(ErrorCode.Location40324, `Unrecognized pipeline stage name: '${name}'`)
+    if (!SUPPORTED.has(name))
+      throw new MongoServerError(ErrorCode.Location40324, `Unrecognized pipeline stage name: '${name}'`)
     if (name === '$documents' && (!dbLevel || i !== 0)) {
-      throw mongoError('InvalidNamespace', '$documents may only be used as the first stage of a collectionless aggregate ({aggregate: 1})')
+      throw mongoError(
+        'InvalidNamespace',
+        '$documents may only be used as the first stage of a collectionless aggregate ({aggregate: 1})',
+      )
     }
     if ((name === '$set' || name === '$addFields') && isPlainObject(spec)) {
       for (const path of Object.keys(spec)) validateFieldPath(path)

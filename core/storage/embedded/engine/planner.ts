@@ -24,10 +24,12 @@ const MAX_PREFIXES = 1000
 
 export function parseSort(sort: unknown): SortSpec {
   if (sort === undefined || sort === null) return []
-  if (typeof sort !== 'object' || Array.isArray(sort)) throw mongoError('TypeMismatch', "Expected field sort to be of type object")
+  if (typeof sort !== 'object' || Array.isArray(sort))
+    throw mongoError('TypeMismatch', 'Expected field sort to be of type object')
   return Object.entries(sort as Doc).map(([field, dir]) => {
     if (dir === 1 || dir === -1) return [field, dir]
-    if (typeof dir === 'object' && dir !== null && '$meta' in dir) throw mongoError('NotImplemented', `$meta sort is not supported by the embedded MongoDB-compatible server`)
+    if (typeof dir === 'object' && dir !== null && '$meta' in dir)
+      throw mongoError('NotImplemented', `$meta sort is not supported by the embedded MongoDB-compatible server`)
     throw mongoError('BadValue', `$sort key ordering must be 1 (for ascending) or -1 (for descending)`)
   })
 }
@@ -60,7 +62,12 @@ interface Candidate {
   exact: boolean
 }
 
-function considerIndex(index: SecondaryIndex, fields: Map<string, FieldPredicate>, simple: boolean, sort: SortSpec): Candidate | undefined {
+function considerIndex(
+  index: SecondaryIndex,
+  fields: Map<string, FieldPredicate>,
+  simple: boolean,
+  sort: SortSpec,
+): Candidate | undefined {
   let prefixes = ['']
   let used = 0
   let ranges: Array<[string, string]> | undefined
@@ -87,7 +94,10 @@ function considerIndex(index: SecondaryIndex, fields: Map<string, FieldPredicate
   let descending = false
   if (sort.length > 0 && prefixes.length === 1 && !index.multikey) {
     const rest = index.fields.slice(eqCount)
-    const sortRest = sort.filter(([path]) => !(fields.get(path)?.values?.length === 1 && index.fields.slice(0, eqCount).some((f) => f.path === path)))
+    const sortRest = sort.filter(
+      ([path]) =>
+        !(fields.get(path)?.values?.length === 1 && index.fields.slice(0, eqCount).some((f) => f.path === path)),
+    )
     if (sortRest.length > 0 && sortRest.length <= rest.length) {
       // Entries are stored in ascending key order whatever the declared direction.
       const flips = sortRest.map(([path, dir], i) => (rest[i].path === path ? dir : 0))
@@ -120,7 +130,10 @@ function resolveHint(coll: Collection, hint: unknown): SecondaryIndex | 'natural
     const byKey = coll.indexes.find((ix) => sameKey(ix.spec.key, key))
     if (byKey) return byKey
   }
-  throw mongoError('BadValue', 'error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index')
+  throw mongoError(
+    'BadValue',
+    'error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index',
+  )
 }
 
 function collectionScan(coll: Collection, sort: SortSpec, reverse: boolean): Plan {
@@ -160,13 +173,22 @@ export function plan(coll: Collection, filter: Doc, sort: SortSpec, hint?: unkno
   const chosen = best
   const keys = chosen.keys
   if (keys && chosen.index.spec.unique && (keys.length <= 1 || !chosen.ordered)) {
-    return { ids: () => pointLookups(chosen.index, keys), ordered: chosen.ordered || sort.length === 0, exact: chosen.exact, stage: `IXSCAN ${chosen.index.name}` }
+    return {
+      ids: () => pointLookups(chosen.index, keys),
+      ordered: chosen.ordered || sort.length === 0,
+      exact: chosen.exact,
+      stage: `IXSCAN ${chosen.index.name}`,
+    }
   }
   const ranges = chosen.descending ? [...chosen.ranges].reverse() : chosen.ranges
   return {
-    ids: () => dedupe((function* () {
-      for (const [lo, hi] of ranges) for (const entry of chosen.index.entries.range(lo, hi, chosen.descending)) yield entry.id
-    })()),
+    ids: () =>
+      dedupe(
+        (function* () {
+          for (const [lo, hi] of ranges)
+            for (const entry of chosen.index.entries.range(lo, hi, chosen.descending)) yield entry.id
+        })(),
+      ),
     ordered: chosen.ordered || sort.length === 0,
     exact: chosen.exact,
     stage: `IXSCAN ${chosen.index.name}`,

@@ -24,7 +24,12 @@ const RANGE_OPS = new Set(['$gt', '$gte', '$lt', '$lte'])
 function isKeyable(value: unknown): boolean {
   if (Array.isArray(value) || isRegExpValue(value)) return false
   if (isPlainObject(value)) return !Object.keys(value).some((k) => k.startsWith('$'))
-  return typeof value !== 'object' || value === null || value instanceof Date || typeof (value as { _bsontype?: unknown })._bsontype === 'string'
+  return (
+    typeof value !== 'object' ||
+    value === null ||
+    value instanceof Date ||
+    typeof (value as { _bsontype?: unknown })._bsontype === 'string'
+  )
 }
 
 function analyzeCondition(condition: unknown): { predicate?: FieldPredicate; simple: boolean } {

@@ -83,7 +83,10 @@ export class SecondaryIndex {
     const arrays = perField.filter((f) => f.fromArray)
     if (arrays.length > 1) {
       const names = this.fields.filter((_, i) => perField[i].fromArray).map((f) => `[${f.path}]`)
-      throw mongoError('CannotIndexParallelArrays', `cannot index parallel arrays ${names.slice(0, 2).reverse().join(' ')}`)
+      throw mongoError(
+        'CannotIndexParallelArrays',
+        `cannot index parallel arrays ${names.slice(0, 2).reverse().join(' ')}`,
+      )
     }
     if (perField.every((f) => f.values.length === 1)) {
       const values = perField.map((f) => f.values[0])
@@ -126,12 +129,20 @@ export class SecondaryIndex {
 
   duplicate(values: unknown[]): Error {
     const keyValue: Doc = {}
-    this.fields.forEach((f, i) => { keyValue[f.path] = values[i] === undefined ? null : values[i] })
-    const shown = Object.entries(keyValue).map(([k, v]) => `${k}: ${formatValue(v)}`).join(', ')
-    return mongoError('DuplicateKey', `E11000 duplicate key error collection: ${this.ns} index: ${this.name} dup key: { ${shown} }`, {
-      keyPattern: this.spec.key,
-      keyValue,
+    this.fields.forEach((f, i) => {
+      keyValue[f.path] = values[i] === undefined ? null : values[i]
     })
+    const shown = Object.entries(keyValue)
+      .map(([k, v]) => `${k}: ${formatValue(v)}`)
+      .join(', ')
+    return mongoError(
+      'DuplicateKey',
+      `E11000 duplicate key error collection: ${this.ns} index: ${this.name} dup key: { ${shown} }`,
+      {
+        keyPattern: this.spec.key,
+        keyValue,
+      },
+    )
   }
 
   /** Rebuilds from scratch: start, feed every document once, finish (checks uniqueness). */

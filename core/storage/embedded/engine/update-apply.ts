@@ -34,7 +34,13 @@ const OPERATORS = updateOperators as unknown as Record<string, OperatorFn>
  * mingo's update() rebuilds its whole operator table per call (~0.1 ms); its operators called
  * directly share one. The positional `$` needs the filter, which only update() passes on.
  */
-function runMingo(doc: Doc, actions: Array<[string, string, unknown]>, input: UpdateInput, positional: boolean, arrayFilters: Doc[]): void {
+function runMingo(
+  doc: Doc,
+  actions: Array<[string, string, unknown]>,
+  input: UpdateInput,
+  positional: boolean,
+  arrayFilters: Doc[],
+): void {
   if (actions.length === 0) return
   try {
     if (positional) {
@@ -65,7 +71,14 @@ function comparePaths(a: UpdateAction, b: UpdateAction): number {
 }
 
 /** Applies operator actions to `doc` in place. `_id` and top-level `$` names are handled here. */
-function applyOperators(doc: Doc, unsorted: UpdateAction[], input: UpdateInput, inserting: boolean, positional: boolean, arrayFilters: Doc[]): void {
+function applyOperators(
+  doc: Doc,
+  unsorted: UpdateAction[],
+  input: UpdateInput,
+  inserting: boolean,
+  positional: boolean,
+  arrayFilters: Doc[],
+): void {
   const actions = [...unsorted].sort(comparePaths)
   const modifier: Array<[string, string, unknown]> = []
   const idBefore = encodeKey(doc._id)
@@ -81,7 +94,10 @@ function applyOperators(doc: Doc, unsorted: UpdateAction[], input: UpdateInput, 
         continue
       }
       if (effectiveOp === '$set' && parts.length === 1 && encodeKey(value) === idBefore) continue
-      throw mongoError('ImmutableField', `Performing an update on the path '${path}' would modify the immutable field '_id'`)
+      throw mongoError(
+        'ImmutableField',
+        `Performing an update on the path '${path}' would modify the immutable field '_id'`,
+      )
     }
     if (parts[0].startsWith('$')) {
       if (op === '$unset' && parts.length === 1) {
@@ -128,7 +144,12 @@ function operandHints(input: UpdateInput): NumericHints {
 }
 
 /** The stored form of a replacement document: its own bytes, `_id` first (taken from `id`). */
-function replacementRaw(replacement: Doc, raw: Uint8Array | undefined, id: unknown, idRaw: Uint8Array | undefined): Buffer {
+function replacementRaw(
+  replacement: Doc,
+  raw: Uint8Array | undefined,
+  id: unknown,
+  idRaw: Uint8Array | undefined,
+): Buffer {
   for (const field of Object.keys(replacement)) {
     if (field.startsWith('$')) throw dollarPrefixedTopLevelError(field)
   }
@@ -136,7 +157,7 @@ function replacementRaw(replacement: Doc, raw: Uint8Array | undefined, id: unkno
   const elements = elementsOf(raw)
   const own = elements.find((e) => e.name === '_id')
   const rest = elements.filter((e) => e.name !== '_id').map((e) => raw.subarray(e.start, e.end))
-  const idElement = own ? raw.subarray(own.start, own.end) : idRaw ?? encodeIdElement(id)
+  const idElement = own ? raw.subarray(own.start, own.end) : (idRaw ?? encodeIdElement(id))
   return assemble([idElement, ...rest])
 }
 
@@ -149,7 +170,10 @@ function encodeIdElement(id: unknown): Uint8Array {
 
 function checkIdUnchanged(before: Doc, after: Doc): void {
   if (encodeKey(before._id) !== encodeKey(after._id)) {
-    throw mongoError('ImmutableField', `After applying the update, the (immutable) field '_id' was found to have been altered to _id: ${formatValue(after._id)}`)
+    throw mongoError(
+      'ImmutableField',
+      `After applying the update, the (immutable) field '_id' was found to have been altered to _id: ${formatValue(after._id)}`,
+    )
   }
 }
 
@@ -169,10 +193,18 @@ export function applyUpdate(before: Doc, beforeRaw: Buffer, input: UpdateInput):
   if (parsed.kind === 'replacement') {
     const replacementId = parsed.doc._id
     if (replacementId !== undefined && encodeKey(replacementId) !== encodeKey(before._id)) {
-      throw mongoError('ImmutableField', `After applying the update, the (immutable) field '_id' was found to have been altered to _id: ${formatValue(replacementId)}`)
+      throw mongoError(
+        'ImmutableField',
+        `After applying the update, the (immutable) field '_id' was found to have been altered to _id: ${formatValue(replacementId)}`,
+      )
     }
     const [idElement] = elementsOf(beforeRaw)
-    const raw = replacementRaw(parsed.doc, input.rawUpdate, before._id, beforeRaw.subarray(idElement.start, idElement.end))
+    const raw = replacementRaw(
+      parsed.doc,
+      input.rawUpdate,
+      before._id,
+      beforeRaw.subarray(idElement.start, idElement.end),
+    )
     return { doc: decode(raw), raw }
   }
   const work = decode(beforeRaw)
@@ -200,11 +232,13 @@ export function buildUpsert(input: UpdateInput): UpdatedDoc {
   if (parsed.kind === 'pipeline') {
     doc = runPipeline(seed, parsed.stages)
   } else {
-    if (parsed.positional) throw mongoError('BadValue', 'The positional operator did not find the match needed from the query.')
+    if (parsed.positional)
+      throw mongoError('BadValue', 'The positional operator did not find the match needed from the query.')
     doc = seed
     applyOperators(doc, parsed.actions, input, true, false, parsed.arrayFilters)
   }
   if (doc._id === undefined) doc._id = new ObjectId()
-  const hints = parsed.kind === 'operators' ? mergeHints({}, doc, new Map(), operandHints(input), parsed.actions, true) : new Map()
+  const hints =
+    parsed.kind === 'operators' ? mergeHints({}, doc, new Map(), operandHints(input), parsed.actions, true) : new Map()
   return finish(doc, hints)
 }

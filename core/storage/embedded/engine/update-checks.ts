@@ -8,7 +8,18 @@ import type { UpdateAction } from './update-parse.ts'
  * skip silently: creating a field inside a scalar, $inc on a string, $push onto a non-array.
  * Only for paths without positional parts (those depend on which element matched).
  */
-const CREATING_OPS = new Set(['$set', '$setOnInsert', '$inc', '$mul', '$min', '$max', '$push', '$addToSet', '$currentDate', '$bit'])
+const CREATING_OPS = new Set([
+  '$set',
+  '$setOnInsert',
+  '$inc',
+  '$mul',
+  '$min',
+  '$max',
+  '$push',
+  '$addToSet',
+  '$currentDate',
+  '$bit',
+])
 
 function notViable(part: string, parentName: string, parent: unknown): Error {
   return mongoError('PathNotViable', `Cannot create field '${part}' in element {${parentName}: ${formatValue(parent)}}`)
@@ -23,13 +34,19 @@ export function checkArrayUpdate(doc: Doc, action: UpdateAction): void {
   if (at < 0) return
   let value: unknown = doc
   for (const part of action.parts.slice(0, at)) {
-    value = Array.isArray(value) && /^\d+$/.test(part) ? value[Number(part)] : isPlainObject(value) ? value[part] : undefined
+    value =
+      Array.isArray(value) && /^\d+$/.test(part) ? value[Number(part)] : isPlainObject(value) ? value[part] : undefined
   }
   if (Array.isArray(value)) return
   const prefix = action.parts.slice(0, at).join('.')
-  if (action.parts[at] === '$') throw mongoError('BadValue', 'The positional operator did not find the match needed from the query.')
-  if (value === undefined) throw mongoError('BadValue', `The path '${prefix}' must exist in the document in order to apply array updates.`)
-  throw mongoError('BadValue', `Cannot apply array updates to non-array element ${action.parts[at - 1]}: ${formatValue(value)}`)
+  if (action.parts[at] === '$')
+    throw mongoError('BadValue', 'The positional operator did not find the match needed from the query.')
+  if (value === undefined)
+    throw mongoError('BadValue', `The path '${prefix}' must exist in the document in order to apply array updates.`)
+  throw mongoError(
+    'BadValue',
+    `Cannot apply array updates to non-array element ${action.parts[at - 1]}: ${formatValue(value)}`,
+  )
 }
 
 export function checkAction(doc: Doc, action: UpdateAction): void {
@@ -66,7 +83,10 @@ export function checkAction(doc: Doc, action: UpdateAction): void {
   const type = bsonTypeName(value)
   const idShown = `{_id: ${formatValue(doc._id)}}`
   if ((op === '$inc' || op === '$mul') && typeof value !== 'number' && type !== 'long' && type !== 'decimal128') {
-    throw mongoError('TypeMismatch', `Cannot apply ${op} to a value of non-numeric type. ${idShown} has the field '${last}' of non-numeric type ${type}`)
+    throw mongoError(
+      'TypeMismatch',
+      `Cannot apply ${op} to a value of non-numeric type. ${idShown} has the field '${last}' of non-numeric type ${type}`,
+    )
   }
   if ((op === '$push' || op === '$addToSet') && !Array.isArray(value)) {
     throw mongoError('BadValue', `The field '${path}' must be an array but is of type ${type} in document ${idShown}`)
@@ -78,6 +98,9 @@ export function checkAction(doc: Doc, action: UpdateAction): void {
     throw mongoError('TypeMismatch', `Path '${path}' contains an element of non-array type '${type}'`)
   }
   if (op === '$bit' && !(typeof value === 'number' && Number.isInteger(value)) && type !== 'long') {
-    throw mongoError('BadValue', `Cannot apply $bit to a value of non-integral type.${idShown} has the field ${last} of non-integer type ${type}`)
+    throw mongoError(
+      'BadValue',
+      `Cannot apply $bit to a value of non-integral type.${idShown} has the field ${last} of non-integer type ${type}`,
+    )
   }
 }

@@ -1,12 +1,31 @@
 import { bsonTypeName, isPlainObject, type Doc } from '../bson/codec.ts'
 import { mongoError } from '../errors.ts'
 import { formatValue } from './format.ts'
-import { arrayFilterIdentifiers, ConflictDetector, isArrayFilter, isPositional, validateUpdatePath } from './update-paths.ts'
+import {
+  arrayFilterIdentifiers,
+  ConflictDetector,
+  isArrayFilter,
+  isPositional,
+  validateUpdatePath,
+} from './update-paths.ts'
 import { validatePipelineUpdate } from './update-pipeline.ts'
 
 export const UPDATE_OPERATORS = new Set([
-  '$set', '$unset', '$inc', '$mul', '$min', '$max', '$rename', '$currentDate',
-  '$push', '$pull', '$pullAll', '$pop', '$addToSet', '$bit', '$setOnInsert',
+  '$set',
+  '$unset',
+  '$inc',
+  '$mul',
+  '$min',
+  '$max',
+  '$rename',
+  '$currentDate',
+  '$push',
+  '$pull',
+  '$pullAll',
+  '$pop',
+  '$addToSet',
+  '$bit',
+  '$setOnInsert',
 ])
 
 /** One `path: value` of one operator, validated. */
@@ -35,10 +54,17 @@ function checkValue(op: string, path: string, value: unknown): void {
     throw mongoError('FailedToParse', `$pop expects 1 or -1, found: ${formatValue(value)}`)
   }
   if (op === '$currentDate') {
-    const ok = value === true || value === false
-      || (isPlainObject(value) && Object.keys(value).length === 1 && (value.$type === 'date' || value.$type === 'timestamp'))
+    const ok =
+      value === true ||
+      value === false ||
+      (isPlainObject(value) &&
+        Object.keys(value).length === 1 &&
+        (value.$type === 'date' || value.$type === 'timestamp'))
     if (!ok) {
-      throw mongoError('BadValue', `${formatValue(value)} is not valid type for $currentDate. Please use a boolean ('true') or a $type expression ({$type: 'timestamp/date'}).`)
+      throw mongoError(
+        'BadValue',
+        `${formatValue(value)} is not valid type for $currentDate. Please use a boolean ('true') or a $type expression ({$type: 'timestamp/date'}).`,
+      )
     }
   }
   if (op === '$pullAll' && !Array.isArray(value)) {
@@ -58,10 +84,16 @@ function parseOperators(update: Doc, arrayFiltersRaw: unknown): ParsedUpdate {
   const actions: UpdateAction[] = []
   for (const [op, fields] of Object.entries(update)) {
     if (!UPDATE_OPERATORS.has(op)) {
-      throw mongoError('FailedToParse', `Unknown modifier: ${op}. Expected a valid update modifier or pipeline-style update specified as an array`)
+      throw mongoError(
+        'FailedToParse',
+        `Unknown modifier: ${op}. Expected a valid update modifier or pipeline-style update specified as an array`,
+      )
     }
     if (!isPlainObject(fields)) {
-      throw mongoError('FailedToParse', `Modifiers operate on fields but we found type ${bsonTypeName(fields)} instead. For example: {$mod: {<field>: ...}} not {${op}: ${formatValue(fields)}}`)
+      throw mongoError(
+        'FailedToParse',
+        `Modifiers operate on fields but we found type ${bsonTypeName(fields)} instead. For example: {$mod: {<field>: ...}} not {${op}: ${formatValue(fields)}}`,
+      )
     }
     for (const [path, value] of Object.entries(fields)) {
       const parts = validateUpdatePath(path, ids)
@@ -70,18 +102,28 @@ function parseOperators(update: Doc, arrayFiltersRaw: unknown): ParsedUpdate {
       const dynamic = parts.some((p) => isPositional(p) || isArrayFilter(p))
       conflicts.add(path, parts)
       if (op === '$rename') {
-        if (typeof value !== 'string') throw mongoError('BadValue', `The 'to' field for $rename must be a string: ${path}: ${formatValue(value)}`)
+        if (typeof value !== 'string')
+          throw mongoError('BadValue', `The 'to' field for $rename must be a string: ${path}: ${formatValue(value)}`)
         if (dynamic) throw mongoError('BadValue', `The source field for $rename may not be dynamic: ${path}`)
         const targetParts = validateUpdatePath(value, ids)
-        if (targetParts.some((p) => isPositional(p) || isArrayFilter(p))) throw mongoError('BadValue', `The destination field for $rename may not be dynamic: ${value}`)
-        if (value === path) throw mongoError('BadValue', `The source and target field for $rename must differ: ${path}: ${formatValue(value)}`)
+        if (targetParts.some((p) => isPositional(p) || isArrayFilter(p)))
+          throw mongoError('BadValue', `The destination field for $rename may not be dynamic: ${value}`)
+        if (value === path)
+          throw mongoError(
+            'BadValue',
+            `The source and target field for $rename must differ: ${path}: ${formatValue(value)}`,
+          )
         conflicts.add(value, targetParts)
       }
       actions.push({ op, path, parts, value, dynamic })
     }
   }
   for (const id of ids) {
-    if (!used.has(id)) throw mongoError('FailedToParse', `The array filter for identifier '${id}' was not used in the update ${formatValue(update)}`)
+    if (!used.has(id))
+      throw mongoError(
+        'FailedToParse',
+        `The array filter for identifier '${id}' was not used in the update ${formatValue(update)}`,
+      )
   }
   const arrayFilters = (Array.isArray(arrayFiltersRaw) ? arrayFiltersRaw : []) as Doc[]
   return { kind: 'operators', actions, arrayFilters, positional: actions.some((a) => a.parts.some(isPositional)) }
@@ -90,13 +132,14 @@ function parseOperators(update: Doc, arrayFiltersRaw: unknown): ParsedUpdate {
 /** Classifies and validates the `u` of an update statement (or findAndModify's `update`). */
 export function parseUpdate(update: unknown, arrayFilters: unknown): ParsedUpdate {
   if (Array.isArray(update)) {
-    if (arrayFilters !== undefined) throw mongoError('FailedToParse', 'arrayFilters may not be specified for pipeline-style updates')
+    if (arrayFilters !== undefined)
+      throw mongoError('FailedToParse', 'arrayFilters may not be specified for pipeline-style updates')
     validatePipelineUpdate(update)
     return { kind: 'pipeline', stages: update as Doc[] }
   }
   if (!isPlainObject(update)) throw mongoError('FailedToParse', 'Update argument must be either an object or an array')
   const first = Object.keys(update)[0]
-  if (first !== undefined && first.startsWith('$')) return parseOperators(update, arrayFilters)
+  if (first?.startsWith('$')) return parseOperators(update, arrayFilters)
   if (arrayFilters !== undefined && Array.isArray(arrayFilters) && arrayFilters.length > 0) {
     throw mongoError('FailedToParse', 'arrayFilters may not be specified for replacement-style updates')
   }
@@ -105,5 +148,8 @@ export function parseUpdate(update: unknown, arrayFilters: unknown): ParsedUpdat
 
 /** Top-level `$` names are refused in what an update stores (storage_validation.cpp). */
 export function dollarPrefixedTopLevelError(field: string): Error {
-  return mongoError('DollarPrefixedFieldName', `The dollar ($) prefixed field '${field}' in '${field}' is not allowed in the context of an update's replacement document. Consider using an aggregation pipeline with $replaceWith.`)
+  return mongoError(
+    'DollarPrefixedFieldName',
+    `The dollar ($) prefixed field '${field}' in '${field}' is not allowed in the context of an update's replacement document. Consider using an aggregation pipeline with $replaceWith.`,
+  )
 }

@@ -23,15 +23,22 @@ export function validateUpdatePath(path: string, arrayFilterIds: Set<string>): s
   // it. Refusing keeps code that passes on the embedded server portable to every server version.
   const dollar = parts.find((part, i) => i > 0 && part.startsWith('$') && !isPositional(part) && !isArrayFilter(part))
   if (dollar !== undefined) {
-    throw mongoError('DollarPrefixedFieldName', `The dollar ($) prefixed field '${dollar}' in '${path}' is not valid for storage.`)
+    throw mongoError(
+      'DollarPrefixedFieldName',
+      `The dollar ($) prefixed field '${dollar}' in '${path}' is not valid for storage.`,
+    )
   }
   parts.forEach((part, i) => {
     if (!isArrayFilter(part)) return
     if (i === 0) {
-      throw mongoError('BadValue', `Cannot have array filter identifier (i.e. '$[<id>]') element in the first position in path '${path}'`)
+      throw mongoError(
+        'BadValue',
+        `Cannot have array filter identifier (i.e. '$[<id>]') element in the first position in path '${path}'`,
+      )
     }
     const id = part.slice(2, -1)
-    if (id !== '' && !arrayFilterIds.has(id)) throw mongoError('BadValue', `No array filter found for identifier '${id}' in path '${path}'`)
+    if (id !== '' && !arrayFilterIds.has(id))
+      throw mongoError('BadValue', `No array filter found for identifier '${id}' in path '${path}'`)
   })
   return parts
 }
@@ -66,18 +73,26 @@ export class ConflictDetector {
 export function arrayFilterIdentifiers(arrayFilters: unknown): Set<string> {
   const ids = new Set<string>()
   if (arrayFilters === undefined) return ids
-  if (!Array.isArray(arrayFilters)) throw mongoError('TypeMismatch', "BSON field 'arrayFilters' is the wrong type, expected type 'array'")
+  if (!Array.isArray(arrayFilters))
+    throw mongoError('TypeMismatch', "BSON field 'arrayFilters' is the wrong type, expected type 'array'")
   for (const filter of arrayFilters) {
     if (typeof filter !== 'object' || filter === null) throw mongoError('TypeMismatch', 'arrayFilters must be objects')
     const names = new Set(Object.keys(filter).map((k) => k.split('.')[0]))
     if (names.size !== 1) {
-      throw mongoError('FailedToParse', `Error parsing array filter :: caused by :: Expected a single top-level field name, found ${[...names].map((n) => `'${n}'`).join(' and ')}`)
+      throw mongoError(
+        'FailedToParse',
+        `Error parsing array filter :: caused by :: Expected a single top-level field name, found ${[...names].map((n) => `'${n}'`).join(' and ')}`,
+      )
     }
     const [id] = names
     if (!/^[a-z][a-zA-Z0-9]*$/.test(id)) {
-      throw mongoError('BadValue', `Error parsing array filter :: caused by :: The top-level field name must be an alphanumeric string beginning with a lowercase letter, found '${id}'`)
+      throw mongoError(
+        'BadValue',
+        `Error parsing array filter :: caused by :: The top-level field name must be an alphanumeric string beginning with a lowercase letter, found '${id}'`,
+      )
     }
-    if (ids.has(id)) throw mongoError('FailedToParse', `Found multiple array filters with the same top-level field name ${id}`)
+    if (ids.has(id))
+      throw mongoError('FailedToParse', `Found multiple array filters with the same top-level field name ${id}`)
     ids.add(id)
   }
   return ids

@@ -8,7 +8,10 @@ export function validateFieldPath(path: string): void {
   for (const part of path.split('.')) {
     if (part === '') throw new MongoServerError(15998, 'FieldPath field names may not be empty strings.')
     if (part.startsWith('$')) {
-      throw new MongoServerError(ErrorCode.Location16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+      throw new MongoServerError(
+        ErrorCode.Location16410,
+        "FieldPath field names may not start with '$'. Consider using $getField or $setField.",
+      )
     }
   }
 }
@@ -22,10 +25,14 @@ const FIELD_OPERATORS = new Set(['$getField', '$setField', '$unsetField'])
  */
 function checkFieldOperator(op: string, args: unknown): void {
   const field = isPlainObject(args) ? args.field : op === '$getField' ? args : undefined
-  const constant = (typeof field === 'string' && !field.startsWith('$'))
-    || (isPlainObject(field) && Object.keys(field).length === 1 && typeof field.$literal === 'string')
+  const constant =
+    (typeof field === 'string' && !field.startsWith('$')) ||
+    (isPlainObject(field) && Object.keys(field).length === 1 && typeof field.$literal === 'string')
   if (!constant) {
-    throw mongoError('BadValue', `${op} requires 'field' to evaluate to a constant string, but got ${JSON.stringify(field)}; wrap names starting with '$' in {$literal: ...}`)
+    throw mongoError(
+      'BadValue',
+      `${op} requires 'field' to evaluate to a constant string, but got ${JSON.stringify(field)}; wrap names starting with '$' in {$literal: ...}`,
+    )
   }
 }
 

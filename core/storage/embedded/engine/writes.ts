@@ -25,12 +25,18 @@ function checkId(id: unknown): void {
 export function prepareInsert(raw: Uint8Array | undefined, doc: Doc): { raw: Uint8Array; doc: Doc } {
   if (!raw) raw = encode(doc)
   if (raw.length > MAX_BSON_SIZE) {
-    throw mongoError('BSONObjectTooLarge', `object to insert too large. size in bytes: ${raw.length}, max size: ${MAX_BSON_SIZE}`)
+    throw mongoError(
+      'BSONObjectTooLarge',
+      `object to insert too large. size in bytes: ${raw.length}, max size: ${MAX_BSON_SIZE}`,
+    )
   }
   const elements = elementsOf(raw)
   if (doc._id === undefined) {
     const id = new ObjectId()
-    const stored = assemble([objectIdElement(id.id), ...elements.map((e) => (raw as Uint8Array).subarray(e.start, e.end))])
+    const stored = assemble([
+      objectIdElement(id.id),
+      ...elements.map((e) => (raw as Uint8Array).subarray(e.start, e.end)),
+    ])
     return { raw: stored, doc: { _id: id, ...doc } }
   }
   checkId(doc._id)
@@ -57,7 +63,13 @@ export interface UpdateResult {
   first?: { before?: Doc; beforeRaw?: Buffer; after: Doc; afterRaw: Buffer }
 }
 
-function targets(coll: Collection, filter: Doc, multi: boolean, sort: SortSpec | undefined, hint: unknown): Array<{ raw: Buffer; doc: Doc }> {
+function targets(
+  coll: Collection,
+  filter: Doc,
+  multi: boolean,
+  sort: SortSpec | undefined,
+  hint: unknown,
+): Array<{ raw: Buffer; doc: Doc }> {
   const matcher = compileFilter(filter)
   const p = plan(coll, filter, sort ?? [], hint)
   const out: Array<{ raw: Buffer; doc: Doc }> = []
@@ -86,7 +98,12 @@ export function executeUpdate(catalog: Catalog, db: string, name: string, stmt: 
     checkId(created.doc._id)
     checkUpdatedDepth(created.raw)
     coll.insert(created.raw, created.doc)
-    return { matched: 0, modified: 0, upsertedId: created.doc._id, first: { after: created.doc, afterRaw: created.raw } }
+    return {
+      matched: 0,
+      modified: 0,
+      upsertedId: created.doc._id,
+      first: { after: created.doc, afterRaw: created.raw },
+    }
   }
   const coll = existing as Collection
   for (const target of found) {
@@ -103,7 +120,15 @@ export function executeUpdate(catalog: Catalog, db: string, name: string, stmt: 
 }
 
 /** One delete statement; returns the deleted documents (findAndModify returns the first). */
-export function executeDelete(catalog: Catalog, db: string, name: string, filter: Doc, multi: boolean, sort?: SortSpec, hint?: unknown): Array<{ raw: Buffer; doc: Doc }> {
+export function executeDelete(
+  catalog: Catalog,
+  db: string,
+  name: string,
+  filter: Doc,
+  multi: boolean,
+  sort?: SortSpec,
+  hint?: unknown,
+): Array<{ raw: Buffer; doc: Doc }> {
   const coll = catalog.get(db, name)
   compileFilter(filter)
   if (!coll) return []

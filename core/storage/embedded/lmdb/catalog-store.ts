@@ -1,6 +1,6 @@
-import { UUID } from 'bson'
+import type { UUID } from 'bson'
 import { decode, encode, type Doc } from '../bson/codec.ts'
-import { Catalog, type CatalogListener } from '../engine/catalog.ts'
+import type { Catalog, CatalogListener } from '../engine/catalog.ts'
 import type { Collection } from '../engine/collection.ts'
 import type { CollectionStorage, StorageBackend } from '../engine/doc-store.ts'
 import type { IndexSpec } from '../engine/index-spec.ts'
@@ -66,7 +66,11 @@ export class LmdbCatalogRecorder implements CatalogListener {
       uuid: coll.uuid,
       options: coll.options,
       prefix: prefixOf(coll),
-      indexes: coll.indexes.map((ix) => ({ spec: ix.spec, prefix: (ix.entries as LmdbEntries).prefix, multikey: ix.multikey })),
+      indexes: coll.indexes.map((ix) => ({
+        spec: ix.spec,
+        prefix: (ix.entries as LmdbEntries).prefix,
+        multikey: ix.multikey,
+      })),
     }
     this.env.meta.putSync(collKey(coll.ns), encode(record as unknown as Doc))
     this.open.set(coll.ns, coll)
@@ -142,7 +146,11 @@ export class LmdbCatalogRecorder implements CatalogListener {
       const storage = backend.storage(new LmdbDocStore(this.env, record.prefix))
       const coll = catalog.create(ns.slice(0, dot), ns.slice(dot + 1), record.options ?? {}, record.uuid, storage)
       for (const ix of record.indexes) {
-        const index = new SecondaryIndex(ix.spec, coll.ns, new LmdbEntries(this.env, ix.prefix, Boolean(ix.spec.unique)))
+        const index = new SecondaryIndex(
+          ix.spec,
+          coll.ns,
+          new LmdbEntries(this.env, ix.prefix, Boolean(ix.spec.unique)),
+        )
         index.multikey = ix.multikey
         coll.indexes.push(index)
       }

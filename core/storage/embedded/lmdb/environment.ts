@@ -50,7 +50,15 @@ export class LmdbEnvironment {
 
   static open(dir: string, options: EnvironmentOptions): LmdbEnvironment {
     mkdirSync(dir, { recursive: true, mode: 0o700 })
-    const root = open({ path: dir, maxDbs: 8, pageSize: PAGE_SIZE, noSync: !options.syncEveryCommit, overlappingSync: false, keyEncoding: 'binary', encoding: 'binary' })
+    const root = open({
+      path: dir,
+      maxDbs: 8,
+      pageSize: PAGE_SIZE,
+      noSync: !options.syncEveryCommit,
+      overlappingSync: false,
+      keyEncoding: 'binary',
+      encoding: 'binary',
+    })
     // lmdb creates its files 0644; the data folder is private, and so are they.
     for (const name of readdirSync(dir)) chmodSync(path.join(dir, name), 0o600)
     const db = (name: string, compression = false) =>
@@ -74,7 +82,12 @@ export class LmdbEnvironment {
    * failing (a bulk write keeps the documents before its first error), so the file must too.
    * `fn`'s error is thrown after the commit; a failure of lmdb itself goes to `onCommitFailure`.
    */
-  transact<T>(fn: () => T, onCommitFailure: (error: unknown) => never = (error) => { throw error }): T {
+  transact<T>(
+    fn: () => T,
+    onCommitFailure: (error: unknown) => never = (error) => {
+      throw error
+    },
+  ): T {
     let failure: { error: unknown } | undefined
     const failed = (error: unknown) => {
       failure = { error }
@@ -113,7 +126,9 @@ export class LmdbEnvironment {
   /** Flushes every commit so far to the disk (fdatasync of the data file). */
   sync(): Promise<void> {
     return new Promise((resolve, reject) => {
-      ;(this.root as unknown as { sync(cb: (error?: unknown) => void): void }).sync((error) => (error ? reject(error) : resolve()))
+      ;(this.root as unknown as { sync(cb: (error?: unknown) => void): void }).sync((error) =>
+        error ? reject(error) : resolve(),
+      )
     })
   }
 
@@ -133,7 +148,13 @@ export class LmdbEnvironment {
  * so that a walk can be interleaved with writes (a cursor reads its batches between commands)
  * and sees the store as it is at each batch, like the in-memory lists.
  */
-export function* walk(db: BinaryDb, lo: Buffer, hi: Buffer, reverse: boolean, batch = 128): Generator<{ key: Buffer; value: Buffer }> {
+export function* walk(
+  db: BinaryDb,
+  lo: Buffer,
+  hi: Buffer,
+  reverse: boolean,
+  batch = 128,
+): Generator<{ key: Buffer; value: Buffer }> {
   let start: Buffer = reverse ? hi : lo
   let exclusive = false
   for (;;) {

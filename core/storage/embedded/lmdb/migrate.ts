@@ -21,8 +21,10 @@ export interface MigrationResult {
 function moveLegacyFiles(legacy: DataDir): string {
   const target = path.join(legacy.dir, LEGACY_FOLDER)
   mkdirSync(target, { recursive: true, mode: 0o700 })
-  for (const gen of legacy.snapshots()) renameSync(legacy.snapshotPath(gen), path.join(target, path.basename(legacy.snapshotPath(gen))))
-  for (const gen of legacy.wals()) renameSync(legacy.walPath(gen), path.join(target, path.basename(legacy.walPath(gen))))
+  for (const gen of legacy.snapshots())
+    renameSync(legacy.snapshotPath(gen), path.join(target, path.basename(legacy.snapshotPath(gen))))
+  for (const gen of legacy.wals())
+    renameSync(legacy.walPath(gen), path.join(target, path.basename(legacy.walPath(gen))))
   legacy.syncDir()
   return target
 }
@@ -33,7 +35,11 @@ function moveLegacyFiles(legacy: DataDir): string {
  * cut short (no "migrated" mark in lmdb) is started over from the old files, which are still in
  * place, at the next start.
  */
-export async function migrateLegacyFolder(dataDir: string, env: LmdbEnvironment, catalog: Catalog): Promise<MigrationResult | undefined> {
+export async function migrateLegacyFolder(
+  dataDir: string,
+  env: LmdbEnvironment,
+  catalog: Catalog,
+): Promise<MigrationResult | undefined> {
   const legacy = new DataDir(dataDir)
   if (legacy.snapshots().length === 0 && legacy.wals().length === 0) return undefined
   if (env.meta.getBinary(MIGRATED)) return { collections: 0, documents: 0, movedTo: moveLegacyFiles(legacy) }

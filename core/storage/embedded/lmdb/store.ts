@@ -39,7 +39,10 @@ export class LmdbStore {
   }
 
   static async open(dataDir: string, options: DurabilityOptions & { compression: boolean }): Promise<LmdbStore> {
-    const env = LmdbEnvironment.open(path.join(dataDir, 'lmdb'), { compression: options.compression, syncEveryCommit: options.syncIntervalMs === 0 })
+    const env = LmdbEnvironment.open(path.join(dataDir, 'lmdb'), {
+      compression: options.compression,
+      syncEveryCommit: options.syncIntervalMs === 0,
+    })
     try {
       const backend = new LmdbBackend(env)
       const catalog = new Catalog(SILENT, backend)
@@ -63,7 +66,9 @@ export class LmdbStore {
    */
   transact<T>(fn: () => T): T {
     const refuse = (error: unknown): never => {
-      this.failure ??= new Error(`the embedded database could not commit to its data file (${String(error)}); writes are refused until it is restarted`)
+      this.failure ??= new Error(
+        `the embedded database could not commit to its data file (${String(error)}); writes are refused until it is restarted`,
+      )
       throw this.failure
     }
     return this.env.transact(fn, refuse)
@@ -84,10 +89,12 @@ export class LmdbStore {
   /** fdatasync of every commit so far; callers arriving during one share the next. */
   sync(): Promise<void> {
     if (!this.syncing) return this.startSync()
-    this.nextSync ??= this.syncing.catch(() => undefined).then(() => {
-      this.nextSync = undefined
-      return this.startSync()
-    })
+    this.nextSync ??= this.syncing
+      .catch(() => undefined)
+      .then(() => {
+        this.nextSync = undefined
+        return this.startSync()
+      })
     return this.nextSync
   }
 
@@ -98,7 +105,9 @@ export class LmdbStore {
     })
     this.syncing = running
     return running.catch((error: unknown) => {
-      this.failure ??= new Error(`the embedded database could not sync its data file (${String(error)}); writes are refused until it is restarted`)
+      this.failure ??= new Error(
+        `the embedded database could not sync its data file (${String(error)}); writes are refused until it is restarted`,
+      )
       throw this.failure
     })
   }

@@ -42,7 +42,8 @@ export class DataDir {
   }
 
   removeTemporaries(): void {
-    for (const name of readdirSync(this.dir)) if (name.endsWith('.tmp')) rmSync(path.join(this.dir, name), { force: true })
+    for (const name of readdirSync(this.dir))
+      if (name.endsWith('.tmp')) rmSync(path.join(this.dir, name), { force: true })
   }
 
   /** Removes snapshots and logs made obsolete by snapshot `gen`. */

@@ -16,7 +16,17 @@
  * `mongod.lock` holds the holder's PID and socket, for people and for the refusal message only.
  */
 import { createHash } from 'node:crypto'
-import { closeSync, constants, ftruncateSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs'
+import {
+  closeSync,
+  constants,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs'
 import { connect, createServer, type Server } from 'node:net'
 import path from 'node:path'
 
@@ -68,16 +78,26 @@ export async function lockFolder(dir: string, options: LockOptions): Promise<Fol
   const deadline = Date.now() + (options.waitMs ?? DEFAULT_LOCK_WAIT_MS)
   let held: Held | undefined
   for (;;) {
-    held = mechanism === 'abstract-socket' ? await listenAbstract(dir) : mechanism === 'o-exlock' ? openExclusive(dir) : noKernelLock(dir)
+    held =
+      mechanism === 'abstract-socket'
+        ? await listenAbstract(dir)
+        : mechanism === 'o-exlock'
+          ? openExclusive(dir)
+          : noKernelLock(dir)
     if (held || Date.now() >= deadline) break
     await new Promise((resolve) => setTimeout(resolve, RETRY_MS))
   }
-  if (!held) throw new FolderInUseError(`data folder ${dir} is in use by another running server${holderOf(dir)}; stop it, or give this server another folder`)
+  if (!held)
+    throw new FolderInUseError(
+      `data folder ${dir} is in use by another running server${holderOf(dir)}; stop it, or give this server another folder`,
+    )
   const previous = readNote(dir)
   for (const socketPath of new Set([previous.socketPath, options.socketPath])) {
     if (socketPath && (await answers(socketPath))) {
       await held.unlock()
-      throw new FolderInUseError(`data folder ${dir} is in use by a running server listening on ${socketPath}${holderOf(dir)} (one this machine's lock cannot see, e.g. in another container); stop it, or give this server another folder`)
+      throw new FolderInUseError(
+        `data folder ${dir} is in use by a running server listening on ${socketPath}${holderOf(dir)} (one this machine's lock cannot see, e.g. in another container); stop it, or give this server another folder`,
+      )
     }
   }
   held.note(`${process.pid}\n${options.socketPath}\n`)
@@ -144,7 +164,9 @@ function writeNote(dir: string, text: string): void {
 function listenAbstract(dir: string): Promise<Held | undefined> {
   const server: Server = createServer((connection) => connection.destroy())
   return new Promise((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? resolve(undefined) : reject(error)))
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'EADDRINUSE' ? resolve(undefined) : reject(error),
+    )
     server.listen(abstractLockName(dir), () => {
       // The lock must not keep the process alive on its own.
       server.unref()
@@ -159,7 +181,11 @@ function listenAbstract(dir: string): Promise<Held | undefined> {
 function openExclusive(dir: string): Held | undefined {
   let fd: number
   try {
-    fd = openSync(path.join(dir, LOCK_FILE), constants.O_RDWR | constants.O_CREAT | constants.O_NONBLOCK | O_EXLOCK, 0o600)
+    fd = openSync(
+      path.join(dir, LOCK_FILE),
+      constants.O_RDWR | constants.O_CREAT | constants.O_NONBLOCK | O_EXLOCK,
+      0o600,
+    )
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'EAGAIN' || code === 'EWOULDBLOCK') return undefined

@@ -32,7 +32,9 @@ export class Journal implements CatalogListener {
   }
 
   collectionCreated(coll: Collection): void {
-    this.writer.append(encodeRecord(RecordOp.createCollection, coll.ns, encode({ uuid: coll.uuid, options: coll.options })))
+    this.writer.append(
+      encodeRecord(RecordOp.createCollection, coll.ns, encode({ uuid: coll.uuid, options: coll.options })),
+    )
   }
 
   collectionDropped(db: string, name: string): void {

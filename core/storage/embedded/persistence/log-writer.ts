@@ -14,7 +14,10 @@ export class LogWriter {
   private syncing: Promise<void> | undefined
   private fd: number | undefined
 
-  constructor(readonly path: string, validLength?: number) {
+  constructor(
+    readonly path: string,
+    validLength?: number,
+  ) {
     this.fd = openSync(path, 'a+', FILE_MODE)
     if (validLength !== undefined && fstatSync(this.fd).size > validLength) ftruncateSync(this.fd, validLength)
     this.written = fstatSync(this.fd).size

@@ -71,7 +71,11 @@ export function decodeRecords(data: Buffer): DecodeResult {
     if (crc32(payload) !== data.readUInt32LE(at + 4)) break
     const nsLength = payload.readUInt16LE(1)
     if (3 + nsLength > payload.length) break
-    records.push({ op: payload[0], ns: payload.toString('utf8', 3, 3 + nsLength), body: payload.subarray(3 + nsLength) })
+    records.push({
+      op: payload[0],
+      ns: payload.toString('utf8', 3, 3 + nsLength),
+      body: payload.subarray(3 + nsLength),
+    })
     at += HEADER + length
   }
   return { records, validLength: at }

@@ -41,7 +41,12 @@ function apply(catalog: Catalog, record: LogRecord): void {
     case RecordOp.createCollection: {
       if (catalog.get(db, name)) return
       const body = decode(record.body)
-      catalog.create(db, name, (body.options ?? {}) as Record<string, unknown>, body.uuid instanceof UUID ? body.uuid : undefined)
+      catalog.create(
+        db,
+        name,
+        (body.options ?? {}) as Record<string, unknown>,
+        body.uuid instanceof UUID ? body.uuid : undefined,
+      )
       return
     }
     case RecordOp.dropCollection:

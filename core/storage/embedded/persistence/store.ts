@@ -63,7 +63,9 @@ export class Store {
       writer.flush()
       if (syncRequested || this.options.syncIntervalMs === 0) await writer.sync()
     } catch (error) {
-      this.failure = new Error(`the embedded database could not write its log (${String(error)}); writes are refused until it is restarted`)
+      this.failure = new Error(
+        `the embedded database could not write its log (${String(error)}); writes are refused until it is restarted`,
+      )
       throw this.failure
     }
     if (!this.compaction && writer.size > Math.max(this.options.compactMinBytes, this.liveBytes())) {

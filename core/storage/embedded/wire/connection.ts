@@ -1,5 +1,16 @@
 import type { Socket } from 'node:net'
-import { HEADER_SIZE, MAX_MESSAGE_SIZE, OpCode, opMsgReply, opReply, parseOpMsg, parseOpQuery, ProtocolError, readHeader, type IncomingCommand } from './messages.ts'
+import {
+  HEADER_SIZE,
+  MAX_MESSAGE_SIZE,
+  OpCode,
+  opMsgReply,
+  opReply,
+  parseOpMsg,
+  parseOpQuery,
+  ProtocolError,
+  readHeader,
+  type IncomingCommand,
+} from './messages.ts'
 
 export type Execute = (cmd: IncomingCommand) => Promise<Uint8Array>
 
@@ -52,10 +63,12 @@ export class Connection {
       const rest = all.subarray(length)
       this.chunks = rest.length ? [rest] : []
       this.buffered = rest.length
-      this.queue = this.queue.then(() => this.handle(frame)).catch((error: unknown) => {
-        this.onError(error)
-        this.close()
-      })
+      this.queue = this.queue
+        .then(() => this.handle(frame))
+        .catch((error: unknown) => {
+          this.onError(error)
+          this.close()
+        })
     }
   }
 

@@ -29,7 +29,13 @@ export function rawArray(docs: Uint8Array[]): Buffer {
  * `{cursor: {firstBatch|nextBatch: [...], id, ns, ...extra}, ok: 1}` built around the documents'
  * stored bytes, so that a read returns every value with the exact type it was written with.
  */
-export function cursorReply(batchName: 'firstBatch' | 'nextBatch', docs: Uint8Array[], cursorId: number, ns: string, extra: Doc = {}): Buffer {
+export function cursorReply(
+  batchName: 'firstBatch' | 'nextBatch',
+  docs: Uint8Array[],
+  cursorId: number,
+  ns: string,
+  extra: Doc = {},
+): Buffer {
   const cursor = assemble([
     element(BsonType.array, batchName, rawArray(docs)),
     ...elementsOfDoc({ id: Long.fromNumber(cursorId), ns, ...extra }),

@@ -63,7 +63,7 @@ export function parseOpMsg(frame: Buffer): IncomingCommand {
       if (nameEnd < 0 || nameEnd >= stop) throw new ProtocolError('malformed OP_MSG document sequence')
       const id = frame.toString('utf8', at + 4, nameEnd)
       const docs: Uint8Array[] = []
-      for (let p = nameEnd + 1; p < stop;) {
+      for (let p = nameEnd + 1; p < stop; ) {
         const len = documentLength(frame, p)
         if (len < 5 || p + len > stop) throw new ProtocolError('malformed document in OP_MSG sequence')
         docs.push(frame.subarray(p, p + len))
@@ -111,13 +111,21 @@ function header(length: number, responseTo: number, opCode: number): Buffer {
 /** An OP_MSG reply carrying one body document (already encoded). */
 export function opMsgReply(responseTo: number, body: Uint8Array): Buffer[] {
   const prefix = Buffer.from([0, 0, 0, 0, 0])
-  return [header(HEADER_SIZE + prefix.length + body.length, responseTo, OpCode.msg), prefix, Buffer.from(body.buffer, body.byteOffset, body.byteLength)]
+  return [
+    header(HEADER_SIZE + prefix.length + body.length, responseTo, OpCode.msg),
+    prefix,
+    Buffer.from(body.buffer, body.byteOffset, body.byteLength),
+  ]
 }
 
 export function opReply(responseTo: number, body: Uint8Array): Buffer[] {
   const fields = Buffer.alloc(20)
   fields.writeInt32LE(1, 16)
-  return [header(HEADER_SIZE + fields.length + body.length, responseTo, OpCode.reply), fields, Buffer.from(body.buffer, body.byteOffset, body.byteLength)]
+  return [
+    header(HEADER_SIZE + fields.length + body.length, responseTo, OpCode.reply),
+    fields,
+    Buffer.from(body.buffer, body.byteOffset, body.byteLength),
+  ]
 }
 
 export function encodeReply(doc: Doc): Uint8Array {

@@ -1,17 +1,17 @@
-import type { Properties, PropertyFilter } from '../types.ts';
-import { isBooleanish, isTruthy } from './equality.ts';
-import { lookupKey, matchProperty, NEGATIVE_OPERATORS, type MatchContext } from './match-property.ts';
-import { asciiLower, toText } from './values.ts';
+import type { Properties, PropertyFilter } from '../types.ts'
+import { isBooleanish, isTruthy } from './equality.ts'
+import { lookupKey, matchProperty, NEGATIVE_OPERATORS, type MatchContext } from './match-property.ts'
+import { asciiLower, toText } from './values.ts'
 
 /** One property filter, specialised on its operator and value: matchProperty's answer for any properties. */
 export interface CompiledProperty {
-  readonly matches: (properties: Properties, match: MatchContext) => boolean;
+  readonly matches: (properties: Properties, match: MatchContext) => boolean
   /** What was compiled, for the debug listing (compiled-flag.ts). */
-  readonly text: string;
+  readonly text: string
 }
 
-const hasOwn = Object.prototype.hasOwnProperty;
-const never = () => false;
+const hasOwn = Object.prototype.hasOwnProperty
+const never = () => false
 
 /**
  * The value-dependent part of `exact`, `is_not` and the text operators, with the filter's side
@@ -21,18 +21,18 @@ function presentMatcher(operator: string, v: unknown): ((x: unknown) => boolean)
   switch (operator) {
     case 'exact':
     case 'is_not': {
-      let exact: (x: unknown) => boolean;
+      let exact: (x: unknown) => boolean
       if (isBooleanish(v)) {
-        const truth = isTruthy(v);
-        exact = (x) => isTruthy(x) === truth;
+        const truth = isTruthy(v)
+        exact = (x) => isTruthy(x) === truth
       } else if (Array.isArray(v)) {
-        const texts = new Set(v.map((candidate) => toText(candidate).toLowerCase()));
-        exact = (x) => texts.has(toText(x).toLowerCase());
+        const texts = new Set(v.map((candidate) => toText(candidate).toLowerCase()))
+        exact = (x) => texts.has(toText(x).toLowerCase())
       } else {
-        const text = toText(v).toLowerCase();
-        exact = (x) => toText(x).toLowerCase() === text;
+        const text = toText(v).toLowerCase()
+        exact = (x) => toText(x).toLowerCase() === text
       }
-      return operator === 'exact' ? exact : (x) => !exact(x);
+      return operator === 'exact' ? exact : (x) => !exact(x)
     }
     case 'icontains':
     case 'not_icontains':
@@ -40,14 +40,14 @@ function presentMatcher(operator: string, v: unknown): ((x: unknown) => boolean)
     case 'not_starts_with':
     case 'ends_with':
     case 'not_ends_with': {
-      const needle = asciiLower(toText(v));
-      const negated = operator.startsWith('not_');
-      if (operator.endsWith('icontains')) return (x) => asciiLower(toText(x)).includes(needle) !== negated;
-      if (operator.endsWith('starts_with')) return (x) => asciiLower(toText(x)).startsWith(needle) !== negated;
-      return (x) => asciiLower(toText(x)).endsWith(needle) !== negated;
+      const needle = asciiLower(toText(v))
+      const negated = operator.startsWith('not_')
+      if (operator.endsWith('icontains')) return (x) => asciiLower(toText(x)).includes(needle) !== negated
+      if (operator.endsWith('starts_with')) return (x) => asciiLower(toText(x)).startsWith(needle) !== negated
+      return (x) => asciiLower(toText(x)).endsWith(needle) !== negated
     }
     default:
-      return null;
+      return null
   }
 }
 
@@ -57,16 +57,19 @@ function presentMatcher(operator: string, v: unknown): ((x: unknown) => boolean)
  * with their value prepared; the others (regex, numbers, dates, semver) call matchProperty itself.
  */
 export function compileProperty(filter: PropertyFilter): CompiledProperty {
-  const key = lookupKey(filter);
-  const operator = filter.operator ?? 'exact';
-  const v = filter.value;
-  const text = `${filter.type ?? 'person'} ${JSON.stringify(key)} ${operator} ${JSON.stringify(v) ?? 'undefined'}`;
-  const present = (properties: Properties) => hasOwn.call(properties, key) && properties[key] !== undefined;
-  if (operator === 'is_set') return { matches: present, text };
-  if (operator === 'is_not_set') return { matches: (properties) => !present(properties), text };
-  if (v === undefined || v === null) return { matches: never, text: `${text} (no value: never)` };
-  const absent = NEGATIVE_OPERATORS.has(operator);
-  const prepared = presentMatcher(operator, v);
-  if (prepared) return { matches: (properties) => (present(properties) ? prepared(properties[key]) : absent), text };
-  return { matches: (properties, match) => (present(properties) ? matchProperty(filter, properties, match) : absent), text: `${text} (interpreted)` };
+  const key = lookupKey(filter)
+  const operator = filter.operator ?? 'exact'
+  const v = filter.value
+  const text = `${filter.type ?? 'person'} ${JSON.stringify(key)} ${operator} ${JSON.stringify(v) ?? 'undefined'}`
+  const present = (properties: Properties) => hasOwn.call(properties, key) && properties[key] !== undefined
+  if (operator === 'is_set') return { matches: present, text }
+  if (operator === 'is_not_set') return { matches: (properties) => !present(properties), text }
+  if (v === undefined || v === null) return { matches: never, text: `${text} (no value: never)` }
+  const absent = NEGATIVE_OPERATORS.has(operator)
+  const prepared = presentMatcher(operator, v)
+  if (prepared) return { matches: (properties) => (present(properties) ? prepared(properties[key]) : absent), text }
+  return {
+    matches: (properties, match) => (present(properties) ? matchProperty(filter, properties, match) : absent),
+    text: `${text} (interpreted)`,
+  }
 }

@@ -4,16 +4,16 @@
  * oldest entry goes when `limit` are held; the values are never modified once remembered.
  */
 export class TextMemo<T> {
-  private readonly entries = new Map<string, T>();
+  private readonly entries = new Map<string, T>()
 
   constructor(private readonly limit: number) {}
 
   get(text: string): T | undefined {
-    return this.entries.get(text);
+    return this.entries.get(text)
   }
 
   remember(text: string, value: T): void {
-    if (this.entries.size >= this.limit) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(text, value);
+    if (this.entries.size >= this.limit) this.entries.delete(this.entries.keys().next().value as string)
+    this.entries.set(text, value)
   }
 }

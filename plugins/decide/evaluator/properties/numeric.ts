@@ -1,21 +1,21 @@
-import { toNumber } from './values.ts';
+import { toNumber } from './values.ts'
 
-export type NumericOperator = 'gt' | 'gte' | 'lt' | 'lte';
+export type NumericOperator = 'gt' | 'gte' | 'lt' | 'lte'
 
 /** Numeric only: both sides must read as f64, otherwise no match (there is no string comparison). */
 export function compareNumbers(operator: NumericOperator, filterValue: unknown, propertyValue: unknown): boolean {
-  const x = toNumber(propertyValue);
-  const v = toNumber(filterValue);
-  if (x === null || v === null) return false;
+  const x = toNumber(propertyValue)
+  const v = toNumber(filterValue)
+  if (x === null || v === null) return false
   switch (operator) {
     case 'gt':
-      return x > v;
+      return x > v
     case 'gte':
-      return x >= v;
+      return x >= v
     case 'lt':
-      return x < v;
+      return x < v
     case 'lte':
-      return x <= v;
+      return x <= v
   }
 }
 
@@ -25,11 +25,11 @@ export function compareNumbers(operator: NumericOperator, filterValue: unknown, 
  * `not_between`.
  */
 export function inRange(filterValue: unknown, propertyValue: unknown): boolean | null {
-  if (!Array.isArray(filterValue) || filterValue.length !== 2) return null;
-  const low = toNumber(filterValue[0]);
-  const high = toNumber(filterValue[1]);
-  if (low === null || high === null || Number.isNaN(low) || Number.isNaN(high) || low > high) return null;
-  const x = toNumber(propertyValue);
-  if (x === null || Number.isNaN(x)) return null;
-  return x >= low && x <= high;
+  if (!Array.isArray(filterValue) || filterValue.length !== 2) return null
+  const low = toNumber(filterValue[0])
+  const high = toNumber(filterValue[1])
+  if (low === null || high === null || Number.isNaN(low) || Number.isNaN(high) || low > high) return null
+  const x = toNumber(propertyValue)
+  if (x === null || Number.isNaN(x)) return null
+  return x >= low && x <= high
 }

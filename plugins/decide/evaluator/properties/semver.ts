@@ -1,68 +1,74 @@
-import { parseVersionReq, versionReqMatches } from './semver-req.ts';
-import { canonicalizeVersionText, compareVersions, normalizeVersionText, parseVersion, stripLeadingZeros } from './semver-version.ts';
-import type { Version } from './semver-version.ts';
-import { TextMemo } from './memo.ts';
-import { toText } from './values.ts';
+import { parseVersionReq, versionReqMatches } from './semver-req.ts'
+import {
+  canonicalizeVersionText,
+  compareVersions,
+  normalizeVersionText,
+  parseVersion,
+  stripLeadingZeros,
+} from './semver-version.ts'
+import type { Version } from './semver-version.ts'
+import { TextMemo } from './memo.ts'
+import { toText } from './values.ts'
 
 /** Parsed versions and requirements by text (app versions are few; filter values repeat on every request). */
-const CACHE_LIMIT = 2000;
+const CACHE_LIMIT = 2000
 /** Longer texts are parsed each time rather than remembered. */
-const MAX_REMEMBERED_LENGTH = 256;
-const versions = new TextMemo<Version | null>(CACHE_LIMIT);
-const requirements = new TextMemo<ReturnType<typeof parseVersionReq>>(CACHE_LIMIT);
+const MAX_REMEMBERED_LENGTH = 256
+const versions = new TextMemo<Version | null>(CACHE_LIMIT)
+const requirements = new TextMemo<ReturnType<typeof parseVersionReq>>(CACHE_LIMIT)
 
 function versionOf(text: string): Version | null {
-  let version = versions.get(text);
+  let version = versions.get(text)
   if (version === undefined) {
-    version = parseVersion(text);
-    if (text.length <= MAX_REMEMBERED_LENGTH) versions.remember(text, version);
+    version = parseVersion(text)
+    if (text.length <= MAX_REMEMBERED_LENGTH) versions.remember(text, version)
   }
-  return version;
+  return version
 }
 
-export type SemverCompareOperator = 'semver_eq' | 'semver_neq' | 'semver_gt' | 'semver_gte' | 'semver_lt' | 'semver_lte';
-export type SemverRangeOperator = 'semver_tilde' | 'semver_caret' | 'semver_wildcard';
+export type SemverCompareOperator = 'semver_eq' | 'semver_neq' | 'semver_gt' | 'semver_gte' | 'semver_lt' | 'semver_lte'
+export type SemverRangeOperator = 'semver_tilde' | 'semver_caret' | 'semver_wildcard'
 
 /** An unparseable property value is a non-match; an unparseable filter value is an error (also a non-match). */
 export function compareSemver(operator: SemverCompareOperator, filterValue: unknown, propertyValue: unknown): boolean {
-  const x = versionOf(toText(propertyValue));
-  const v = versionOf(toText(filterValue));
-  if (x === null || v === null) return false;
-  const order = compareVersions(x, v);
+  const x = versionOf(toText(propertyValue))
+  const v = versionOf(toText(filterValue))
+  if (x === null || v === null) return false
+  const order = compareVersions(x, v)
   switch (operator) {
     case 'semver_eq':
-      return order === 0;
+      return order === 0
     case 'semver_neq':
-      return order !== 0;
+      return order !== 0
     case 'semver_gt':
-      return order > 0;
+      return order > 0
     case 'semver_gte':
-      return order >= 0;
+      return order >= 0
     case 'semver_lt':
-      return order < 0;
+      return order < 0
     case 'semver_lte':
-      return order <= 0;
+      return order <= 0
   }
 }
 
 function requirementText(operator: SemverRangeOperator, filterValue: unknown): string {
-  const normalized = normalizeVersionText(toText(filterValue));
-  if (operator === 'semver_tilde') return `~${canonicalizeVersionText(normalized)}`;
-  if (operator === 'semver_caret') return `^${canonicalizeVersionText(normalized)}`;
+  const normalized = normalizeVersionText(toText(filterValue))
+  if (operator === 'semver_tilde') return `~${canonicalizeVersionText(normalized)}`
+  if (operator === 'semver_caret') return `^${canonicalizeVersionText(normalized)}`
   // Wildcards keep their length (the `*` supplies the rest) but lose leading zeros, and `*` becomes `x`.
-  return normalized.split('.').map(stripLeadingZeros).join('.').replaceAll('*', 'x');
+  return normalized.split('.').map(stripLeadingZeros).join('.').replaceAll('*', 'x')
 }
 
 /** `~1.2.3` ≥1.2.3 <1.3.0; `^1.2.3` ≥1.2.3 <2.0.0 (narrower below 1.0); `1.2.*` ≥1.2.0 <1.3.0. */
 export function matchSemverRange(operator: SemverRangeOperator, filterValue: unknown, propertyValue: unknown): boolean {
-  const version = versionOf(toText(propertyValue));
-  if (version === null) return false;
-  const filterText = toText(filterValue);
-  const key = `${operator} ${filterText}`;
-  let requirement = requirements.get(key);
+  const version = versionOf(toText(propertyValue))
+  if (version === null) return false
+  const filterText = toText(filterValue)
+  const key = `${operator} ${filterText}`
+  let requirement = requirements.get(key)
   if (requirement === undefined) {
-    requirement = parseVersionReq(requirementText(operator, filterText));
-    if (filterText.length <= MAX_REMEMBERED_LENGTH) requirements.remember(key, requirement);
+    requirement = parseVersionReq(requirementText(operator, filterText))
+    if (filterText.length <= MAX_REMEMBERED_LENGTH) requirements.remember(key, requirement)
   }
-  return requirement !== null && versionReqMatches(requirement, version);
+  return requirement !== null && versionReqMatches(requirement, version)
 }

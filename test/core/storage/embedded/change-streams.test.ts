@@ -25,7 +25,10 @@ describe('embedded MongoDB change history', function () {
     rmSync(dataDir, { recursive: true, force: true })
   })
 
-  async function tokenOfNextInsert(coll: ReturnType<ReturnType<MongoClient['db']>['collection']>, doc: Document): Promise<ResumeToken> {
+  async function tokenOfNextInsert(
+    coll: ReturnType<ReturnType<MongoClient['db']>['collection']>,
+    doc: Document,
+  ): Promise<ResumeToken> {
     const stream = coll.watch([], { maxAwaitTimeMS: 50 })
     try {
       await stream.tryNext()
@@ -37,7 +40,10 @@ describe('embedded MongoDB change history', function () {
   }
 
   /** The full document of the first change after `token`. */
-  async function firstDocumentAfter(coll: ReturnType<ReturnType<MongoClient['db']>['collection']>, token: ResumeToken): Promise<Document> {
+  async function firstDocumentAfter(
+    coll: ReturnType<ReturnType<MongoClient['db']>['collection']>,
+    token: ResumeToken,
+  ): Promise<Document> {
     const stream = coll.watch([], { resumeAfter: token, maxAwaitTimeMS: 50 })
     try {
       return ((await stream.next()) as ChangeStreamDocument & { fullDocument: Document }).fullDocument
@@ -55,7 +61,10 @@ describe('embedded MongoDB change history', function () {
     await coll.insertOne({ n: 101 })
 
     const lost = coll.watch([], { resumeAfter: early, maxAwaitTimeMS: 50 })
-    const error = await lost.next().then(() => undefined, (e: { code?: number }) => e)
+    const error = await lost.next().then(
+      () => undefined,
+      (e: { code?: number }) => e,
+    )
     await lost.close()
     expect(error?.code, 'resuming before the kept history').to.equal(286)
 

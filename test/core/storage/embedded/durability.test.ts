@@ -1,6 +1,15 @@
 import { expect } from 'chai'
 import { spawn, type ChildProcess } from 'node:child_process'
-import { appendFileSync, chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import {
+  appendFileSync,
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { MongoClient, type Document } from 'mongodb'
@@ -14,7 +23,10 @@ interface Running {
   client: MongoClient
 }
 
-async function open(dataDir: string, extra: { compactMinBytes?: number; engine?: 'memory' | 'lmdb' } = {}): Promise<Running> {
+async function open(
+  dataDir: string,
+  extra: { compactMinBytes?: number; engine?: 'memory' | 'lmdb' } = {},
+): Promise<Running> {
   const server = await startEmbeddedMongo({ dataDir, runIn: 'current-thread', ...extra })
   const client = new MongoClient(server.url)
   await client.connect()
@@ -30,7 +42,10 @@ async function shut(running: Running): Promise<void> {
 
 /** Starts the CLI as a child process and resolves with its URL once it has printed it. */
 function startChild(dataDir: string): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, '--port', '0', '--data', dataDir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, '--port', '0', '--data', dataDir], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let output = ''
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the CLI did not start: ${output}`)), 20_000)
@@ -42,12 +57,15 @@ function startChild(dataDir: string): Promise<{ child: ChildProcess; url: string
         resolve({ child, url, output: () => output })
       }
     })
-    child.stderr?.on('data', (chunk: Buffer) => { output += chunk.toString() })
+    child.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString()
+    })
     child.on('exit', (code) => reject(new Error(`the CLI exited with ${code}: ${output}`)))
   })
 }
 
-const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
 
 describe('embedded MongoDB durability', () => {
   let dataDir: string
@@ -60,7 +78,11 @@ describe('embedded MongoDB durability', () => {
     let running = await open(dataDir)
     let db = running.client.db('app')
     await db.collection('persons').createIndex({ project_id: 1, distinct_id: 1 }, { unique: true })
-    await db.collection('persons').insertMany(Array.from({ length: 50 }, (_, i) => ({ _id: i, project_id: 1, distinct_id: `d${i}`, v: 1 })) as Document[])
+    await db
+      .collection('persons')
+      .insertMany(
+        Array.from({ length: 50 }, (_, i) => ({ _id: i, project_id: 1, distinct_id: `d${i}`, v: 1 })) as Document[],
+      )
     await db.collection('persons').updateMany({ _id: { $lt: 10 } } as Document, { $set: { v: 2 } })
     await db.collection('persons').deleteMany({ _id: { $gte: 40 } } as Document)
     await db.collection('tmp').insertOne({ x: 1 })
@@ -75,7 +97,10 @@ describe('embedded MongoDB durability', () => {
       expect(await db.collection('persons').countDocuments()).to.equal(40)
       expect(await db.collection('persons').countDocuments({ v: 2 })).to.equal(10)
       expect((await db.listCollections().toArray()).map((c) => c.name).sort()).to.deep.equal(['kept', 'persons'])
-      const duplicate = await db.collection('persons').insertOne({ project_id: 1, distinct_id: 'd3' }).catch((e: { code: number }) => e.code)
+      const duplicate = await db
+        .collection('persons')
+        .insertOne({ project_id: 1, distinct_id: 'd3' })
+        .catch((e: { code: number }) => e.code)
       expect(duplicate).to.equal(11000)
     } finally {
       await shut(running)
@@ -90,7 +115,9 @@ describe('embedded MongoDB durability', () => {
     const events = client.db('app').collection('events')
     await events.createIndex({ project_id: 1, uuid: 1 }, { unique: true })
     for (let batch = 0; batch < 10; batch++) {
-      await events.insertMany(Array.from({ length: 100 }, (_, i) => ({ project_id: 1, uuid: `e${batch * 100 + i}`, n: 0 })))
+      await events.insertMany(
+        Array.from({ length: 100 }, (_, i) => ({ project_id: 1, uuid: `e${batch * 100 + i}`, n: 0 })),
+      )
     }
     await events.updateMany({ uuid: { $regex: /^e1/ } }, { $inc: { n: 1 } })
     await events.deleteOne({ uuid: 'e999' })
@@ -106,8 +133,11 @@ describe('embedded MongoDB durability', () => {
       expect(await c.countDocuments()).to.equal(1000)
       expect(await c.countDocuments({ n: 1 })).to.equal(111)
       expect(await c.findOne({ uuid: 'e999' })).to.equal(null)
-      expect(await c.findOne({ uuid: 'last' }, { projection: { _id: 0 } })).to.deep.equal({ project_id: 1, uuid: 'last' })
-      expect((await c.insertOne({ project_id: 1, uuid: 'e5' }).catch((e: { code: number }) => e.code))).to.equal(11000)
+      expect(await c.findOne({ uuid: 'last' }, { projection: { _id: 0 } })).to.deep.equal({
+        project_id: 1,
+        uuid: 'last',
+      })
+      expect(await c.insertOne({ project_id: 1, uuid: 'e5' }).catch((e: { code: number }) => e.code)).to.equal(11000)
     } finally {
       await shut(running)
     }
@@ -118,7 +148,10 @@ describe('embedded MongoDB durability', () => {
     const { child, url, output } = await startChild(dataDir)
     const client = new MongoClient(url)
     await client.connect()
-    await client.db('app').collection('c').insertOne({ _id: 'kept' } as Document)
+    await client
+      .db('app')
+      .collection('c')
+      .insertOne({ _id: 'kept' } as Document)
     await client.close()
     const gone = exited(child)
     child.kill('SIGTERM')
@@ -136,7 +169,10 @@ describe('embedded MongoDB durability', () => {
   // These two are about the in-memory engine's log and snapshots; the lmdb engine has neither.
   it('ignores a torn record at the end of the log and keeps appending after it', async () => {
     let running = await open(dataDir, MEMORY)
-    await running.client.db('app').collection('c').insertMany([{ n: 1 }, { n: 2 }])
+    await running.client
+      .db('app')
+      .collection('c')
+      .insertMany([{ n: 1 }, { n: 2 }])
     await shut(running)
     const [wal] = readdirSync(dataDir).filter((f) => f.startsWith('wal-'))
     appendFileSync(path.join(dataDir, wal), Buffer.from([0x40, 0, 0, 0, 1, 2, 3]))
@@ -159,14 +195,20 @@ describe('embedded MongoDB durability', () => {
     await running.client.db('app').command({ compact: 'c' })
     const files = readdirSync(dataDir)
     const snapshots = files.filter((f) => f.startsWith('snapshot-'))
-    const logBytes = files.filter((f) => f.startsWith('wal-')).reduce((sum, f) => sum + statSync(path.join(dataDir, f)).size, 0)
+    const logBytes = files
+      .filter((f) => f.startsWith('wal-'))
+      .reduce((sum, f) => sum + statSync(path.join(dataDir, f)).size, 0)
     expect(snapshots).to.have.length(1)
     expect(logBytes).to.be.below(64 * 1024)
     await shut(running)
     writeFileSync(path.join(dataDir, 'snapshot-99999999.tmp'), 'interrupted compaction')
     running = await open(dataDir, MEMORY)
     try {
-      const docs = await running.client.db('app').collection('c').find({}, { projection: { v: 1 } }).toArray()
+      const docs = await running.client
+        .db('app')
+        .collection('c')
+        .find({}, { projection: { v: 1 } })
+        .toArray()
       expect(docs).to.have.length(20)
       expect(docs.every((d) => d.v === 100)).to.equal(true)
       expect(existsSync(path.join(dataDir, 'snapshot-99999999.tmp'))).to.equal(false)
@@ -176,7 +218,11 @@ describe('embedded MongoDB durability', () => {
   })
 
   it('keeps the folder 0700 and every file in it 0600, across log compaction, and narrows an older folder at start', async () => {
-    const modes = (dir: string) => Object.fromEntries([['.', statSync(dir).mode & 0o777], ...readdirSync(dir).map((f) => [f.replace(/\d{8}/, 'N'), statSync(path.join(dir, f)).mode & 0o777])])
+    const modes = (dir: string) =>
+      Object.fromEntries([
+        ['.', statSync(dir).mode & 0o777],
+        ...readdirSync(dir).map((f) => [f.replace(/\d{8}/, 'N'), statSync(path.join(dir, f)).mode & 0o777]),
+      ])
     const fresh = path.join(dataDir, 'created', 'mongo')
     let running = await open(fresh, { compactMinBytes: 16 * 1024 })
     const c = running.client.db('app').collection('c')
@@ -185,7 +231,13 @@ describe('embedded MongoDB durability', () => {
     for (let round = 0; round < 40; round++) await c.insertOne({ pad: 'x'.repeat(1000) })
     await running.client.db('app').command({ compact: 'c' })
     expect(readdirSync(fresh).filter((f) => f.startsWith('snapshot-'))).to.have.length(1)
-    expect(modes(fresh)).to.deep.equal({ '.': 0o700, 'mongod.lock': 0o600, 'mongod.sock': 0o600, 'snapshot-N.bin': 0o600, 'wal-N.log': 0o600 })
+    expect(modes(fresh)).to.deep.equal({
+      '.': 0o700,
+      'mongod.lock': 0o600,
+      'mongod.sock': 0o600,
+      'snapshot-N.bin': 0o600,
+      'wal-N.log': 0o600,
+    })
     await shut(running)
 
     // As an older version left it: a 0755 folder of 0644 files.
@@ -194,7 +246,13 @@ describe('embedded MongoDB durability', () => {
     running = await open(fresh)
     try {
       expect(await running.client.db('app').collection('c').countDocuments()).to.equal(41)
-      expect(modes(fresh)).to.deep.equal({ '.': 0o700, 'mongod.lock': 0o600, 'mongod.sock': 0o600, 'snapshot-N.bin': 0o600, 'wal-N.log': 0o600 })
+      expect(modes(fresh)).to.deep.equal({
+        '.': 0o700,
+        'mongod.lock': 0o600,
+        'mongod.sock': 0o600,
+        'snapshot-N.bin': 0o600,
+        'wal-N.log': 0o600,
+      })
     } finally {
       await shut(running)
     }

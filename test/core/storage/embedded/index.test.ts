@@ -73,7 +73,11 @@ describe('startEmbeddedMongo', () => {
     const server = await startEmbeddedMongo({ dataDir })
     try {
       const probe = `require('net').connect(${JSON.stringify(server.socketPath)}).on('connect', () => process.exit(0)).on('error', (e) => { console.log(e.code); process.exit(3) })`
-      const child = spawn(process.execPath, ['-e', probe], { uid: 65534, gid: 65534, stdio: ['ignore', 'pipe', 'inherit'] })
+      const child = spawn(process.execPath, ['-e', probe], {
+        uid: 65534,
+        gid: 65534,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      })
       let output = ''
       child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
       const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
@@ -112,7 +116,11 @@ describe('startEmbeddedMongo', () => {
     const first = await startEmbeddedMongo({ dataDir, tcp: { port: 0 }, runIn: 'current-thread' })
     const otherDir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-embedded-'))
     try {
-      const error = await startEmbeddedMongo({ dataDir: otherDir, tcp: { port: first.tcpPort }, runIn: 'current-thread' }).then(
+      const error = await startEmbeddedMongo({
+        dataDir: otherDir,
+        tcp: { port: first.tcpPort },
+        runIn: 'current-thread',
+      }).then(
         () => undefined,
         (e: NodeJS.ErrnoException) => e.code,
       )
@@ -127,7 +135,8 @@ describe('startEmbeddedMongo', () => {
 
   it('puts the socket in a private temporary folder when the data folder path is too long for one', async () => {
     let deep = dataDir
-    while (Buffer.byteLength(path.join(deep, 'mongod.sock')) <= maxSocketPathBytes()) deep = path.join(deep, 'a-rather-long-folder-name')
+    while (Buffer.byteLength(path.join(deep, 'mongod.sock')) <= maxSocketPathBytes())
+      deep = path.join(deep, 'a-rather-long-folder-name')
     mkdirSync(deep, { recursive: true })
     const server = await startEmbeddedMongo({ dataDir: deep, runIn: 'current-thread' })
     const privateFolder = path.dirname(server.socketPath)

@@ -23,7 +23,7 @@ describe('embedded MongoDB TTL indexes', () => {
     rmSync(dataDir, { recursive: true, force: true })
   })
 
-  it('removes documents whose indexed date is older than expireAfterSeconds, on the monitor\'s schedule', async function () {
+  it("removes documents whose indexed date is older than expireAfterSeconds, on the monitor's schedule", async function () {
     this.timeout(10_000)
     const admin = client.db('admin')
     const before = await admin.command({ getParameter: 1, ttlMonitorSleepSecs: 1 })
@@ -41,6 +41,8 @@ describe('embedded MongoDB TTL indexes', () => {
     await admin.command({ setParameter: 1, ttlMonitorSleepSecs: 1 })
     const deadline = Date.now() + 5_000
     while ((await events.countDocuments()) > 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
-    expect((await events.find({}, { projection: { _id: 0, name: 1 } }).toArray()).map((d) => d.name).sort()).to.deep.equal(['fresh', 'no field', 'not a date'])
+    expect(
+      (await events.find({}, { projection: { _id: 0, name: 1 } }).toArray()).map((d) => d.name).sort(),
+    ).to.deep.equal(['fresh', 'no field', 'not a date'])
   })
 })

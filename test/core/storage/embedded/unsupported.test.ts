@@ -6,7 +6,7 @@ import { testDbName, testMongoUrl } from '../../../helpers/mongo.ts'
  * What MongoDB has and the embedded server does not: each answers an error that names it
  * (code 238 NotImplemented), never a hang or a silently different result.
  */
-describe('embedded MongoDB unsupported features', function () {
+describe('embedded MongoDB unsupported features', () => {
   let client: MongoClient
   let db: Db
 
@@ -34,12 +34,33 @@ describe('embedded MongoDB unsupported features', function () {
   }
 
   it('refuses $out and $merge instead of writing somewhere else', async () => {
-    await refused(() => db.collection('c').aggregate([{ $out: 'copy' }]).toArray(), '$out')
-    await refused(() => db.collection('c').aggregate([{ $merge: { into: 'copy' } }]).toArray(), '$merge')
+    await refused(
+      () =>
+        db
+          .collection('c')
+          .aggregate([{ $out: 'copy' }])
+          .toArray(),
+      '$out',
+    )
+    await refused(
+      () =>
+        db
+          .collection('c')
+          .aggregate([{ $merge: { into: 'copy' } }])
+          .toArray(),
+      '$merge',
+    )
   })
 
   it('refuses collations, text indexes, capped collections and tailable cursors', async () => {
-    await refused(() => db.collection('c').find({}, { collation: { locale: 'fr' } }).toArray(), 'collation')
+    await refused(
+      () =>
+        db
+          .collection('c')
+          .find({}, { collation: { locale: 'fr' } })
+          .toArray(),
+      'collation',
+    )
     await refused(() => db.collection('c').createIndex({ a: 'text' }), 'text')
     await refused(() => db.createCollection('capped', { capped: true, size: 1000 }), 'capped')
     await refused(() => db.collection('c').find({}, { tailable: true }).toArray(), 'tailable')
@@ -48,18 +69,31 @@ describe('embedded MongoDB unsupported features', function () {
   it('refuses multi-document transactions', async () => {
     const session = client.startSession()
     try {
-      await refused(() => session.withTransaction(() => db.collection('c').insertOne({ b: 1 }, { session })), 'transactions')
+      await refused(
+        () => session.withTransaction(() => db.collection('c').insertOne({ b: 1 }, { session })),
+        'transactions',
+      )
     } finally {
       await session.endSession()
     }
   })
 
   it('refuses a $type query on an exact numeric type it cannot tell apart', async () => {
-    await refused(() => db.collection('c').find({ a: { $type: 'long' } }).toArray(), '$type')
+    await refused(
+      () =>
+        db
+          .collection('c')
+          .find({ a: { $type: 'long' } })
+          .toArray(),
+      '$type',
+    )
     expect(await db.collection('c').countDocuments({ a: { $type: 'number' } })).to.equal(1)
   })
 
   it('refuses mapReduce by name', async () => {
-    await refused(() => db.command({ mapReduce: 'c', map: 'function(){}', reduce: 'function(){}', out: { inline: 1 } }), 'mapReduce')
+    await refused(
+      () => db.command({ mapReduce: 'c', map: 'function(){}', reduce: 'function(){}', out: { inline: 1 } }),
+      'mapReduce',
+    )
   })
 })

@@ -25,8 +25,12 @@ describe('embedded MongoDB write turns', function () {
     // one open connection per command below, so that none waits for a connection handshake
     await Promise.all(Array.from({ length: 8 }, () => db.command({ ping: 1 })))
     const finished: string[] = []
-    const updates = [0, 1, 2, 3].map((n) => big.updateMany({}, { $inc: { a: 1 }, $set: { [`by${n}`]: true } }).then(() => finished.push(`update ${n}`)))
-    const read = updates[0]!.then(() => db.collection('small').findOne({ _id: 1 as never })).then((doc) => finished.push(`find ${String(doc?.ok)}`))
+    const updates = [0, 1, 2, 3].map((n) =>
+      big.updateMany({}, { $inc: { a: 1 }, $set: { [`by${n}`]: true } }).then(() => finished.push(`update ${n}`)),
+    )
+    const read = updates[0]!
+      .then(() => db.collection('small').findOne({ _id: 1 as never }))
+      .then((doc) => finished.push(`find ${String(doc?.ok)}`))
     await Promise.all([...updates, read])
     // every write applied once and answered, and the read too (the order is WriteTurns' test below:
     // over the wire it depends on when each command arrives)
@@ -37,7 +41,13 @@ describe('embedded MongoDB write turns', function () {
 
 describe('WriteTurns', () => {
   /** A write that keeps the thread busy for `ms`, as the store applying a large command does. */
-  async function write(turns: WriteTurns, name: string, ms: number, order: string[], onStart?: () => void): Promise<void> {
+  async function write(
+    turns: WriteTurns,
+    name: string,
+    ms: number,
+    order: string[],
+    onStart?: () => void,
+  ): Promise<void> {
     await turns.next()
     onStart?.()
     const until = performance.now() + ms
@@ -54,7 +64,11 @@ describe('WriteTurns', () => {
     let read!: Promise<void>
     // the read "arrives" while the first write runs: a timer, as a socket's data would, runs in a later phase of the loop
     const onFirst = () => (read = new Promise((resolve) => setTimeout(() => resolve(void order.push('read')), 0)))
-    await Promise.all([write(turns, 'w1', 5, order, onFirst), write(turns, 'w2', 5, order), write(turns, 'w3', 5, order)])
+    await Promise.all([
+      write(turns, 'w1', 5, order, onFirst),
+      write(turns, 'w2', 5, order),
+      write(turns, 'w3', 5, order),
+    ])
     await read
     expect(order).to.deep.equal(['w1', 'read', 'w2', 'w3'])
   })
@@ -64,7 +78,9 @@ describe('WriteTurns', () => {
     const order: string[] = []
     let read!: Promise<void>
     const onFirst = () => (read = new Promise((resolve) => setTimeout(() => resolve(void order.push('read')), 0)))
-    await Promise.all(Array.from({ length: 20 }, (_, i) => write(turns, `w${i}`, 0, order, i === 0 ? onFirst : undefined)))
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) => write(turns, `w${i}`, 0, order, i === 0 ? onFirst : undefined)),
+    )
     await read
     // all twenty fit in one 1 ms turn on an idle machine; a preempted thread may end the turn early
     expect(order.indexOf('read'), order.join(', ')).to.be.at.least(10)

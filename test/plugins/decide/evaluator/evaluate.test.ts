@@ -1,17 +1,19 @@
-import { expect } from 'chai';
-import { evaluateFlags, evaluateFlagsInSlices } from '../../../../plugins/decide/evaluator/evaluate.ts';
-import type { EvaluationInput, PropertyFilter } from '../../../../plugins/decide/evaluator/types.ts';
-import { evaluate, flag, NOW } from './helpers.ts';
+import { expect } from 'chai'
+import { evaluateFlags, evaluateFlagsInSlices } from '../../../../plugins/decide/evaluator/evaluate.ts'
+import type { EvaluationInput, PropertyFilter } from '../../../../plugins/decide/evaluator/types.ts'
+import { evaluate, flag, NOW } from './helpers.ts'
 
-const regexFilter = (value: string, key = 'name'): PropertyFilter => ({ key, value, operator: 'regex', type: 'person' });
+const regexFilter = (value: string, key = 'name'): PropertyFilter => ({ key, value, operator: 'regex', type: 'person' })
 /** One condition set per pattern: every set is tried when none matches. */
 const regexFlag = (key: string, patterns: string[], propertyKey = 'name') =>
-  flag(key, { groups: patterns.map((pattern) => ({ properties: [regexFilter(pattern, propertyKey)], rollout_percentage: 100 })) });
+  flag(key, {
+    groups: patterns.map((pattern) => ({ properties: [regexFilter(pattern, propertyKey)], rollout_percentage: 100 })),
+  })
 
 /** A clock that moves `step` ms each time it is read: matching costs are then exact. */
 function steppingClock(step: number) {
-  let now = 0;
-  return () => (now += step);
+  let now = 0
+  return () => (now += step)
 }
 
 describe('evaluateFlags: the request budget for regular expressions', () => {
@@ -23,76 +25,114 @@ describe('evaluateFlags: the request budget for regular expressions', () => {
       regexFlag('third', ['^sam']),
       regexFlag('fourth', ['^sam']),
       flag('rollout', { groups: [{ rollout_percentage: 100 }] }),
-      flag('exact', { groups: [{ properties: [{ key: 'name', value: 'sam', type: 'person' }], rollout_percentage: 100 }] }),
-    ];
-    const result = evaluate(flags, { personPropertyOverrides: { name: 'sam' }, budget: { clock: steppingClock(40), regexMs: 100 } });
-    for (const key of ['first', 'second', 'third']) expect(result.flags[key], key).to.deep.include({ enabled: true, failed: false });
-    expect(result.flags.fourth).to.deep.include({ enabled: false, variant: null, failed: true });
-    expect(result.flags.fourth.reason.code).to.equal('timeout');
-    expect(result.flags.fourth.reason.description).to.match(/time budget for regular expressions/);
-    expect(result.flags.rollout.enabled).to.equal(true);
-    expect(result.flags.exact.enabled).to.equal(true);
-    expect(result.errorsWhileComputingFlags).to.equal(true);
-  });
+      flag('exact', {
+        groups: [{ properties: [{ key: 'name', value: 'sam', type: 'person' }], rollout_percentage: 100 }],
+      }),
+    ]
+    const result = evaluate(flags, {
+      personPropertyOverrides: { name: 'sam' },
+      budget: { clock: steppingClock(40), regexMs: 100 },
+    })
+    for (const key of ['first', 'second', 'third'])
+      expect(result.flags[key], key).to.deep.include({ enabled: true, failed: false })
+    expect(result.flags.fourth).to.deep.include({ enabled: false, variant: null, failed: true })
+    expect(result.flags.fourth.reason.code).to.equal('timeout')
+    expect(result.flags.fourth.reason.description).to.match(/time budget for regular expressions/)
+    expect(result.flags.rollout.enabled).to.equal(true)
+    expect(result.flags.exact.enabled).to.equal(true)
+    expect(result.errorsWhileComputingFlags).to.equal(true)
+  })
 
   it('charges cohort filters too, and a failure inside a cohort fails only the flag that was being evaluated', () => {
-    const cohorts = { 5: { id: 5, filters: { properties: { type: 'AND', values: [{ type: 'AND', values: [regexFilter('^sam')] }] } } } };
-    const cohortFlag = (key: string) => flag(key, { groups: [{ properties: [{ key: 'id', value: 5, type: 'cohort' }], rollout_percentage: 100 }] });
-    const flags = [regexFlag('spends', ['^sam', '^sam']), cohortFlag('in-cohort'), flag('rollout', { groups: [{ rollout_percentage: 100 }] })];
-    const database = { status: 'loaded' as const, person: { properties: { name: 'sam' } } };
-    const result = evaluate(flags, { cohorts, database, budget: { clock: steppingClock(100), regexMs: 100 } });
-    expect(result.flags.spends.enabled).to.equal(true);
-    expect(result.flags['in-cohort'].reason.code).to.equal('timeout');
-    expect(result.flags.rollout.enabled).to.equal(true);
-    const unbounded = evaluate(flags, { cohorts, database });
-    expect(unbounded.flags['in-cohort'].enabled).to.equal(true);
-    expect(unbounded.errorsWhileComputingFlags).to.equal(false);
-  });
+    const cohorts = {
+      5: { id: 5, filters: { properties: { type: 'AND', values: [{ type: 'AND', values: [regexFilter('^sam')] }] } } },
+    }
+    const cohortFlag = (key: string) =>
+      flag(key, { groups: [{ properties: [{ key: 'id', value: 5, type: 'cohort' }], rollout_percentage: 100 }] })
+    const flags = [
+      regexFlag('spends', ['^sam', '^sam']),
+      cohortFlag('in-cohort'),
+      flag('rollout', { groups: [{ rollout_percentage: 100 }] }),
+    ]
+    const database = { status: 'loaded' as const, person: { properties: { name: 'sam' } } }
+    const result = evaluate(flags, { cohorts, database, budget: { clock: steppingClock(100), regexMs: 100 } })
+    expect(result.flags.spends.enabled).to.equal(true)
+    expect(result.flags['in-cohort'].reason.code).to.equal('timeout')
+    expect(result.flags.rollout.enabled).to.equal(true)
+    const unbounded = evaluate(flags, { cohorts, database })
+    expect(unbounded.flags['in-cohort'].enabled).to.equal(true)
+    expect(unbounded.errorsWhileComputingFlags).to.equal(false)
+  })
 
   it('bounds a request whose look-around patterns all meet crafted values: 200 of them cost 2 s without it', () => {
-    const catastrophic = Array.from({ length: 10 }, (_, i) => `(?<=x)(a+)+\\1${'b'.repeat(i + 1)}`);
+    const catastrophic = Array.from({ length: 10 }, (_, i) => `(?<=x)(a+)+\\1${'b'.repeat(i + 1)}`)
     // flags run in id order: the ordinary regex flag before the heavy ones (after them, it would find the budget spent)
-    const ordinary = regexFlag('ordinary-regex', ['^x']);
-    const heavy = Array.from({ length: 20 }, (_, i) => regexFlag(`heavy-${i}`, catastrophic));
-    const flags = [ordinary, ...heavy, flag('rollout', { groups: [{ rollout_percentage: 100 }] })];
-    const started = performance.now();
+    const ordinary = regexFlag('ordinary-regex', ['^x'])
+    const heavy = Array.from({ length: 20 }, (_, i) => regexFlag(`heavy-${i}`, catastrophic))
+    const flags = [ordinary, ...heavy, flag('rollout', { groups: [{ rollout_percentage: 100 }] })]
+    const started = performance.now()
     // one evaluation, not helpers' compiled-against-interpreted pair: on a wall clock the two runs
     // spend the budget at different flags, so their answers differ by timing alone
-    const result = evaluateFlags({ flags, distinctId: 'user-1', database: { status: 'skipped' }, now: NOW, personPropertyOverrides: { name: `x${'a'.repeat(30)}c` }, budget: { clock: () => performance.now(), regexMs: 100 } });
-    const elapsed = performance.now() - started;
-    expect(elapsed, `${elapsed.toFixed(0)} ms`).to.be.below(800);
-    expect(result.errorsWhileComputingFlags).to.equal(true);
-    expect(result.flags['ordinary-regex'].enabled).to.equal(true);
-    expect(result.flags.rollout.enabled).to.equal(true);
-    const failed = heavy.filter((f) => result.flags[f.key].failed);
-    expect(failed.length).to.be.at.least(19);
-    for (const f of failed) expect(result.flags[f.key].reason.code).to.equal('timeout');
-  });
+    const result = evaluateFlags({
+      flags,
+      distinctId: 'user-1',
+      database: { status: 'skipped' },
+      now: NOW,
+      personPropertyOverrides: { name: `x${'a'.repeat(30)}c` },
+      budget: { clock: () => performance.now(), regexMs: 100 },
+    })
+    const elapsed = performance.now() - started
+    expect(elapsed, `${elapsed.toFixed(0)} ms`).to.be.below(800)
+    expect(result.errorsWhileComputingFlags).to.equal(true)
+    expect(result.flags['ordinary-regex'].enabled).to.equal(true)
+    expect(result.flags.rollout.enabled).to.equal(true)
+    const failed = heavy.filter((f) => result.flags[f.key].failed)
+    expect(failed.length).to.be.at.least(19)
+    for (const f of failed) expect(result.flags[f.key].reason.code).to.equal('timeout')
+  })
 
   it('changes nothing for ordinary requests: the same answers with and without a budget', () => {
-    const flags = [regexFlag('linear', ['^s', 'm$']), regexFlag('look-around', ['(?<=s)am', '(\\w)\\1']), regexFlag('no-match', ['^z', '(?<=z)a'])];
-    const input = { personPropertyOverrides: { name: 'sam' } };
-    const bounded = evaluate(flags, { ...input, budget: { clock: () => performance.now(), regexMs: 100 } });
-    expect(bounded).to.deep.equal(evaluate(flags, input));
-    expect(bounded.errorsWhileComputingFlags).to.equal(false);
-  });
-});
+    const flags = [
+      regexFlag('linear', ['^s', 'm$']),
+      regexFlag('look-around', ['(?<=s)am', '(\\w)\\1']),
+      regexFlag('no-match', ['^z', '(?<=z)a']),
+    ]
+    const input = { personPropertyOverrides: { name: 'sam' } }
+    const bounded = evaluate(flags, { ...input, budget: { clock: () => performance.now(), regexMs: 100 } })
+    expect(bounded).to.deep.equal(evaluate(flags, input))
+    expect(bounded.errorsWhileComputingFlags).to.equal(false)
+  })
+})
 
 describe('evaluateFlagsInSlices', () => {
-  const flags = Array.from({ length: 12 }, (_, i) => regexFlag(`flag-${i}`, ['^s', `${i}$`]));
-  const input: EvaluationInput = { flags, distinctId: 'user-1', database: { status: 'skipped' }, now: NOW, personPropertyOverrides: { name: 'sam3' } };
+  const flags = Array.from({ length: 12 }, (_, i) => regexFlag(`flag-${i}`, ['^s', `${i}$`]))
+  const input: EvaluationInput = {
+    flags,
+    distinctId: 'user-1',
+    database: { status: 'skipped' },
+    now: NOW,
+    personPropertyOverrides: { name: 'sam3' },
+  }
 
   it('pauses between flags once a slice has passed, and answers as evaluateFlags does', async () => {
-    let pauses = 0;
-    const result = await evaluateFlagsInSlices(input, { sliceMs: 10, clock: steppingClock(4), pause: async () => void pauses++ });
-    expect(result).to.deep.equal(evaluateFlags(input));
+    let pauses = 0
+    const result = await evaluateFlagsInSlices(input, {
+      sliceMs: 10,
+      clock: steppingClock(4),
+      pause: async () => void pauses++,
+    })
+    expect(result).to.deep.equal(evaluateFlags(input))
     // 4 ms per clock read, one read per flag and one after each pause: a pause every two or three flags
-    expect(pauses).to.be.within(3, 6);
-  });
+    expect(pauses).to.be.within(3, 6)
+  })
 
   it('never pauses an ordinary request', async () => {
-    let pauses = 0;
-    await evaluateFlagsInSlices(input, { sliceMs: 10, clock: () => performance.now(), pause: async () => void pauses++ });
-    expect(pauses).to.equal(0);
-  });
-});
+    let pauses = 0
+    await evaluateFlagsInSlices(input, {
+      sliceMs: 10,
+      clock: () => performance.now(),
+      pause: async () => void pauses++,
+    })
+    expect(pauses).to.equal(0)
+  })
+})

@@ -1,57 +1,78 @@
-import { expect } from 'chai';
-import { fillInitialProperties, mergePersonProperties } from '../../../../plugins/decide/evaluator/person-properties.ts';
-import { evaluateOne, simpleFlag } from './helpers.ts';
+import { expect } from 'chai'
+import { fillInitialProperties, mergePersonProperties } from '../../../../plugins/decide/evaluator/person-properties.ts'
+import { evaluateOne, simpleFlag } from './helpers.ts'
 
 describe('evaluator person properties (flags.md §7)', () => {
   it('merges request overrides over stored properties, key by key', () => {
-    const merged = mergePersonProperties({ properties: { plan: 'free', country: 'FR' } }, { plan: 'pro' }, 'user-1');
-    expect(merged).to.include({ plan: 'pro', country: 'FR' });
-  });
+    const merged = mergePersonProperties({ properties: { plan: 'free', country: 'FR' } }, { plan: 'pro' }, 'user-1')
+    expect(merged).to.include({ plan: 'pro', country: 'FR' })
+  })
 
   it('adds distinct_id only when the database was queried, and lets an override replace it', () => {
-    expect(mergePersonProperties({ properties: { distinct_id: 'stale' } }, {}, 'user-1').distinct_id).to.equal('user-1');
-    expect(mergePersonProperties(null, {}, 'user-1').distinct_id).to.equal('user-1');
-    expect(mergePersonProperties(undefined, {}, 'user-1')).to.not.have.property('distinct_id');
-    expect(mergePersonProperties(null, { distinct_id: 'given' }, 'user-1').distinct_id).to.equal('given');
-  });
+    expect(mergePersonProperties({ properties: { distinct_id: 'stale' } }, {}, 'user-1').distinct_id).to.equal('user-1')
+    expect(mergePersonProperties(null, {}, 'user-1').distinct_id).to.equal('user-1')
+    expect(mergePersonProperties(undefined, {}, 'user-1')).to.not.have.property('distinct_id')
+    expect(mergePersonProperties(null, { distinct_id: 'given' }, 'user-1').distinct_id).to.equal('given')
+  })
 
   it('fills missing $initial_ properties from their current values, keeping stored ones', () => {
-    const filled = fillInitialProperties({ $browser: 'Firefox', utm_source: 'news', $initial_os: 'Mac', $os: 'Linux', custom: 1 });
-    expect(filled).to.include({ $initial_browser: 'Firefox', $initial_utm_source: 'news', $initial_os: 'Mac' });
-    expect(filled).to.not.have.property('$initial_custom');
-  });
+    const filled = fillInitialProperties({
+      $browser: 'Firefox',
+      utm_source: 'news',
+      $initial_os: 'Mac',
+      $os: 'Linux',
+      custom: 1,
+    })
+    expect(filled).to.include({ $initial_browser: 'Firefox', $initial_utm_source: 'news', $initial_os: 'Mac' })
+    expect(filled).to.not.have.property('$initial_custom')
+  })
 
   it('lets a flag on $initial_browser match from an override of $browser', () => {
-    const definition = simpleFlag('initial', { properties: [{ key: '$initial_browser', value: 'Chrome', type: 'person' }], rollout_percentage: 100 });
-    expect(evaluateOne(definition, { personPropertyOverrides: { $browser: 'Chrome' } }).enabled).to.equal(true);
-  });
+    const definition = simpleFlag('initial', {
+      properties: [{ key: '$initial_browser', value: 'Chrome', type: 'person' }],
+      rollout_percentage: 100,
+    })
+    expect(evaluateOne(definition, { personPropertyOverrides: { $browser: 'Chrome' } }).enabled).to.equal(true)
+  })
 
   it('matches stored properties when the database was read', () => {
-    const definition = simpleFlag('stored', { properties: [{ key: 'plan', value: 'pro', type: 'person' }], rollout_percentage: 100 });
-    const database = { status: 'loaded' as const, person: { properties: { plan: 'pro' } } };
-    expect(evaluateOne(definition, { database }).enabled).to.equal(true);
-    expect(evaluateOne(definition, { database, personPropertyOverrides: { plan: 'free' } }).enabled).to.equal(false);
-  });
+    const definition = simpleFlag('stored', {
+      properties: [{ key: 'plan', value: 'pro', type: 'person' }],
+      rollout_percentage: 100,
+    })
+    const database = { status: 'loaded' as const, person: { properties: { plan: 'pro' } } }
+    expect(evaluateOne(definition, { database }).enabled).to.equal(true)
+    expect(evaluateOne(definition, { database, personPropertyOverrides: { plan: 'free' } }).enabled).to.equal(false)
+  })
 
   it('can target distinct_id once the database was read', () => {
-    const definition = simpleFlag('by-id', { properties: [{ key: 'distinct_id', value: ['user-1'], type: 'person' }], rollout_percentage: 100 });
-    expect(evaluateOne(definition, { database: { status: 'loaded', person: null } }).enabled).to.equal(true);
-    expect(evaluateOne(definition).enabled).to.equal(false);
-  });
+    const definition = simpleFlag('by-id', {
+      properties: [{ key: 'distinct_id', value: ['user-1'], type: 'person' }],
+      rollout_percentage: 100,
+    })
+    expect(evaluateOne(definition, { database: { status: 'loaded', person: null } }).enabled).to.equal(true)
+    expect(evaluateOne(definition).enabled).to.equal(false)
+  })
 
   it('treats an unknown person as having no properties, not as an error', () => {
-    const definition = simpleFlag('anonymous', { properties: [{ key: 'plan', value: 'pro', type: 'person' }], rollout_percentage: 100 });
-    const result = evaluateOne(definition, { database: { status: 'loaded', person: null } });
-    expect(result.failed).to.equal(false);
-    expect(result.reason.code).to.equal('no_condition_match');
-  });
+    const definition = simpleFlag('anonymous', {
+      properties: [{ key: 'plan', value: 'pro', type: 'person' }],
+      rollout_percentage: 100,
+    })
+    const result = evaluateOne(definition, { database: { status: 'loaded', person: null } })
+    expect(result.failed).to.equal(false)
+    expect(result.reason.code).to.equal('no_condition_match')
+  })
 
   it('reads person_metadata filters from the person row', () => {
     const definition = simpleFlag('new-people', {
       properties: [{ key: 'created_at', value: '2024-01-01', operator: 'is_date_after', type: 'person_metadata' }],
       rollout_percentage: 100,
-    });
-    const database = { status: 'loaded' as const, person: { properties: { created_at: '2020-01-01' }, created_at: '2024-03-01T00:00:00Z' } };
-    expect(evaluateOne(definition, { database }).enabled).to.equal(true);
-  });
-});
+    })
+    const database = {
+      status: 'loaded' as const,
+      person: { properties: { created_at: '2020-01-01' }, created_at: '2024-03-01T00:00:00Z' },
+    }
+    expect(evaluateOne(definition, { database }).enabled).to.equal(true)
+  })
+})

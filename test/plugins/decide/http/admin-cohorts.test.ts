@@ -2,9 +2,12 @@ import { expect } from 'chai'
 import type { TestService } from '../../../helpers/service.ts'
 import { postFlags, startDecideService } from './fixtures.ts'
 
-type Json = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>
 
-const corp = { type: 'OR', values: [{ type: 'AND', values: [{ key: 'email', type: 'person', value: '@corp', operator: 'icontains' }] }] }
+const corp = {
+  type: 'OR',
+  values: [{ type: 'AND', values: [{ key: 'email', type: 'person', value: '@corp', operator: 'icontains' }] }],
+}
 
 describe('decide admin API: cohorts and static membership', () => {
   let t: TestService
@@ -19,9 +22,20 @@ describe('decide admin API: cohorts and static membership', () => {
     return { status: response.status, body: (response.status === 204 ? null : await response.json()) as Json }
   }
   const flagFor = async (cohortId: number, key: string) =>
-    call('POST', `/api/projects/${t.project.id}/feature_flags/`, { key, filters: { groups: [{ properties: [{ key: 'id', type: 'cohort', value: cohortId }], rollout_percentage: 100 }] } })
+    call('POST', `/api/projects/${t.project.id}/feature_flags/`, {
+      key,
+      filters: { groups: [{ properties: [{ key: 'id', type: 'cohort', value: cohortId }], rollout_percentage: 100 }] },
+    })
   const value = async (key: string, distinctId: string, personProperties: Json = {}) =>
-    ((await (await postFlags(t, '/flags/?v=2', { token: t.project.api_token, distinct_id: distinctId, person_properties: personProperties })).json()) as Json).flags[key]
+    (
+      (await (
+        await postFlags(t, '/flags/?v=2', {
+          token: t.project.api_token,
+          distinct_id: distinctId,
+          person_properties: personProperties,
+        })
+      ).json()) as Json
+    ).flags[key]
 
   it('creates a dynamic cohort that flags match on person properties', async () => {
     const created = await call('POST', base(), { name: 'Corp', filters: { properties: corp } })
@@ -47,11 +61,25 @@ describe('decide admin API: cohorts and static membership', () => {
   it('matches a static cohort only for stored persons who are members', async () => {
     const id = (await call('GET', base())).body.results.find((c: Json) => c.name === 'VIPs').id
     await flagFor(id, 'vip-only')
-    const batch = { api_key: t.project.api_token, batch: ['vip-2', 'pleb'].map((distinct_id) => ({ event: 'seen', distinct_id, properties: {} })) }
-    expect((await fetch(`${t.url}/batch/`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(batch) })).status).to.equal(200)
+    const batch = {
+      api_key: t.project.api_token,
+      batch: ['vip-2', 'pleb'].map((distinct_id) => ({ event: 'seen', distinct_id, properties: {} })),
+    }
+    expect(
+      (
+        await fetch(`${t.url}/batch/`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify(batch),
+        })
+      ).status,
+    ).to.equal(200)
     expect((await value('vip-only', 'vip-2')).enabled).to.equal(true)
     expect((await value('vip-only', 'pleb')).enabled).to.equal(false)
-    expect((await value('vip-only', 'vip-3')).enabled, 'a member without a person is not matched, as in PostHog').to.equal(false)
+    expect(
+      (await value('vip-only', 'vip-3')).enabled,
+      'a member without a person is not matched, as in PostHog',
+    ).to.equal(false)
   })
 
   it('patches filters of dynamic cohorts only, and fails flags targeting a deleted cohort', async () => {
@@ -60,7 +88,9 @@ describe('decide admin API: cohorts and static membership', () => {
     expect(patched.body).to.include({ name: 'Corporate', version: 1 })
     const vips = (await call('GET', base())).body.results.find((c: Json) => c.name === 'VIPs').id
     expect((await call('PATCH', `${base()}${vips}/`, { filters: { properties: corp } })).status).to.equal(400)
-    expect((await call('PATCH', `${base()}${id}/`, { filters: { properties: { type: 'NAND', values: [] } } })).body).to.include({ attr: 'filters.properties.type' })
+    expect(
+      (await call('PATCH', `${base()}${id}/`, { filters: { properties: { type: 'NAND', values: [] } } })).body,
+    ).to.include({ attr: 'filters.properties.type' })
     expect((await call('DELETE', `${base()}${id}/`)).status).to.equal(204)
     const failed = await value('corp-only', 'a', { email: 'x@corp' })
     expect(failed).to.include({ enabled: false, failed: true })
@@ -76,13 +106,30 @@ describe('decide admin API: cohorts and static membership', () => {
   })
 
   it('refuses a dynamic cohort with more look-around regexes than fit in the request budget', async () => {
-    const leaves = (count: number) => Array.from({ length: count }, (_, i) => ({ key: 'email', type: 'person', operator: 'regex', value: `(?<=@)corp${i}` }))
-    const refused = await call('POST', base(), { name: 'Costly', filters: { properties: { type: 'OR', values: [{ type: 'OR', values: leaves(11) }] } } })
+    const leaves = (count: number) =>
+      Array.from({ length: count }, (_, i) => ({
+        key: 'email',
+        type: 'person',
+        operator: 'regex',
+        value: `(?<=@)corp${i}`,
+      }))
+    const refused = await call('POST', base(), {
+      name: 'Costly',
+      filters: { properties: { type: 'OR', values: [{ type: 'OR', values: leaves(11) }] } },
+    })
     expect(refused.status).to.equal(400)
-    expect(refused.body).to.include({ code: 'too_many_backtracking_regexes', attr: 'filters.properties.values.0.values.10.value' })
-    const created = await call('POST', base(), { name: 'Costly', filters: { properties: { type: 'OR', values: [{ type: 'OR', values: leaves(10) }] } } })
+    expect(refused.body).to.include({
+      code: 'too_many_backtracking_regexes',
+      attr: 'filters.properties.values.0.values.10.value',
+    })
+    const created = await call('POST', base(), {
+      name: 'Costly',
+      filters: { properties: { type: 'OR', values: [{ type: 'OR', values: leaves(10) }] } },
+    })
     expect(created.status).to.equal(201)
-    const patched = await call('PATCH', `${base()}${created.body.id}/`, { filters: { properties: { type: 'AND', values: [{ type: 'AND', values: leaves(20) }] } } })
+    const patched = await call('PATCH', `${base()}${created.body.id}/`, {
+      filters: { properties: { type: 'AND', values: [{ type: 'AND', values: leaves(20) }] } },
+    })
     expect(patched.body).to.include({ attr: 'filters.properties.values.0.values.10.value' })
   })
 })

@@ -2,7 +2,7 @@ import { expect } from 'chai'
 import type { TestService } from '../../../helpers/service.ts'
 import { postFlags, startDecideService } from './fixtures.ts'
 
-type Json = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>
 
 describe('decide admin API: feature flags (PostHog REST shape)', () => {
   let t: TestService
@@ -17,12 +17,25 @@ describe('decide admin API: feature flags (PostHog REST shape)', () => {
     return { status: response.status, body: (response.status === 204 ? null : await response.json()) as Json }
   }
   const evaluated = async (distinctId = 'u') =>
-    ((await (await postFlags(t, '/flags/?v=2', { token: t.project.api_token, distinct_id: distinctId })).json()) as Json).flags
+    (
+      (await (
+        await postFlags(t, '/flags/?v=2', { token: t.project.api_token, distinct_id: distinctId })
+      ).json()) as Json
+    ).flags
 
   it('creates a flag, off by default, that flags requests see at once', async () => {
     const created = await call('POST', base(), { key: 'new-flag', name: 'A new flag' })
     expect(created.status).to.equal(201)
-    expect(created.body).to.deep.include({ key: 'new-flag', name: 'A new flag', active: true, deleted: false, version: 0, team_id: t.project.id, is_simple_flag: true, rollout_percentage: 0 })
+    expect(created.body).to.deep.include({
+      key: 'new-flag',
+      name: 'A new flag',
+      active: true,
+      deleted: false,
+      version: 0,
+      team_id: t.project.id,
+      is_simple_flag: true,
+      rollout_percentage: 0,
+    })
     expect((await evaluated())['new-flag']).to.include({ enabled: false })
   })
 
@@ -31,9 +44,14 @@ describe('decide admin API: feature flags (PostHog REST shape)', () => {
     expect(list.body).to.include({ count: 1, next: null, previous: null })
     const id = list.body.results[0].id
     expect((await call('GET', `${base()}${id}/`)).body.key).to.equal('new-flag')
-    const patched = await call('PATCH', `${base()}${id}/`, { filters: { groups: [{ properties: [], rollout_percentage: 100 }], payloads: { true: '{"on":1}' } } })
+    const patched = await call('PATCH', `${base()}${id}/`, {
+      filters: { groups: [{ properties: [], rollout_percentage: 100 }], payloads: { true: '{"on":1}' } },
+    })
     expect(patched.body).to.include({ version: 1, rollout_percentage: 100 })
-    expect((await evaluated())['new-flag']).to.deep.include({ enabled: true, metadata: { id, version: 1, description: null, payload: '{"on":1}', has_experiment: false } })
+    expect((await evaluated())['new-flag']).to.deep.include({
+      enabled: true,
+      metadata: { id, version: 1, description: null, payload: '{"on":1}', has_experiment: false },
+    })
     expect((await call('PATCH', `${base()}${id}`, { active: false })).body).to.include({ active: false, version: 2 })
     expect(await evaluated()).to.not.have.property('new-flag')
   })
@@ -41,17 +59,24 @@ describe('decide admin API: feature flags (PostHog REST shape)', () => {
   it('refuses a stale version with 409, a duplicate key and an invalid key with 400', async () => {
     const id = (await call('POST', base(), { key: 'second', filters: { groups: [] } })).body.id
     expect((await call('PATCH', `${base()}${id}/`, { version: 5, name: 'x' })).status).to.equal(409)
-    expect((await call('PATCH', `${base()}${id}/`, { version: 0, name: 'x' })).body).to.include({ name: 'x', version: 1 })
+    expect((await call('PATCH', `${base()}${id}/`, { version: 0, name: 'x' })).body).to.include({
+      name: 'x',
+      version: 1,
+    })
     const duplicate = await call('POST', base(), { key: 'second' })
     expect(duplicate.status).to.equal(400)
     expect(duplicate.body).to.include({ attr: 'key' })
     expect((await call('PATCH', `${base()}${id}/`, { key: 'new-flag' })).status).to.equal(400)
     expect((await call('POST', base(), { key: 'has space' })).body).to.include({ attr: 'key' })
-    expect((await call('POST', base(), { key: 'k', filters: { groups: [{ rollout_percentage: -1 }] } })).body).to.include({ attr: 'filters.groups.0.rollout_percentage' })
+    expect(
+      (await call('POST', base(), { key: 'k', filters: { groups: [{ rollout_percentage: -1 }] } })).body,
+    ).to.include({ attr: 'filters.groups.0.rollout_percentage' })
   })
 
   it('deletes by marking deleted: gone from the list and from flags, its key free again', async () => {
-    const id = (await call('POST', base(), { key: 'doomed', filters: { groups: [{ properties: [], rollout_percentage: 100 }] } })).body.id
+    const id = (
+      await call('POST', base(), { key: 'doomed', filters: { groups: [{ properties: [], rollout_percentage: 100 }] } })
+    ).body.id
     expect(await evaluated()).to.have.property('doomed')
     expect((await call('DELETE', `${base()}${id}/`)).status).to.equal(204)
     expect(await evaluated()).to.not.have.property('doomed')
@@ -62,17 +87,27 @@ describe('decide admin API: feature flags (PostHog REST shape)', () => {
 
   it('refuses more look-around regexes than fit in the request budget (10 at the default 100 ms), on create and on change', async () => {
     const sets = (count: number, pattern = (i: number) => `(?<=@)corp${i}`) =>
-      Array.from({ length: count }, (_, i) => ({ properties: [{ key: 'email', type: 'person', operator: 'regex', value: pattern(i) }], rollout_percentage: 100 }))
+      Array.from({ length: count }, (_, i) => ({
+        properties: [{ key: 'email', type: 'person', operator: 'regex', value: pattern(i) }],
+        rollout_percentage: 100,
+      }))
     const refused = await call('POST', base(), { key: 'costly', filters: { groups: sets(11) } })
     expect(refused.status).to.equal(400)
-    expect(refused.body).to.include({ code: 'too_many_backtracking_regexes', attr: 'filters.groups.10.properties.0.value' })
+    expect(refused.body).to.include({
+      code: 'too_many_backtracking_regexes',
+      attr: 'filters.groups.10.properties.0.value',
+    })
     expect(refused.body.detail).to.include('flag "costly", condition set 11, property "email"')
     const created = await call('POST', base(), { key: 'costly', filters: { groups: sets(10) } })
     expect(created.status).to.equal(201)
-    expect((await call('PATCH', `${base()}${created.body.id}/`, { filters: { groups: sets(12) } })).body).to.include({ attr: 'filters.groups.10.properties.0.value' })
+    expect((await call('PATCH', `${base()}${created.body.id}/`, { filters: { groups: sets(12) } })).body).to.include({
+      attr: 'filters.groups.10.properties.0.value',
+    })
     expect((await call('PATCH', `${base()}${created.body.id}/`, { name: 'renamed' })).status).to.equal(200)
     // linear patterns, however many, and however catastrophic for a backtracking engine
-    expect((await call('POST', base(), { key: 'linear', filters: { groups: sets(50, (i) => `^(a+)+${i}$`) } })).status).to.equal(201)
+    expect(
+      (await call('POST', base(), { key: 'linear', filters: { groups: sets(50, (i) => `^(a+)+${i}$`) } })).status,
+    ).to.equal(201)
   })
 
   it('answers 404 for unknown flags and projects', async () => {

@@ -2,16 +2,43 @@ import { expect } from 'chai'
 import type { TestService } from '../../../helpers/service.ts'
 import { putDefinitions, startDecideService } from './fixtures.ts'
 
-type Json = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>
 
 const DEFINITIONS = {
   flags: [
-    { id: 11, key: 'base', active: true, filters: { groups: [{ properties: [], rollout_percentage: 100 }], payloads: { true: '{"remote":"config"}' } } },
-    { id: 12, key: 'child', active: true, filters: { groups: [{ properties: [{ key: '11', type: 'flag', value: true, operator: 'flag_evaluates_to' }], rollout_percentage: 100 }] } },
-    { id: 13, key: 'in-cohort', active: false, filters: { groups: [{ properties: [{ key: 'id', type: 'cohort', value: 20 }] }] } },
+    {
+      id: 11,
+      key: 'base',
+      active: true,
+      filters: { groups: [{ properties: [], rollout_percentage: 100 }], payloads: { true: '{"remote":"config"}' } },
+    },
+    {
+      id: 12,
+      key: 'child',
+      active: true,
+      filters: {
+        groups: [
+          {
+            properties: [{ key: '11', type: 'flag', value: true, operator: 'flag_evaluates_to' }],
+            rollout_percentage: 100,
+          },
+        ],
+      },
+    },
+    {
+      id: 13,
+      key: 'in-cohort',
+      active: false,
+      filters: { groups: [{ properties: [{ key: 'id', type: 'cohort', value: 20 }] }] },
+    },
   ],
   group_type_mapping: { 0: 'company' },
-  cohorts: { 20: { type: 'OR', values: [{ type: 'AND', values: [{ key: 'email', type: 'person', value: 'corp', operator: 'icontains' }] }] } },
+  cohorts: {
+    20: {
+      type: 'OR',
+      values: [{ type: 'AND', values: [{ key: 'email', type: 'person', value: 'corp', operator: 'icontains' }] }],
+    },
+  },
 }
 
 describe('decide local-evaluation definitions and remote config payloads', () => {
@@ -70,12 +97,17 @@ describe('decide local-evaluation definitions and remote config payloads', () =>
     expect((await get(definitionsPath(), other.secret_api_token)).status).to.equal(401)
     expect((await get(definitionsPath(), t.project.api_token)).status).to.equal(401)
     expect((await get('/flags/definitions?token=phc_nobody', t.adminKey)).status).to.equal(401)
-    expect((await get(`/api/feature_flag/local_evaluation?token=${t.project.api_token}`, other.secret_api_token)).status).to.equal(401)
-    expect((await get(`/api/feature_flag/local_evaluation?token=${t.project.api_token}`, t.project.api_token)).status).to.equal(401)
+    expect(
+      (await get(`/api/feature_flag/local_evaluation?token=${t.project.api_token}`, other.secret_api_token)).status,
+    ).to.equal(401)
+    expect(
+      (await get(`/api/feature_flag/local_evaluation?token=${t.project.api_token}`, t.project.api_token)).status,
+    ).to.equal(401)
   })
 
   it('serves a flag’s payload as posthog-node’s getRemoteConfigPayload asks for it', async () => {
-    const path = (key: string) => `/api/projects/@current/feature_flags/${key}/remote_config?token=${t.project.api_token}`
+    const path = (key: string) =>
+      `/api/projects/@current/feature_flags/${key}/remote_config?token=${t.project.api_token}`
     const response = await get(path('base'), t.project.secret_api_token)
     expect(response.status).to.equal(200)
     expect(await response.json()).to.equal('{"remote":"config"}')

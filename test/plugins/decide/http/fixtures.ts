@@ -44,7 +44,8 @@ export function rebuildBody(request: RecordedRequest, token: string): Buffer {
   const steps = request.body.steps.join('+')
   if (steps === '') return Buffer.from(json)
   if (steps === 'gunzip') return gzipSync(json)
-  if (steps === 'form:data=+base64') return Buffer.from(`data=${encodeURIComponent(Buffer.from(json).toString('base64'))}`)
+  if (steps === 'form:data=+base64')
+    return Buffer.from(`data=${encodeURIComponent(Buffer.from(json).toString('base64'))}`)
   throw new Error(`seq ${request.seq}: no rebuild for decoding steps ${steps}`)
 }
 
@@ -66,6 +67,15 @@ export async function putDefinitions(t: TestService, body: unknown): Promise<Res
   return t.admin('PUT', `/api/projects/${t.project.id}/flag_definitions`, body)
 }
 
-export async function postFlags(t: TestService, path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(t.url + path, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) })
+export async function postFlags(
+  t: TestService,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return fetch(t.url + path, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  })
 }

@@ -19,7 +19,9 @@ describe('decide flags request', () => {
     })
 
     it('reads JSON5 and turns NaN and Infinity into null, nested too', () => {
-      const body = parseFlagsJson("{distinct_id: 'a', person_properties: {x: NaN, y: [Infinity, -Infinity, 2]}, // comment\n}")
+      const body = parseFlagsJson(
+        "{distinct_id: 'a', person_properties: {x: NaN, y: [Infinity, -Infinity, 2]}, // comment\n}",
+      )
       expect(body).to.deep.equal({ distinct_id: 'a', person_properties: { x: null, y: [null, null, 2] } })
     })
 
@@ -74,7 +76,9 @@ describe('decide flags request', () => {
     })
 
     it('prefers the plain name over its alias', () => {
-      expect(readFlagsBody({ distinct_id: 'plain', $distinct_id: 'alias', flag_keys: ['x'], flag_keys_to_evaluate: ['y'] })).to.include({ distinct_id: 'plain' })
+      expect(
+        readFlagsBody({ distinct_id: 'plain', $distinct_id: 'alias', flag_keys: ['x'], flag_keys_to_evaluate: ['y'] }),
+      ).to.include({ distinct_id: 'plain' })
     })
 
     it('accepts an empty and a numeric distinct_id', () => {
@@ -90,12 +94,18 @@ describe('decide flags request', () => {
 
     it('answers 400 naming the field of a wrongly typed value', () => {
       expect(httpError(() => readFlagsBody({ distinct_id: 'u', groups: 'acme' })).attr).to.equal('groups')
-      expect(httpError(() => readFlagsBody({ distinct_id: 'u', group_properties: { company: 3 } })).attr).to.equal('group_properties.company')
+      expect(httpError(() => readFlagsBody({ distinct_id: 'u', group_properties: { company: 3 } })).attr).to.equal(
+        'group_properties.company',
+      )
       expect(httpError(() => readFlagsBody({ distinct_id: 'u', flag_keys: [1] })).attr).to.equal('flag_keys.0')
     })
 
     it('accepts null for the optional objects, as posthog-python sends device_id: null', () => {
-      expect(readFlagsBody({ distinct_id: 'u', device_id: null, groups: null })).to.deep.equal({ distinct_id: 'u', device_id: null, groups: null })
+      expect(readFlagsBody({ distinct_id: 'u', device_id: null, groups: null })).to.deep.equal({
+        distinct_id: 'u',
+        device_id: null,
+        groups: null,
+      })
     })
   })
 })

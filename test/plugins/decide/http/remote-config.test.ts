@@ -11,10 +11,16 @@ describe('decide remote config for posthog-js', () => {
   })
   after(() => t.close())
 
-  const config = async () => (await (await fetch(`${t.url}/array/${t.project.api_token}/config`)).json()) as Record<string, unknown>
+  const config = async () =>
+    (await (await fetch(`${t.url}/array/${t.project.api_token}/config`)).json()) as Record<string, unknown>
 
   it('serves JSON with the compression posthog-js may use and whether the project has flags', async () => {
-    expect(await config()).to.deep.include({ token: t.project.api_token, supportedCompression: ['gzip', 'gzip-js'], hasFeatureFlags: false, analytics: { endpoint: '/i/v0/e/' } })
+    expect(await config()).to.deep.include({
+      token: t.project.api_token,
+      supportedCompression: ['gzip', 'gzip-js'],
+      hasFeatureFlags: false,
+      analytics: { endpoint: '/i/v0/e/' },
+    })
     await putDefinitions(t, { flags: [{ id: 1, key: 'on', active: true, filters: {} }] })
     expect(await config()).to.include({ hasFeatureFlags: true })
   })
@@ -23,7 +29,9 @@ describe('decide remote config for posthog-js', () => {
     const response = await fetch(`${t.url}/array/${t.project.api_token}/config.js`)
     expect(response.status).to.equal(200)
     expect(response.headers.get('content-type')).to.match(/^application\/javascript/)
-    const window: { _POSTHOG_REMOTE_CONFIG?: Record<string, { config: Record<string, unknown>; siteApps: unknown[] }> } = {}
+    const window: {
+      _POSTHOG_REMOTE_CONFIG?: Record<string, { config: Record<string, unknown>; siteApps: unknown[] }>
+    } = {}
     vm.runInNewContext(await response.text(), { window })
     expect(window._POSTHOG_REMOTE_CONFIG?.[t.project.api_token]?.config).to.deep.equal(await config())
     expect(window._POSTHOG_REMOTE_CONFIG?.[t.project.api_token]?.siteApps).to.deep.equal([])

@@ -3,16 +3,28 @@ import { evaluateFlags } from '../../../../plugins/decide/evaluator/index.ts'
 import type { EvaluationResult, FlagDefinition } from '../../../../plugins/decide/evaluator/index.ts'
 import { decideFields, flagsResponse, shapeFor } from '../../../../plugins/decide/http/responses.ts'
 
-const flag = (id: number, key: string, filters: FlagDefinition['filters']): FlagDefinition => ({ id, key, active: true, version: 2, filters })
+const flag = (id: number, key: string, filters: FlagDefinition['filters']): FlagDefinition => ({
+  id,
+  key,
+  active: true,
+  version: 2,
+  filters,
+})
 
 /** Real evaluator output: a boolean flag with a payload, a variant, an off flag, a failed one. */
 function sample(): EvaluationResult {
   return evaluateFlags({
     flags: [
       flag(1, 'on', { groups: [{ properties: [], rollout_percentage: 100 }], payloads: { true: '{"a":1}' } }),
-      flag(2, 'variant', { groups: [{ properties: [], rollout_percentage: 100, variant: 'blue' }], multivariate: { variants: [{ key: 'blue', rollout_percentage: 100 }] }, payloads: { blue: null } }),
+      flag(2, 'variant', {
+        groups: [{ properties: [], rollout_percentage: 100, variant: 'blue' }],
+        multivariate: { variants: [{ key: 'blue', rollout_percentage: 100 }] },
+        payloads: { blue: null },
+      }),
       flag(3, 'off', { groups: [{ properties: [], rollout_percentage: 0 }], payloads: { true: 'never' } }),
-      flag(4, 'needs-db', { groups: [{ properties: [{ key: 'plan', value: 'pro', type: 'person' }], rollout_percentage: 100 }] }),
+      flag(4, 'needs-db', {
+        groups: [{ properties: [{ key: 'plan', value: 'pro', type: 'person' }], rollout_percentage: 100 }],
+      }),
     ],
     distinctId: 'user',
     database: { status: 'failed' },
@@ -24,9 +36,17 @@ describe('decide responses', () => {
   describe('shapeFor', () => {
     it('picks the shape from the path and v as flags.md §10.3 tabulates', () => {
       const table: Array<[string, string | undefined, string]> = [
-        ['/decide/', undefined, 'decide-v1'], ['/decide', '1', 'decide-v1'], ['/decide/', '2', 'decide-v2'], ['/decide/', '3', 'legacy'],
-        ['/decide/', '4', 'v2'], ['/decide/', '5', 'v2'], ['/flags', undefined, 'legacy'], ['/flags/', '1', 'legacy'],
-        ['/flags/', '2', 'v2'], ['/flags', '3', 'v3'], ['/flags/', 'junk', 'legacy'],
+        ['/decide/', undefined, 'decide-v1'],
+        ['/decide', '1', 'decide-v1'],
+        ['/decide/', '2', 'decide-v2'],
+        ['/decide/', '3', 'legacy'],
+        ['/decide/', '4', 'v2'],
+        ['/decide/', '5', 'v2'],
+        ['/flags', undefined, 'legacy'],
+        ['/flags/', '1', 'legacy'],
+        ['/flags/', '2', 'v2'],
+        ['/flags', '3', 'v3'],
+        ['/flags/', 'junk', 'legacy'],
       ]
       for (const [path, v, shape] of table) expect(shapeFor(path, v), `${path}?v=${v}`).to.equal(shape)
     })
@@ -36,10 +56,15 @@ describe('decide responses', () => {
     const parts = { requestId: 'r', evaluatedAt: 1 }
 
     it('v2: a record per flag, failed only when true, payload and metadata', () => {
-      const body = flagsResponse('v2', sample(), parts) as { flags: Record<string, Record<string, unknown>>; errorsWhileComputingFlags: boolean }
+      const body = flagsResponse('v2', sample(), parts) as {
+        flags: Record<string, Record<string, unknown>>
+        errorsWhileComputingFlags: boolean
+      }
       expect(body.errorsWhileComputingFlags).to.equal(true)
       expect(body.flags.on).to.deep.equal({
-        key: 'on', enabled: true, variant: null,
+        key: 'on',
+        enabled: true,
+        variant: null,
         reason: { code: 'condition_match', condition_index: 0, description: 'Matched condition set 1' },
         metadata: { id: 1, version: 2, description: null, payload: '{"a":1}', has_experiment: false },
       })
@@ -77,6 +102,11 @@ describe('decide responses', () => {
   })
 
   it('decideFields carries the v3 contract of design.md §1', () => {
-    expect(decideFields()).to.deep.equal({ config: { enable_collect_everything: true }, toolbarParams: {}, isAuthenticated: false, supportedCompression: ['gzip', 'lz64'] })
+    expect(decideFields()).to.deep.equal({
+      config: { enable_collect_everything: true },
+      toolbarParams: {},
+      isAuthenticated: false,
+      supportedCompression: ['gzip', 'lz64'],
+    })
   })
 })

@@ -80,15 +80,26 @@ class SseClient {
   }
 }
 
-const definitions = { flags: [{ id: 1, key: 'banner', active: true, filters: { groups: [{ properties: [], rollout_percentage: 100 }] } }] }
+const definitions = {
+  flags: [{ id: 1, key: 'banner', active: true, filters: { groups: [{ properties: [], rollout_percentage: 100 }] } }],
+}
 
 describe('decide OFREP event stream', () => {
   let t: TestService
   const streamUrl = () => `${t.url}/ofrep/v1/events?token=${t.project.api_token}`
-  const sdkDefinitions = () => fetch(`${t.url}/flags/definitions?token=${t.project.api_token}`, { headers: { Authorization: `Bearer ${t.project.secret_api_token}` } })
+  const sdkDefinitions = () =>
+    fetch(`${t.url}/flags/definitions?token=${t.project.api_token}`, {
+      headers: { Authorization: `Bearer ${t.project.secret_api_token}` },
+    })
   before(async () => {
     // a slow version poll: changes must arrive through the API path and the change stream
-    t = await startTestService({ plugins: [{ plugin: 'validate' }, { plugin: 'decide', options: { pollIntervalMs: 60_000 } }, { plugin: 'sink-mongo', required: true }] })
+    t = await startTestService({
+      plugins: [
+        { plugin: 'validate' },
+        { plugin: 'decide', options: { pollIntervalMs: 60_000 } },
+        { plugin: 'sink-mongo', required: true },
+      ],
+    })
     expect((await t.admin('PUT', `/api/projects/${t.project.id}/flag_definitions`, definitions)).status).to.equal(200)
   })
   after(async () => t?.close())
@@ -103,7 +114,9 @@ describe('decide OFREP event stream', () => {
     expect(client.status).to.equal(200)
     const before = await sdkDefinitions()
     const started = performance.now()
-    expect((await t.admin('PATCH', `/api/projects/${t.project.id}/feature_flags/1/`, { active: false })).status).to.equal(200)
+    expect(
+      (await t.admin('PATCH', `/api/projects/${t.project.id}/feature_flags/1/`, { active: false })).status,
+    ).to.equal(200)
     const [event] = await client.waitFor(1)
     const latency = performance.now() - started
     client.close()
@@ -119,10 +132,14 @@ describe('decide OFREP event stream', () => {
   it('sends a reconnecting client what it missed, and nothing when it missed nothing', async () => {
     const first = new SseClient(streamUrl())
     await first.opened()
-    expect((await t.admin('PATCH', `/api/projects/${t.project.id}/feature_flags/1/`, { active: true })).status).to.equal(200)
+    expect(
+      (await t.admin('PATCH', `/api/projects/${t.project.id}/feature_flags/1/`, { active: true })).status,
+    ).to.equal(200)
     const [seen] = await first.waitFor(1)
     first.close()
-    expect((await t.admin('PATCH', `/api/projects/${t.project.id}/feature_flags/1/`, { name: 'while away' })).status).to.equal(200)
+    expect(
+      (await t.admin('PATCH', `/api/projects/${t.project.id}/feature_flags/1/`, { name: 'while away' })).status,
+    ).to.equal(200)
     const missed = new SseClient(streamUrl(), { 'Last-Event-ID': seen.id as string })
     const [caughtUp] = await missed.waitFor(1)
     missed.close()
@@ -133,12 +150,21 @@ describe('decide OFREP event stream', () => {
   })
 
   it('pushes a change made through a second service process on the same database, through the change stream', async () => {
-    const other = await startTestService({ plugins: [{ plugin: 'validate' }, { plugin: 'decide', options: { pollIntervalMs: 60_000 } }, { plugin: 'sink-mongo', required: true }], storage: { database: t.service.storage.db.databaseName } })
+    const other = await startTestService({
+      plugins: [
+        { plugin: 'validate' },
+        { plugin: 'decide', options: { pollIntervalMs: 60_000 } },
+        { plugin: 'sink-mongo', required: true },
+      ],
+      storage: { database: t.service.storage.db.databaseName },
+    })
     try {
       const client = new SseClient(streamUrl())
       await client.opened()
       const started = performance.now()
-      const patched = await other.admin('PATCH', `/api/projects/${t.project.id}/feature_flags/1/`, { name: 'changed elsewhere' })
+      const patched = await other.admin('PATCH', `/api/projects/${t.project.id}/feature_flags/1/`, {
+        name: 'changed elsewhere',
+      })
       expect(patched.status).to.equal(200)
       const [event] = await client.waitFor(1)
       const latency = performance.now() - started
@@ -152,8 +178,12 @@ describe('decide OFREP event stream', () => {
 
   it('holds a thousand streams with bounded memory, pushes a change to all of them within a second, and ends them on close', async function () {
     this.timeout(60_000)
-    const own = await startTestService({ plugins: [{ plugin: 'validate' }, { plugin: 'decide' }, { plugin: 'sink-mongo', required: true }] })
-    expect((await own.admin('PUT', `/api/projects/${own.project.id}/flag_definitions`, definitions)).status).to.equal(200)
+    const own = await startTestService({
+      plugins: [{ plugin: 'validate' }, { plugin: 'decide' }, { plugin: 'sink-mongo', required: true }],
+    })
+    expect((await own.admin('PUT', `/api/projects/${own.project.id}/flag_definitions`, definitions)).status).to.equal(
+      200,
+    )
     const url = `${own.url}/ofrep/v1/events?token=${own.project.api_token}`
     const rssBefore = process.memoryUsage().rss
     const clients = Array.from({ length: 1000 }, () => new SseClient(url))
@@ -164,7 +194,9 @@ describe('decide OFREP event stream', () => {
     console.log(`      1,000 SSE connections, both ends in one process: +${Math.round(rssDelta / 1024 / 1024)} MiB RSS`)
     expect(rssDelta).to.be.below(150 * 1024 * 1024)
     const changed = performance.now()
-    expect((await own.admin('PATCH', `/api/projects/${own.project.id}/feature_flags/1/`, { active: false })).status).to.equal(200)
+    expect(
+      (await own.admin('PATCH', `/api/projects/${own.project.id}/feature_flags/1/`, { active: false })).status,
+    ).to.equal(200)
     await Promise.all(clients.map((c) => c.waitFor(1)))
     const everyone = performance.now() - changed
     console.log(`      a flag change reached all 1,000 streams in ${Math.round(everyone)} ms`)

@@ -27,7 +27,24 @@ export async function openTestDb(prefix: string): Promise<TestDb> {
 }
 
 /** A person with these distinct ids, written in alias-resolve's shape. */
-export async function insertPerson(db: Db, projectId: number, personId: string, distinctIds: string[], properties: Record<string, unknown> = {}): Promise<void> {
-  await db.collection('persons').insertOne({ project_id: projectId, id: personId, properties, is_identified: false, created_at: new Date('2026-01-02T03:04:05Z'), version: 0 })
-  await db.collection('person_distinct_ids').insertMany(distinctIds.map((distinct_id) => ({ project_id: projectId, distinct_id, person_id: personId, version: 0 })))
+export async function insertPerson(
+  db: Db,
+  projectId: number,
+  personId: string,
+  distinctIds: string[],
+  properties: Record<string, unknown> = {},
+): Promise<void> {
+  await db.collection('persons').insertOne({
+    project_id: projectId,
+    id: personId,
+    properties,
+    is_identified: false,
+    created_at: new Date('2026-01-02T03:04:05Z'),
+    version: 0,
+  })
+  await db
+    .collection('person_distinct_ids')
+    .insertMany(
+      distinctIds.map((distinct_id) => ({ project_id: projectId, distinct_id, person_id: personId, version: 0 })),
+    )
 }

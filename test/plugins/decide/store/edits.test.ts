@@ -18,9 +18,20 @@ describe('decide DefinitionEdits', () => {
   beforeEach(() => void project++)
 
   const now = new Date()
-  const newFlag = (key: string) => (id: number): Omit<FlagDocument, 'project_id' | 'generation'> => ({
-    id, key, name: null, active: true, deleted: false, ensure_experience_continuity: false, version: 0, filters: { groups: [] }, created_at: now, updated_at: now,
-  })
+  const newFlag =
+    (key: string) =>
+    (id: number): Omit<FlagDocument, 'project_id' | 'generation'> => ({
+      id,
+      key,
+      name: null,
+      active: true,
+      deleted: false,
+      ensure_experience_continuity: false,
+      version: 0,
+      filters: { groups: [] },
+      created_at: now,
+      updated_at: now,
+    })
 
   it('creates flags with the next free id on a project without definitions, bumping the version each time', async () => {
     const edits = DefinitionEdits.flags(t.db)
@@ -39,7 +50,11 @@ describe('decide DefinitionEdits', () => {
   })
 
   it('continues the ids of imported definitions and edits the live generation', async () => {
-    await replaceDefinitions(t.db, project, readDefinitions({ flags: [{ id: 40, key: 'imported', active: true, filters: {} }] }))
+    await replaceDefinitions(
+      t.db,
+      project,
+      readDefinitions({ flags: [{ id: 40, key: 'imported', active: true, filters: {} }] }),
+    )
     const edits = DefinitionEdits.flags(t.db)
     expect((await edits.create(project, newFlag('new'))).id).to.equal(41)
     const { generation } = await new Generations(t.db).live(project)
@@ -49,7 +64,14 @@ describe('decide DefinitionEdits', () => {
   it('serialises concurrent updates of one document through its version: none is lost', async () => {
     const edits = DefinitionEdits.flags(t.db)
     const { id } = await edits.create(project, newFlag('counted'))
-    await Promise.all(Array.from({ length: 8 }, (_, i) => edits.update(project, id, (doc) => ({ ...doc, filters: { ...doc.filters, payloads: { ...(doc.filters.payloads ?? {}), [`p${i}`]: i } } }))))
+    await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        edits.update(project, id, (doc) => ({
+          ...doc,
+          filters: { ...doc.filters, payloads: { ...(doc.filters.payloads ?? {}), [`p${i}`]: i } },
+        })),
+      ),
+    )
     const doc = await edits.get(project, id)
     expect(doc.version).to.equal(8)
     expect(Object.keys(doc.filters.payloads ?? {})).to.have.length(8)
@@ -57,10 +79,18 @@ describe('decide DefinitionEdits', () => {
 
   it('answers 404 for an unknown id and passes on the errors of the change', async () => {
     const edits = DefinitionEdits.flags(t.db)
-    expect(await edits.get(project, 999).catch((e: unknown) => e)).to.be.instanceOf(HttpError).and.to.have.property('status', 404)
+    expect(await edits.get(project, 999).catch((e: unknown) => e))
+      .to.be.instanceOf(HttpError)
+      .and.to.have.property('status', 404)
     const { id } = await edits.create(project, newFlag('x'))
     const refusal = new HttpError(409, 'validation_error', 'stale_version', 'no')
-    expect(await edits.update(project, id, () => { throw refusal }).catch((e: unknown) => e)).to.equal(refusal)
+    expect(
+      await edits
+        .update(project, id, () => {
+          throw refusal
+        })
+        .catch((e: unknown) => e),
+    ).to.equal(refusal)
     expect((await edits.get(project, id)).version).to.equal(0)
   })
 })

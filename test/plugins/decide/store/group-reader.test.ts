@@ -17,21 +17,30 @@ describe('decide GroupReader', () => {
   let client: MongoClient
   const finds: Array<Record<string, unknown>> = []
   before(async () => {
-    client = await monitoredClient((event: CommandStartedEvent) => event.commandName === 'find' && finds.push(event.command.filter as Record<string, unknown>))
+    client = await monitoredClient(
+      (event: CommandStartedEvent) =>
+        event.commandName === 'find' && finds.push(event.command.filter as Record<string, unknown>),
+    )
   })
   after(() => client.close())
 
   it('answers concurrent reads from one find per project and group type, each with its own group', async () => {
     const db = client.db(testDbName('group-reader'))
-    await db.collection(GROUP_COLLECTIONS.groups).insertMany([
-      ...Array.from({ length: 10 }, (_, i) => group(7, 0, `company-${i}`, { n: i })),
-      group(7, 1, 'company-1', { other: 'type' }),
-      group(8, 0, 'company-1', { other: 'project' }),
-    ])
+    await db
+      .collection(GROUP_COLLECTIONS.groups)
+      .insertMany([
+        ...Array.from({ length: 10 }, (_, i) => group(7, 0, `company-${i}`, { n: i })),
+        group(7, 1, 'company-1', { other: 'type' }),
+        group(8, 0, 'company-1', { other: 'project' }),
+      ])
     const reader = new GroupReader(db)
     finds.length = 0
     const keys = [...Array.from({ length: 10 }, (_, i) => `company-${i}`), 'company-1', 'unknown']
-    const answers = await Promise.all([...keys.map((key) => reader.properties(7, 0, key)), reader.properties(7, 1, 'company-1'), reader.properties(8, 0, 'company-1')])
+    const answers = await Promise.all([
+      ...keys.map((key) => reader.properties(7, 0, key)),
+      reader.properties(7, 1, 'company-1'),
+      reader.properties(8, 0, 'company-1'),
+    ])
     expect(answers.slice(0, 10).map((p) => p?.n)).to.deep.equal(Array.from({ length: 10 }, (_, i) => i))
     expect(answers[10]).to.deep.equal({ n: 1 })
     expect(answers[11]).to.equal(undefined)
@@ -46,7 +55,9 @@ describe('decide GroupReader', () => {
     const reader = new GroupReader(db)
     await db.collection(GROUP_COLLECTIONS.groups).insertOne(group(1, 0, 'acme', { plan: 'free' }))
     expect(await reader.properties(1, 0, 'acme')).to.deep.equal({ plan: 'free' })
-    await db.collection(GROUP_COLLECTIONS.groups).updateOne({ project_id: 1, group_key: 'acme' }, { $set: { group_properties: { plan: 'pro' } } })
+    await db
+      .collection(GROUP_COLLECTIONS.groups)
+      .updateOne({ project_id: 1, group_key: 'acme' }, { $set: { group_properties: { plan: 'pro' } } })
     expect(await reader.properties(1, 0, 'acme')).to.deep.equal({ plan: 'pro' })
     await db.dropDatabase()
   })

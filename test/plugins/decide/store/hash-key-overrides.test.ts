@@ -15,9 +15,21 @@ describe('decide hash key overrides', () => {
   it('stores the anon id for each continuity flag of the person, once, and reads it back by either id', async () => {
     await insertPerson(t.db, project, 'p1', ['user', 'anon'])
     await writeHashKeyOverrides(t.db, project, { hashKey: 'anon', distinctIds: ['user', 'anon'], flagKeys: ['a', 'b'] })
-    await writeHashKeyOverrides(t.db, project, { hashKey: 'later-anon', distinctIds: ['user', 'later-anon'], flagKeys: ['a', 'c'] })
-    expect({ ...(await readHashKeyOverrides(t.db, project, ['user'])) }).to.deep.equal({ a: 'anon', b: 'anon', c: 'later-anon' })
-    expect({ ...(await readHashKeyOverrides(t.db, project, ['anon'])) }).to.deep.equal({ a: 'anon', b: 'anon', c: 'later-anon' })
+    await writeHashKeyOverrides(t.db, project, {
+      hashKey: 'later-anon',
+      distinctIds: ['user', 'later-anon'],
+      flagKeys: ['a', 'c'],
+    })
+    expect({ ...(await readHashKeyOverrides(t.db, project, ['user'])) }).to.deep.equal({
+      a: 'anon',
+      b: 'anon',
+      c: 'later-anon',
+    })
+    expect({ ...(await readHashKeyOverrides(t.db, project, ['anon'])) }).to.deep.equal({
+      a: 'anon',
+      b: 'anon',
+      c: 'later-anon',
+    })
     expect(await t.db.collection('hash_key_overrides').countDocuments({ project_id: project })).to.equal(3)
   })
 
@@ -34,18 +46,29 @@ describe('decide hash key overrides', () => {
       { project_id: project, person_id: 'second', feature_flag_key: 'a', hash_key: 'from-second' },
       { project_id: project, person_id: 'second', feature_flag_key: 'b', hash_key: 'only-second' },
     ])
-    expect({ ...(await readHashKeyOverrides(t.db, project, ['user', 'anon'])) }).to.deep.equal({ a: 'from-first', b: 'only-second' })
+    expect({ ...(await readHashKeyOverrides(t.db, project, ['user', 'anon'])) }).to.deep.equal({
+      a: 'from-first',
+      b: 'only-second',
+    })
   })
 
   it('keeps the first override when concurrent requests write the same flag', async () => {
     await insertPerson(t.db, project, 'p', ['user'])
-    await Promise.all(['x', 'y', 'z', 'w'].map((hashKey) => writeHashKeyOverrides(t.db, project, { hashKey, distinctIds: ['user'], flagKeys: ['f'] })))
+    await Promise.all(
+      ['x', 'y', 'z', 'w'].map((hashKey) =>
+        writeHashKeyOverrides(t.db, project, { hashKey, distinctIds: ['user'], flagKeys: ['f'] }),
+      ),
+    )
     expect(await t.db.collection('hash_key_overrides').countDocuments({ project_id: project })).to.equal(1)
   })
 
   it('reads overrides of flags named like Object.prototype members', async () => {
     await insertPerson(t.db, project, 'p', ['user'])
-    await writeHashKeyOverrides(t.db, project, { hashKey: 'anon', distinctIds: ['user'], flagKeys: ['constructor', '__proto__'] })
+    await writeHashKeyOverrides(t.db, project, {
+      hashKey: 'anon',
+      distinctIds: ['user'],
+      flagKeys: ['constructor', '__proto__'],
+    })
     const overrides = await readHashKeyOverrides(t.db, project, ['user'])
     expect(Object.keys(overrides).sort()).to.deep.equal(['__proto__', 'constructor'])
   })

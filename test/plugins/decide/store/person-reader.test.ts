@@ -9,16 +9,31 @@ describe('decide PersonReader', () => {
   let client: MongoClient
   const finds: string[] = []
   before(async () => {
-    client = await monitoredClient((event: CommandStartedEvent) => event.commandName === 'find' && finds.push(String(event.command.find)))
+    client = await monitoredClient(
+      (event: CommandStartedEvent) => event.commandName === 'find' && finds.push(String(event.command.find)),
+    )
   })
   after(() => client.close())
 
   it('answers concurrent lookups from one find per collection, each with its own person', async () => {
     const db = client.db(testDbName('person-reader'))
     const ids = Array.from({ length: 20 }, (_, i) => `user-${i}`)
-    await db.collection(PERSON_COLLECTIONS.distinctIds).insertMany(ids.map((id, i) => ({ project_id: 7, distinct_id: id, person_id: `p-${i % 10}`, version: 0 })))
-    await db.collection(PERSON_COLLECTIONS.persons).insertMany(Array.from({ length: 10 }, (_, i) => ({ project_id: 7, id: `p-${i}`, properties: { n: i }, is_identified: false, created_at: new Date(0), version: 0 })))
-    await db.collection(PERSON_COLLECTIONS.distinctIds).insertOne({ project_id: 8, distinct_id: 'user-1', person_id: 'other-project', version: 0 })
+    await db
+      .collection(PERSON_COLLECTIONS.distinctIds)
+      .insertMany(ids.map((id, i) => ({ project_id: 7, distinct_id: id, person_id: `p-${i % 10}`, version: 0 })))
+    await db.collection(PERSON_COLLECTIONS.persons).insertMany(
+      Array.from({ length: 10 }, (_, i) => ({
+        project_id: 7,
+        id: `p-${i}`,
+        properties: { n: i },
+        is_identified: false,
+        created_at: new Date(0),
+        version: 0,
+      })),
+    )
+    await db
+      .collection(PERSON_COLLECTIONS.distinctIds)
+      .insertOne({ project_id: 8, distinct_id: 'user-1', person_id: 'other-project', version: 0 })
     const reader = new PersonReader(db)
     finds.length = 0
     const people = await Promise.all([...ids, 'stranger'].map((id) => reader.byDistinctId(7, id)))
@@ -32,8 +47,17 @@ describe('decide PersonReader', () => {
     const db = client.db(testDbName('person-reader'))
     const reader = new PersonReader(db)
     expect(await reader.byDistinctId(1, 'late')).to.equal(null)
-    await db.collection(PERSON_COLLECTIONS.distinctIds).insertOne({ project_id: 1, distinct_id: 'late', person_id: 'p', version: 0 })
-    await db.collection(PERSON_COLLECTIONS.persons).insertOne({ project_id: 1, id: 'p', properties: { plan: 'pro' }, is_identified: true, created_at: new Date(0), version: 0 })
+    await db
+      .collection(PERSON_COLLECTIONS.distinctIds)
+      .insertOne({ project_id: 1, distinct_id: 'late', person_id: 'p', version: 0 })
+    await db.collection(PERSON_COLLECTIONS.persons).insertOne({
+      project_id: 1,
+      id: 'p',
+      properties: { plan: 'pro' },
+      is_identified: true,
+      created_at: new Date(0),
+      version: 0,
+    })
     expect((await reader.byDistinctId(1, 'late'))?.properties).to.deep.equal({ plan: 'pro' })
     await db.dropDatabase()
   })
@@ -43,7 +67,9 @@ describe('decide PersonReader', () => {
     await insertPerson(db, 1, 'p', ['d'], { plan: 'free' })
     const reader = new PersonReader(db)
     expect((await reader.byDistinctId(1, 'd'))?.properties).to.deep.equal({ plan: 'free' })
-    await db.collection(PERSON_COLLECTIONS.persons).updateOne({ project_id: 1, id: 'p' }, { $set: { properties: { plan: 'pro' }, version: 1 } })
+    await db
+      .collection(PERSON_COLLECTIONS.persons)
+      .updateOne({ project_id: 1, id: 'p' }, { $set: { properties: { plan: 'pro' }, version: 1 } })
     finds.length = 0
     expect((await reader.byDistinctId(1, 'd'))?.properties).to.deep.equal({ plan: 'pro' })
     expect(finds).to.deep.equal([PERSON_COLLECTIONS.persons])
@@ -63,7 +89,11 @@ describe('decide PersonReader', () => {
     await persons.deleteOne({ project_id: 1, id: 'a' })
     finds.length = 0
     expect((await reader.byDistinctId(1, 'anon'))?.properties).to.deep.equal({ side: 'user' })
-    expect(finds).to.deep.equal([PERSON_COLLECTIONS.persons, PERSON_COLLECTIONS.distinctIds, PERSON_COLLECTIONS.persons])
+    expect(finds).to.deep.equal([
+      PERSON_COLLECTIONS.persons,
+      PERSON_COLLECTIONS.distinctIds,
+      PERSON_COLLECTIONS.persons,
+    ])
     finds.length = 0
     expect((await reader.byDistinctId(1, 'anon'))?.properties).to.deep.equal({ side: 'user' })
     expect(finds).to.deep.equal([PERSON_COLLECTIONS.persons])

@@ -8,7 +8,13 @@ import { CohortMembers } from '../../../../plugins/decide/store/members.ts'
 import { openTestDb } from './db.ts'
 import type { TestDb } from './db.ts'
 
-const flag = (id: number, key: string, extra: Record<string, unknown> = {}) => ({ id, key, active: true, filters: { groups: [{ properties: [], rollout_percentage: 100 }] }, ...extra })
+const flag = (id: number, key: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  key,
+  active: true,
+  filters: { groups: [{ properties: [], rollout_percentage: 100 }] },
+  ...extra,
+})
 const group = { type: 'OR', values: [{ type: 'AND', values: [{ key: 'plan', type: 'person', value: 'pro' }] }] }
 
 describe('decide replaceDefinitions', () => {
@@ -42,7 +48,15 @@ describe('decide replaceDefinitions', () => {
     await replace({ flags: [flag(1, 'live')] })
     const generations = new Generations(t.db)
     const crashed = await generations.reserve(project)
-    await t.db.collection('feature_flags').insertOne({ project_id: project, generation: crashed, id: 9, key: 'half-written', active: true, deleted: false, filters: {} })
+    await t.db.collection('feature_flags').insertOne({
+      project_id: project,
+      generation: crashed,
+      id: 9,
+      key: 'half-written',
+      active: true,
+      deleted: false,
+      filters: {},
+    })
     expect((await read()).flags.map((f) => f.key)).to.deep.equal(['live'])
     await replace({ flags: [flag(2, 'next')] })
     expect((await read()).flags.map((f) => f.key)).to.deep.equal(['next'])
@@ -59,10 +73,13 @@ describe('decide replaceDefinitions', () => {
   })
 
   it('leaves exactly one complete replacement live when several race', async () => {
-    const bodies = Array.from({ length: 6 }, (_, i) => ({ flags: Array.from({ length: 5 }, (_, j) => flag(j + 1, `r${i}-f${j}`)) }))
+    const bodies = Array.from({ length: 6 }, (_, i) => ({
+      flags: Array.from({ length: 5 }, (_, j) => flag(j + 1, `r${i}-f${j}`)),
+    }))
     const outcomes = await Promise.allSettled(bodies.map((body) => replace(body)))
     for (const outcome of outcomes) {
-      if (outcome.status === 'rejected') expect(outcome.reason).to.be.instanceOf(HttpError).and.to.have.property('status', 409)
+      if (outcome.status === 'rejected')
+        expect(outcome.reason).to.be.instanceOf(HttpError).and.to.have.property('status', 409)
     }
     const keys = (await read()).flags.map((f) => f.key)
     const winner = keys[0].split('-')[0]
@@ -71,9 +88,20 @@ describe('decide replaceDefinitions', () => {
   })
 
   it('matches imported group types by name, adds missing ones at their index when free, and translates flag indexes', async () => {
-    await t.db.collection('group_type_mappings').insertOne({ project_id: project, group_type: 'organization', group_type_index: 0, created_at: new Date() })
+    await t.db
+      .collection('group_type_mappings')
+      .insertOne({ project_id: project, group_type: 'organization', group_type_index: 0, created_at: new Date() })
     await replace({
-      flags: [flag(1, 'company-flag', { filters: { aggregation_group_type_index: 0, groups: [{ properties: [{ key: 'seats', type: 'group', group_type_index: 0, value: 5 }] }] } }), flag(2, 'org-flag', { filters: { aggregation_group_type_index: 1, groups: [] } }), flag(3, 'team-flag', { filters: { aggregation_group_type_index: 2, groups: [] } })],
+      flags: [
+        flag(1, 'company-flag', {
+          filters: {
+            aggregation_group_type_index: 0,
+            groups: [{ properties: [{ key: 'seats', type: 'group', group_type_index: 0, value: 5 }] }],
+          },
+        }),
+        flag(2, 'org-flag', { filters: { aggregation_group_type_index: 1, groups: [] } }),
+        flag(3, 'team-flag', { filters: { aggregation_group_type_index: 2, groups: [] } }),
+      ],
       group_type_mapping: { 0: 'company', 1: 'organization', 2: 'team' },
     })
     const live = await read()
@@ -89,7 +117,10 @@ describe('decide replaceDefinitions', () => {
   })
 
   it('keeps the members of static cohorts it still has and drops those of cohorts it removed', async () => {
-    await replace({ flags: [], cohorts: { 7: { name: 'kept', is_static: true }, 8: { name: 'dropped', is_static: true } } })
+    await replace({
+      flags: [],
+      cohorts: { 7: { name: 'kept', is_static: true }, 8: { name: 'dropped', is_static: true } },
+    })
     const members = new CohortMembers(t.db)
     await members.add(project, 7, ['u1', 'u2'])
     await members.add(project, 8, ['u3'])

@@ -14,7 +14,13 @@ describe('decide loadRequestData', () => {
   beforeEach(() => void project++)
 
   const query = (extra: Partial<Parameters<typeof loadRequestData>[1]> = {}) => ({
-    projectId: project, distinctId: 'user', groups: null, groupTypeIndexes: [], groupTypeMapping: {}, readStaticMembership: false, ...extra,
+    projectId: project,
+    distinctId: 'user',
+    groups: null,
+    groupTypeIndexes: [],
+    groupTypeMapping: {},
+    readStaticMembership: false,
+    ...extra,
   })
 
   it('reads the person of the distinct id with its creation time', async () => {
@@ -33,11 +39,39 @@ describe('decide loadRequestData', () => {
 
   it('reads the rows of the groups the flags need, by the request’s key for each type, numbers as text', async () => {
     await t.db.collection('groups').insertMany([
-      { project_id: project, group_type_index: 0, group_key: 'acme', group_properties: { seats: 5 }, created_at: new Date(), version: 1 },
-      { project_id: project, group_type_index: 1, group_key: '42', group_properties: { tier: 'gold' }, created_at: new Date(), version: 1 },
-      { project_id: project, group_type_index: 2, group_key: 'x', group_properties: { unused: true }, created_at: new Date(), version: 1 },
+      {
+        project_id: project,
+        group_type_index: 0,
+        group_key: 'acme',
+        group_properties: { seats: 5 },
+        created_at: new Date(),
+        version: 1,
+      },
+      {
+        project_id: project,
+        group_type_index: 1,
+        group_key: '42',
+        group_properties: { tier: 'gold' },
+        created_at: new Date(),
+        version: 1,
+      },
+      {
+        project_id: project,
+        group_type_index: 2,
+        group_key: 'x',
+        group_properties: { unused: true },
+        created_at: new Date(),
+        version: 1,
+      },
     ])
-    const data = await loadRequestData(t.db, query({ groups: { company: 'acme', team: 42, other: 'x' }, groupTypeIndexes: [0, 1], groupTypeMapping: { 0: 'company', 1: 'team', 2: 'other' } }))
+    const data = await loadRequestData(
+      t.db,
+      query({
+        groups: { company: 'acme', team: 42, other: 'x' },
+        groupTypeIndexes: [0, 1],
+        groupTypeMapping: { 0: 'company', 1: 'team', 2: 'other' },
+      }),
+    )
     expect(data).to.deep.include({ groupProperties: { 0: { seats: 5 }, 1: { tier: 'gold' } } })
   })
 

@@ -16,12 +16,18 @@ describe('MongoDB conformance: aggregation', () => {
         properties: { amount: i, tags: i % 4 === 0 ? ['a', 'b'] : ['a'] },
       })),
     )
-    await t.db.collection<Loose>('persons').insertMany(Array.from({ length: 7 }, (_, i) => ({ distinct_id: `u${i}`, name: `person ${i}` })))
+    await t.db
+      .collection<Loose>('persons')
+      .insertMany(Array.from({ length: 7 }, (_, i) => ({ distinct_id: `u${i}`, name: `person ${i}` })))
   })
 
   it('groups, sums and sorts', async () => {
     const rows = await events()
-      .aggregate([{ $match: { project_id: 0 } }, { $group: { _id: '$event', n: { $sum: 1 }, total: { $sum: '$properties.amount' } } }, { $sort: { _id: 1 } }])
+      .aggregate([
+        { $match: { project_id: 0 } },
+        { $group: { _id: '$event', n: { $sum: 1 }, total: { $sum: '$properties.amount' } } },
+        { $sort: { _id: 1 } },
+      ])
       .toArray()
     const expected = new Map<string, { n: number; total: number }>()
     for (let i = 0; i < 300; i += 3) {
@@ -31,7 +37,9 @@ describe('MongoDB conformance: aggregation', () => {
       row.total += i
       expected.set(name, row)
     }
-    expect(rows).to.deep.equal([...expected.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, v]) => ({ _id: name, ...v })))
+    expect(rows).to.deep.equal(
+      [...expected.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, v]) => ({ _id: name, ...v })),
+    )
   })
 
   it('counts with countDocuments, including skip and limit', async () => {
@@ -45,7 +53,10 @@ describe('MongoDB conformance: aggregation', () => {
     const rows = await events()
       .aggregate([{ $match: { project_id: 2 } }, { $unwind: '$properties.tags' }, { $sortByCount: '$properties.tags' }])
       .toArray()
-    expect(rows).to.deep.equal([{ _id: 'a', count: 100 }, { _id: 'b', count: 25 }])
+    expect(rows).to.deep.equal([
+      { _id: 'a', count: 100 },
+      { _id: 'b', count: 25 },
+    ])
   })
 
   it('joins with $lookup', async () => {
@@ -58,12 +69,27 @@ describe('MongoDB conformance: aggregation', () => {
         { $project: { _id: 0, distinct_id: 1, name: { $first: '$person.name' } } },
       ])
       .toArray()
-    expect(rows).to.deep.equal([{ distinct_id: 'u0', name: 'person 0' }, { distinct_id: 'u3', name: 'person 3' }])
+    expect(rows).to.deep.equal([
+      { distinct_id: 'u0', name: 'person 0' },
+      { distinct_id: 'u3', name: 'person 3' },
+    ])
   })
 
   it('runs $facet and $count', async () => {
     const [row] = await events()
-      .aggregate([{ $match: { project_id: 1 } }, { $facet: { total: [{ $count: 'n' }], newest: [{ $sort: { timestamp: -1 } }, { $limit: 1 }, { $project: { _id: 0, amount: '$properties.amount' } }] } }])
+      .aggregate([
+        { $match: { project_id: 1 } },
+        {
+          $facet: {
+            total: [{ $count: 'n' }],
+            newest: [
+              { $sort: { timestamp: -1 } },
+              { $limit: 1 },
+              { $project: { _id: 0, amount: '$properties.amount' } },
+            ],
+          },
+        },
+      ])
       .toArray()
     expect(row).to.deep.equal({ total: [{ n: 100 }], newest: [{ amount: 298 }] })
   })
@@ -77,6 +103,11 @@ describe('MongoDB conformance: aggregation', () => {
 
   it('accepts an empty pipeline and an aggregation on a missing collection', async () => {
     expect(await events().aggregate([]).toArray()).to.have.length(300)
-    expect(await t.db.collection('absent').aggregate([{ $match: {} }]).toArray()).to.deep.equal([])
+    expect(
+      await t.db
+        .collection('absent')
+        .aggregate([{ $match: {} }])
+        .toArray(),
+    ).to.deep.equal([])
   })
 })

@@ -9,7 +9,7 @@ async function nextEvents(stream: ChangeStream<Loose>, count: number): Promise<C
 }
 
 /** Change streams need a replica set: skipped against a standalone server. */
-describe('MongoDB conformance: change streams', function () {
+describe('MongoDB conformance: change streams', () => {
   const t = useTestDb('changes')
   const coll = () => t.db.collection<Loose>('flags')
 
@@ -41,7 +41,9 @@ describe('MongoDB conformance: change streams', function () {
   })
 
   it('filters events with a pipeline and only sees its own collection', async () => {
-    const stream = coll().watch([{ $match: { operationType: 'insert', 'fullDocument.key': 'wanted' } }], { maxAwaitTimeMS: 50 })
+    const stream = coll().watch([{ $match: { operationType: 'insert', 'fullDocument.key': 'wanted' } }], {
+      maxAwaitTimeMS: 50,
+    })
     try {
       await stream.tryNext()
       await t.db.collection<Loose>('other').insertOne({ key: 'wanted' })

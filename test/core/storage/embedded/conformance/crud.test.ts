@@ -37,7 +37,9 @@ describe('MongoDB conformance: CRUD', () => {
 
     it('stops an ordered insertMany at the first duplicate', async () => {
       const c = t.db.collection<Loose>('insert_ordered')
-      const error = (await rejection(c.insertMany([{ _id: 1 }, { _id: 1 }, { _id: 2 }]))) as unknown as MongoBulkWriteError
+      const error = (await rejection(
+        c.insertMany([{ _id: 1 }, { _id: 1 }, { _id: 2 }]),
+      )) as unknown as MongoBulkWriteError
       expect(error).to.be.instanceOf(MongoBulkWriteError)
       expect(error.insertedCount).to.equal(1)
       expect(error.writeErrors).to.have.length(1)
@@ -46,22 +48,33 @@ describe('MongoDB conformance: CRUD', () => {
 
     it('continues an unordered insertMany past duplicates and reports each one', async () => {
       const c = t.db.collection<Loose>('insert_unordered')
-      const error = (await rejection(c.insertMany([{ _id: 1 }, { _id: 1 }, { _id: 2 }, { _id: 2 }, { _id: 3 }], { ordered: false }))) as unknown as MongoBulkWriteError
+      const error = (await rejection(
+        c.insertMany([{ _id: 1 }, { _id: 1 }, { _id: 2 }, { _id: 2 }, { _id: 3 }], { ordered: false }),
+      )) as unknown as MongoBulkWriteError
       expect(error.insertedCount).to.equal(3)
       const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors]
-      expect(writeErrors.map((e) => [e.index, e.code])).to.deep.equal([[1, 11000], [3, 11000]])
+      expect(writeErrors.map((e) => [e.index, e.code])).to.deep.equal([
+        [1, 11000],
+        [3, 11000],
+      ])
       expect(await c.countDocuments()).to.equal(3)
     })
   })
 
   describe('find', () => {
     before(async () => {
-      const docs = Array.from({ length: 250 }, (_, i) => ({ _id: i, group: i % 5, label: `item-${String(i).padStart(3, '0')}`, tags: i % 2 ? ['odd'] : ['even'] }))
+      const docs = Array.from({ length: 250 }, (_, i) => ({
+        _id: i,
+        group: i % 5,
+        label: `item-${String(i).padStart(3, '0')}`,
+        tags: i % 2 ? ['odd'] : ['even'],
+      }))
       await t.db.collection<Loose>('find_many').insertMany(docs)
     })
 
     it('filters, sorts, skips, limits and projects', async () => {
-      const docs = await t.db.collection<Loose>('find_many')
+      const docs = await t.db
+        .collection<Loose>('find_many')
         .find({ group: 3, _id: { $gte: 100 } }, { projection: { label: 1, _id: 0 } })
         .sort({ _id: -1 })
         .skip(2)
@@ -112,7 +125,11 @@ describe('MongoDB conformance: CRUD', () => {
   describe('update and delete', () => {
     it('applies operators to one or many documents', async () => {
       const c = t.db.collection<Loose>('upd_ops')
-      await c.insertMany([{ _id: 1, n: 1, tags: ['a'] }, { _id: 2, n: 2, tags: [] }, { _id: 3, n: 3, tags: [] }])
+      await c.insertMany([
+        { _id: 1, n: 1, tags: ['a'] },
+        { _id: 2, n: 2, tags: [] },
+        { _id: 3, n: 3, tags: [] },
+      ])
       const update: Document = { $inc: { n: 10 }, $push: { tags: 'b' }, $set: { 'deep.x': true } }
       const one = await c.updateOne({ _id: 1 }, update)
       expect([one.matchedCount, one.modifiedCount]).to.deep.equal([1, 1])
@@ -123,14 +140,45 @@ describe('MongoDB conformance: CRUD', () => {
 
     it('updates array elements by position, by array filter and with array operators', async () => {
       const c = t.db.collection<Loose>('upd_arrays')
-      await c.insertOne({ _id: 1, items: [{ sku: 'a', qty: 1 }, { sku: 'b', qty: 2 }, { sku: 'c', qty: 3 }], tags: ['x', 'y'], lo: 5, hi: 5, old: 1 })
+      await c.insertOne({
+        _id: 1,
+        items: [
+          { sku: 'a', qty: 1 },
+          { sku: 'b', qty: 2 },
+          { sku: 'c', qty: 3 },
+        ],
+        tags: ['x', 'y'],
+        lo: 5,
+        hi: 5,
+        old: 1,
+      })
       await c.updateOne({ _id: 1, 'items.sku': 'b' }, { $set: { 'items.$.qty': 20 } })
-      await c.updateOne({ _id: 1 }, { $inc: { 'items.$[big].qty': 100 } }, { arrayFilters: [{ 'big.qty': { $gte: 3 } }] })
-      const arrays: Document = { $addToSet: { tags: { $each: ['y', 'z'] } }, $pop: { items: -1 }, $min: { lo: 2 }, $max: { hi: 9 }, $rename: { old: 'renamed' } }
+      await c.updateOne(
+        { _id: 1 },
+        { $inc: { 'items.$[big].qty': 100 } },
+        { arrayFilters: [{ 'big.qty': { $gte: 3 } }] },
+      )
+      const arrays: Document = {
+        $addToSet: { tags: { $each: ['y', 'z'] } },
+        $pop: { items: -1 },
+        $min: { lo: 2 },
+        $max: { hi: 9 },
+        $rename: { old: 'renamed' },
+      }
       await c.updateOne({ _id: 1 }, arrays)
       const pull: Document = { $pull: { tags: 'x' } }
       await c.updateOne({ _id: 1 }, pull)
-      expect(await c.findOne({ _id: 1 })).to.deep.equal({ _id: 1, items: [{ sku: 'b', qty: 120 }, { sku: 'c', qty: 103 }], tags: ['y', 'z'], lo: 2, hi: 9, renamed: 1 })
+      expect(await c.findOne({ _id: 1 })).to.deep.equal({
+        _id: 1,
+        items: [
+          { sku: 'b', qty: 120 },
+          { sku: 'c', qty: 103 },
+        ],
+        tags: ['y', 'z'],
+        lo: 2,
+        hi: 9,
+        renamed: 1,
+      })
     })
 
     it('sets the current date with $currentDate', async () => {
@@ -156,7 +204,11 @@ describe('MongoDB conformance: CRUD', () => {
 
     it('upserts from the filter equalities, $setOnInsert applying on insert only', async () => {
       const c = t.db.collection<Loose>('upd_upsert')
-      const first = await c.updateOne({ key: 'k', 'meta.kind': 'x', n: { $gt: 5 } }, { $setOnInsert: { created: 1 }, $inc: { hits: 1 } }, { upsert: true })
+      const first = await c.updateOne(
+        { key: 'k', 'meta.kind': 'x', n: { $gt: 5 } },
+        { $setOnInsert: { created: 1 }, $inc: { hits: 1 } },
+        { upsert: true },
+      )
       expect(first.upsertedCount).to.equal(1)
       await c.updateOne({ key: 'k' }, { $setOnInsert: { created: 2 }, $inc: { hits: 1 } }, { upsert: true })
       const doc = await c.findOne({ key: 'k' }, { projection: { _id: 0 } })
@@ -191,8 +243,16 @@ describe('MongoDB conformance: CRUD', () => {
       const c = t.db.collection<Loose>('fam')
       await c.insertOne({ _id: 1, n: 1 })
       const before = await c.findOneAndUpdate({ _id: 1 }, { $inc: { n: 1 } })
-      const after = await c.findOneAndUpdate({ _id: 1 }, { $inc: { n: 1 } }, { returnDocument: 'after', projection: { n: 1, _id: 0 } })
-      const upserted = await c.findOneAndUpdate({ _id: 2 }, { $set: { n: 9 } }, { upsert: true, returnDocument: 'after' })
+      const after = await c.findOneAndUpdate(
+        { _id: 1 },
+        { $inc: { n: 1 } },
+        { returnDocument: 'after', projection: { n: 1, _id: 0 } },
+      )
+      const upserted = await c.findOneAndUpdate(
+        { _id: 2 },
+        { $set: { n: 9 } },
+        { upsert: true, returnDocument: 'after' },
+      )
       const missing = await c.findOneAndUpdate({ _id: 3 }, { $set: { n: 9 } })
       expect([before, after, upserted, missing]).to.deep.equal([{ _id: 1, n: 1 }, { n: 3 }, { _id: 2, n: 9 }, null])
     })
@@ -200,19 +260,48 @@ describe('MongoDB conformance: CRUD', () => {
     it('applies the projection on every find-and-modify path, with a sort, before and after', async () => {
       const c = t.db.collection<Loose>('fam_projection')
       await c.createIndex({ n: 1 })
-      await c.insertMany([{ _id: 1, a: 1, b: { x: 1, y: 2 }, n: 1 }, { _id: 2, a: 1, b: { x: 3, y: 4 }, n: 2 }])
+      await c.insertMany([
+        { _id: 1, a: 1, b: { x: 1, y: 2 }, n: 1 },
+        { _id: 2, a: 1, b: { x: 3, y: 4 }, n: 2 },
+      ])
       const sort = { n: -1 } as const
-      expect(await c.findOneAndUpdate({ a: 1 }, { $set: { z: 1 } }, { sort, projection: { 'b.x': 1 }, returnDocument: 'after' })).to.deep.equal({ _id: 2, b: { x: 3 } })
-      expect(await c.findOneAndUpdate({ a: 1 }, [{ $set: { z: 2 } }], { sort, projection: { b: 0, a: 0 } })).to.deep.equal({ _id: 2, n: 2, z: 1 })
-      expect(await c.findOneAndReplace({ a: 1 }, { a: 1, b: { x: 9, y: 9 }, n: 0 }, { sort, projection: { _id: 0, n: 1 } })).to.deep.equal({ n: 2 })
-      expect(await c.findOneAndReplace({ a: 1 }, { a: 1, n: 5 }, { sort: { n: 1 }, projection: { n: 1 }, returnDocument: 'after' })).to.deep.equal({ _id: 2, n: 5 })
-      expect(await c.findOneAndUpdate({ a: 7 }, { $set: { n: 7, b: { x: 5, y: 6 } } }, { sort, projection: { _id: 0, 'b.y': 1 }, upsert: true, returnDocument: 'after' })).to.deep.equal({ b: { y: 6 } })
+      expect(
+        await c.findOneAndUpdate(
+          { a: 1 },
+          { $set: { z: 1 } },
+          { sort, projection: { 'b.x': 1 }, returnDocument: 'after' },
+        ),
+      ).to.deep.equal({ _id: 2, b: { x: 3 } })
+      expect(
+        await c.findOneAndUpdate({ a: 1 }, [{ $set: { z: 2 } }], { sort, projection: { b: 0, a: 0 } }),
+      ).to.deep.equal({ _id: 2, n: 2, z: 1 })
+      expect(
+        await c.findOneAndReplace({ a: 1 }, { a: 1, b: { x: 9, y: 9 }, n: 0 }, { sort, projection: { _id: 0, n: 1 } }),
+      ).to.deep.equal({ n: 2 })
+      expect(
+        await c.findOneAndReplace(
+          { a: 1 },
+          { a: 1, n: 5 },
+          { sort: { n: 1 }, projection: { n: 1 }, returnDocument: 'after' },
+        ),
+      ).to.deep.equal({ _id: 2, n: 5 })
+      expect(
+        await c.findOneAndUpdate(
+          { a: 7 },
+          { $set: { n: 7, b: { x: 5, y: 6 } } },
+          { sort, projection: { _id: 0, 'b.y': 1 }, upsert: true, returnDocument: 'after' },
+        ),
+      ).to.deep.equal({ b: { y: 6 } })
       expect(await c.findOneAndDelete({ a: 1 }, { sort, projection: { n: 1, _id: 0 } })).to.deep.equal({ n: 5 })
     })
 
     it('findOneAndDelete removes the first document in sort order', async () => {
       const c = t.db.collection<Loose>('fad')
-      await c.insertMany([{ _id: 1, p: 5 }, { _id: 2, p: 9 }, { _id: 3, p: 7 }])
+      await c.insertMany([
+        { _id: 1, p: 5 },
+        { _id: 2, p: 9 },
+        { _id: 3, p: 7 },
+      ])
       const removed = await c.findOneAndDelete({}, { sort: { p: -1 } })
       expect(removed).to.deep.equal({ _id: 2, p: 9 })
       expect(await c.countDocuments()).to.equal(2)
@@ -245,7 +334,10 @@ describe('MongoDB conformance: CRUD', () => {
       expect(error.result.modifiedCount).to.equal(1)
       expect(error.result.deletedCount).to.equal(1)
       expect(error.result.upsertedCount).to.equal(1)
-      expect(await c.find().sort({ _id: 1 }).toArray()).to.deep.equal([{ _id: 1, v: 1 }, { _id: 3, v: 3 }])
+      expect(await c.find().sort({ _id: 1 }).toArray()).to.deep.equal([
+        { _id: 1, v: 1 },
+        { _id: 3, v: 3 },
+      ])
     })
   })
 

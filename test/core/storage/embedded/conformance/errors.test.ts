@@ -17,17 +17,29 @@ describe('MongoDB conformance: errors', () => {
   })
 
   it('answers an unknown query operator with BadValue naming it', async () => {
-    const error = await rejection(coll().find({ a: { $frob: 1 } }).toArray())
+    const error = await rejection(
+      coll()
+        .find({ a: { $frob: 1 } })
+        .toArray(),
+    )
     expect(error.code).to.equal(2)
     expect(error.message).to.include('$frob')
     expect((await rejection(coll().find({ $frob: [] }).toArray())).code).to.equal(2)
   })
 
   it('answers an unknown pipeline stage and an unknown expression', async () => {
-    const stage = await rejection(coll().aggregate([{ $frob: {} }]).toArray())
+    const stage = await rejection(
+      coll()
+        .aggregate([{ $frob: {} }])
+        .toArray(),
+    )
     expect(stage.code).to.equal(40324)
     expect(stage.message).to.include('$frob')
-    const expression = await rejection(coll().aggregate([{ $project: { x: { $frob: 1 } } }]).toArray())
+    const expression = await rejection(
+      coll()
+        .aggregate([{ $project: { x: { $frob: 1 } } }])
+        .toArray(),
+    )
     expect(expression.code).to.equal(168)
     expect(expression.message).to.include('$frob')
   })

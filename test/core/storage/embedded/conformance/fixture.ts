@@ -41,7 +41,9 @@ export function useTestDb(prefix: string): TestDb {
 }
 
 /** The error a promise rejects with (fails the test if it resolves). */
-export async function rejection(promise: Promise<unknown>): Promise<{ code?: number; codeName?: string; message: string; writeErrors?: unknown }> {
+export async function rejection(
+  promise: Promise<unknown>,
+): Promise<{ code?: number; codeName?: string; message: string; writeErrors?: unknown }> {
   try {
     await promise
   } catch (error) {

@@ -11,7 +11,12 @@ describe('MongoDB conformance: indexes', () => {
       await events.createIndex({ project_id: 1, uuid: 1 }, { unique: true, name: 'project_uuid' })
       await events.insertOne({ project_id: 1, uuid: 'u1' })
       await events.insertOne({ project_id: 2, uuid: 'u1' })
-      const error = (await rejection(events.insertOne({ project_id: 1, uuid: 'u1' }))) as unknown as { code: number; keyPattern: unknown; keyValue: unknown; message: string }
+      const error = (await rejection(events.insertOne({ project_id: 1, uuid: 'u1' }))) as unknown as {
+        code: number
+        keyPattern: unknown
+        keyValue: unknown
+        message: string
+      }
       expect(error.code).to.equal(11000)
       expect(error.message).to.include('project_uuid')
       expect(error.keyPattern).to.deep.equal({ project_id: 1, uuid: 1 })
@@ -21,19 +26,40 @@ describe('MongoDB conformance: indexes', () => {
     it('lets an unordered insertMany store every event that is not a retry', async () => {
       const events = t.db.collection<Loose>('events_retry')
       await events.createIndex({ project_id: 1, uuid: 1 }, { unique: true })
-      await events.insertMany([{ project_id: 1, uuid: 'a' }, { project_id: 1, uuid: 'b' }])
-      const retry = [{ project_id: 1, uuid: 'a' }, { project_id: 1, uuid: 'c' }, { project_id: 1, uuid: 'b' }, { project_id: 1, uuid: 'd' }]
+      await events.insertMany([
+        { project_id: 1, uuid: 'a' },
+        { project_id: 1, uuid: 'b' },
+      ])
+      const retry = [
+        { project_id: 1, uuid: 'a' },
+        { project_id: 1, uuid: 'c' },
+        { project_id: 1, uuid: 'b' },
+        { project_id: 1, uuid: 'd' },
+      ]
       const error = (await rejection(events.insertMany(retry, { ordered: false }))) as unknown as MongoBulkWriteError
       const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors]
-      expect(writeErrors.map((e) => [e.index, e.code])).to.deep.equal([[0, 11000], [2, 11000]])
+      expect(writeErrors.map((e) => [e.index, e.code])).to.deep.equal([
+        [0, 11000],
+        [2, 11000],
+      ])
       expect(error.insertedCount).to.equal(2)
-      expect((await events.find({}, { projection: { _id: 0, uuid: 1 } }).sort({ uuid: 1 }).toArray()).map((d) => d.uuid)).to.deep.equal(['a', 'b', 'c', 'd'])
+      expect(
+        (
+          await events
+            .find({}, { projection: { _id: 0, uuid: 1 } })
+            .sort({ uuid: 1 })
+            .toArray()
+        ).map((d) => d.uuid),
+      ).to.deep.equal(['a', 'b', 'c', 'd'])
     })
 
     it('refuses an update that would duplicate a unique key, leaving the document unchanged', async () => {
       const persons = t.db.collection<Loose>('persons_unique')
       await persons.createIndex({ project_id: 1, distinct_id: 1 }, { unique: true })
-      await persons.insertMany([{ _id: 1, project_id: 1, distinct_id: 'x' }, { _id: 2, project_id: 1, distinct_id: 'y' }])
+      await persons.insertMany([
+        { _id: 1, project_id: 1, distinct_id: 'x' },
+        { _id: 2, project_id: 1, distinct_id: 'y' },
+      ])
       const error = await rejection(persons.updateOne({ _id: 2 }, { $set: { distinct_id: 'x' } }))
       expect(error.code).to.equal(11000)
       expect(await persons.findOne({ _id: 2 })).to.deep.equal({ _id: 2, project_id: 1, distinct_id: 'y' })
@@ -53,7 +79,11 @@ describe('MongoDB conformance: indexes', () => {
     it('enforces a partial unique index only on the documents it covers', async () => {
       const c = t.db.collection<Loose>('unique_partial')
       await c.createIndex({ email: 1 }, { unique: true, partialFilterExpression: { active: true } })
-      await c.insertMany([{ email: 'e', active: false }, { email: 'e', active: false }, { email: 'e', active: true }])
+      await c.insertMany([
+        { email: 'e', active: false },
+        { email: 'e', active: false },
+        { email: 'e', active: true },
+      ])
       expect((await rejection(c.insertOne({ email: 'e', active: true }))).code).to.equal(11000)
     })
 
@@ -72,16 +102,23 @@ describe('MongoDB conformance: indexes', () => {
       await c.createIndex({ created_at: 1 }, { expireAfterSeconds: 3600, name: 'ttl' })
       await c.createIndexes([{ key: { a: 1, b: -1 } }])
       const listed = await c.listIndexes().toArray()
-      expect(listed.map((i) => [i.name, i.key])).to.deep.equal([['_id_', { _id: 1 }], ['ttl', { created_at: 1 }], ['a_1_b_-1', { a: 1, b: -1 }]])
+      expect(listed.map((i) => [i.name, i.key])).to.deep.equal([
+        ['_id_', { _id: 1 }],
+        ['ttl', { created_at: 1 }],
+        ['a_1_b_-1', { a: 1, b: -1 }],
+      ])
       expect(listed[1].expireAfterSeconds).to.equal(3600)
       await c.dropIndex('a_1_b_-1')
       expect((await c.listIndexes().toArray()).map((i) => i.name)).to.deep.equal(['_id_', 'ttl'])
     })
 
-    it('changes a TTL index\'s expireAfterSeconds with collMod (a new retention period)', async () => {
+    it("changes a TTL index's expireAfterSeconds with collMod (a new retention period)", async () => {
       const c = t.db.collection<Loose>('manage_ttl')
       await c.createIndex({ timestamp: 1 }, { expireAfterSeconds: 3600, name: 'retention' })
-      const reply = await t.db.command({ collMod: 'manage_ttl', index: { keyPattern: { timestamp: 1 }, expireAfterSeconds: 60 } })
+      const reply = await t.db.command({
+        collMod: 'manage_ttl',
+        index: { keyPattern: { timestamp: 1 }, expireAfterSeconds: 60 },
+      })
       expect([reply.expireAfterSeconds_old, reply.expireAfterSeconds_new]).to.deep.equal([3600, 60])
       const [, ttl] = await c.listIndexes().toArray()
       expect(ttl.expireAfterSeconds).to.equal(60)
@@ -105,10 +142,18 @@ describe('MongoDB conformance: indexes', () => {
     before(async () => {
       const persons = t.db.collection<Loose>('lookup_persons')
       await persons.createIndex({ project_id: 1, distinct_id: 1 }, { unique: true, name: 'project_distinct_id' })
-      await persons.insertMany(Array.from({ length: 2000 }, (_, i) => ({ project_id: i % 4, distinct_id: `user-${i}`, n: i })))
+      await persons.insertMany(
+        Array.from({ length: 2000 }, (_, i) => ({ project_id: i % 4, distinct_id: `user-${i}`, n: i })),
+      )
       const events = t.db.collection<Loose>('lookup_events')
       await events.createIndex({ project_id: 1, timestamp: -1 }, { name: 'project_timestamp' })
-      await events.insertMany(Array.from({ length: 2000 }, (_, i) => ({ project_id: i % 2, timestamp: new Date(Date.UTC(2024, 0, 1) + i * 60_000), i })))
+      await events.insertMany(
+        Array.from({ length: 2000 }, (_, i) => ({
+          project_id: i % 2,
+          timestamp: new Date(Date.UTC(2024, 0, 1) + i * 60_000),
+          i,
+        })),
+      )
     })
 
     it('finds a person by project and distinct_id through the unique index', async () => {
@@ -123,16 +168,22 @@ describe('MongoDB conformance: indexes', () => {
       const events = t.db.collection<Loose>('lookup_events')
       const newest = await events.find({ project_id: 1 }).sort({ timestamp: -1 }).limit(3).toArray()
       expect(newest.map((e) => e.i)).to.deep.equal([1999, 1997, 1995])
-      const oldest = await events.find({ project_id: 0, timestamp: { $gte: new Date(Date.UTC(2024, 0, 1, 0, 10)) } }).sort({ timestamp: 1 }).limit(2).toArray()
+      const oldest = await events
+        .find({ project_id: 0, timestamp: { $gte: new Date(Date.UTC(2024, 0, 1, 0, 10)) } })
+        .sort({ timestamp: 1 })
+        .limit(2)
+        .toArray()
       expect(oldest.map((e) => e.i)).to.deep.equal([10, 12])
       const plan = JSON.stringify(await events.find({ project_id: 1 }).sort({ timestamp: -1 }).limit(3).explain())
       expect(plan).to.include('project_timestamp')
     })
 
-    it('counts a project\'s documents through the index', async () => {
+    it("counts a project's documents through the index", async () => {
       const persons = t.db.collection<Loose>('lookup_persons')
       expect(await persons.countDocuments({ project_id: 3 })).to.equal(500)
-      expect(await persons.countDocuments({ project_id: 3, distinct_id: { $in: ['user-3', 'user-7', 'user-8'] } })).to.equal(2)
+      expect(
+        await persons.countDocuments({ project_id: 3, distinct_id: { $in: ['user-3', 'user-7', 'user-8'] } }),
+      ).to.equal(2)
     })
 
     it('indexes each element of an array field (multikey)', async () => {
@@ -140,7 +191,14 @@ describe('MongoDB conformance: indexes', () => {
       await c.createIndex({ tags: 1 })
       await c.insertMany([{ _id: 1, tags: ['a', 'b'] }, { _id: 2, tags: ['b'] }, { _id: 3, tags: 'a' }, { _id: 4 }])
       expect((await c.find({ tags: 'a' }).sort({ _id: 1 }).toArray()).map((d) => d._id)).to.deep.equal([1, 3])
-      expect((await c.find({ tags: { $in: ['b', 'z'] } }).sort({ _id: 1 }).toArray()).map((d) => d._id)).to.deep.equal([1, 2])
+      expect(
+        (
+          await c
+            .find({ tags: { $in: ['b', 'z'] } })
+            .sort({ _id: 1 })
+            .toArray()
+        ).map((d) => d._id),
+      ).to.deep.equal([1, 2])
       expect((await c.find({ tags: null }).toArray()).map((d) => d._id)).to.deep.equal([4])
     })
   })

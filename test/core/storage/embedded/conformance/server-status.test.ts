@@ -5,7 +5,8 @@ describe('MongoDB conformance: serverStatus', () => {
   const t = useTestDb('server_status')
 
   it('counts the commands run by name in metrics.commands.<name>.total', async () => {
-    const totals = async () => ((await t.db.admin().command({ serverStatus: 1 })).metrics.commands as Record<string, { total: unknown }>)
+    const totals = async () =>
+      (await t.db.admin().command({ serverStatus: 1 })).metrics.commands as Record<string, { total: unknown }>
     const before = await totals()
     const coll = t.db.collection<Loose>('counted')
     await coll.insertOne({ a: 1 })

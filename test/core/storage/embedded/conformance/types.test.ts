@@ -10,7 +10,14 @@ describe('MongoDB conformance: BSON types', () => {
   const coll = () => t.db.collection<Loose>('values')
 
   it('returns int32, int64 and double values with the type they were written with', async () => {
-    await coll().insertOne({ _id: 'numbers', i: new Int32(1), l: Long.fromNumber(2), d: new Double(3), f: 1.5, big: Long.fromString('9007199254740993') })
+    await coll().insertOne({
+      _id: 'numbers',
+      i: new Int32(1),
+      l: Long.fromNumber(2),
+      d: new Double(3),
+      f: 1.5,
+      big: Long.fromString('9007199254740993'),
+    })
     const doc = await coll().findOne({ _id: 'numbers' }, RAW)
     expect(doc?.i).to.be.instanceOf(Int32)
     expect(doc?.l).to.be.instanceOf(Long)
@@ -29,7 +36,10 @@ describe('MongoDB conformance: BSON types', () => {
 
   it('keeps int64 and double types through $inc, $mul and $set', async () => {
     await coll().insertOne({ _id: 'arith', l: Long.fromNumber(2), d: new Double(3), i: 4, keep: Long.fromNumber(7) })
-    await coll().updateOne({ _id: 'arith' }, { $inc: { l: 1, d: 1 }, $mul: { i: new Double(2) }, $set: { s: Long.fromNumber(9) } })
+    await coll().updateOne(
+      { _id: 'arith' },
+      { $inc: { l: 1, d: 1 }, $mul: { i: new Double(2) }, $set: { s: Long.fromNumber(9) } },
+    )
     const doc = await coll().findOne({ _id: 'arith' }, RAW)
     expect(doc?.l).to.be.instanceOf(Long)
     expect(Number(doc?.l)).to.equal(3)
@@ -59,7 +69,14 @@ describe('MongoDB conformance: BSON types', () => {
       { _id: 'n2', group: 'cmp', v: Long.fromNumber(20) },
       { _id: 'n3', group: 'cmp', v: new Double(15.5) },
     ])
-    expect((await coll().find({ group: 'cmp', v: { $gt: 12 } }).sort({ v: 1 }).toArray()).map((d) => d._id)).to.deep.equal(['n3', 'n2'])
+    expect(
+      (
+        await coll()
+          .find({ group: 'cmp', v: { $gt: 12 } })
+          .sort({ v: 1 })
+          .toArray()
+      ).map((d) => d._id),
+    ).to.deep.equal(['n3', 'n2'])
     expect((await coll().findOne({ group: 'cmp', v: 20 }))?._id).to.equal('n2')
   })
 
@@ -73,17 +90,28 @@ describe('MongoDB conformance: BSON types', () => {
       dec: Decimal128.fromString('1.10'),
       nothing: null,
       flags: [true, false],
-      grid: [[1, 2], [3, [4]]],
+      grid: [
+        [1, 2],
+        [3, [4]],
+      ],
       empty: {},
     }
     await coll().insertOne(value)
     const doc = await coll().findOne({ _id: 'misc' })
     expect(doc?.at).to.deep.equal(value.at)
     expect(String(doc?.oid)).to.equal(String(value.oid))
-    expect(Buffer.from((doc?.bin as Binary).buffer).equals(Buffer.from([1, 2, 3]))).to.equal(true)
-    expect((doc?.uuid as Binary).sub_type).to.equal(4)
+    expect(Buffer.from((doc!.bin as Binary).buffer).equals(Buffer.from([1, 2, 3]))).to.equal(true)
+    expect((doc!.uuid as Binary).sub_type).to.equal(4)
     expect(String(doc?.dec)).to.equal('1.10')
-    expect([doc?.nothing, doc?.flags, doc?.grid, doc?.empty]).to.deep.equal([null, [true, false], [[1, 2], [3, [4]]], {}])
+    expect([doc?.nothing, doc?.flags, doc?.grid, doc?.empty]).to.deep.equal([
+      null,
+      [true, false],
+      [
+        [1, 2],
+        [3, [4]],
+      ],
+      {},
+    ])
   })
 
   it('finds documents by Date ranges and ObjectId equality', async () => {
@@ -92,7 +120,13 @@ describe('MongoDB conformance: BSON types', () => {
       { _id: 'd1', group: 'dates', at: new Date('2024-01-01'), ref: oid },
       { _id: 'd2', group: 'dates', at: new Date('2024-02-01'), ref: new ObjectId() },
     ])
-    expect((await coll().find({ group: 'dates', at: { $gte: new Date('2024-01-15') } }).toArray()).map((d) => d._id)).to.deep.equal(['d2'])
+    expect(
+      (
+        await coll()
+          .find({ group: 'dates', at: { $gte: new Date('2024-01-15') } })
+          .toArray()
+      ).map((d) => d._id),
+    ).to.deep.equal(['d2'])
     expect((await coll().findOne({ ref: oid }))?._id).to.equal('d1')
   })
 })

@@ -36,7 +36,9 @@ describe('MongoDB conformance: field names in update paths', () => {
   it('accepts a top-level $-prefixed field when an upsert inserts, refuses it when the upsert matches', async () => {
     const first = await coll().updateOne({ day: 'upsert-dollar' }, { $set: { $hotel: 320 } }, { upsert: true })
     expect(first.upsertedCount).to.equal(1)
-    expect(await codeOf(coll().updateOne({ day: 'upsert-dollar' }, { $set: { $hotel: 321 } }, { upsert: true }))).to.equal(52)
+    expect(
+      await codeOf(coll().updateOne({ day: 'upsert-dollar' }, { $set: { $hotel: 321 } }, { upsert: true })),
+    ).to.equal(52)
   })
 
   it('refuses a nested $-prefixed name in an update path on the embedded server (real MongoDB 4.4 does too)', async function () {
@@ -57,7 +59,11 @@ describe('MongoDB conformance: field names in update paths', () => {
   it('stores $-prefixed and dotted names inside a value as they are', async () => {
     const id = await fresh()
     await update(id, { $set: { properties: { $browser: 'Firefox', 'a.b': 1, nested: { $os: 'Linux' } } } })
-    expect((await coll().findOne({ _id: id }))?.properties).to.deep.equal({ $browser: 'Firefox', 'a.b': 1, nested: { $os: 'Linux' } })
+    expect((await coll().findOne({ _id: id }))?.properties).to.deep.equal({
+      $browser: 'Firefox',
+      'a.b': 1,
+      nested: { $os: 'Linux' },
+    })
   })
 
   it('refuses a "$" property name as a path part (positional operator without an array match)', async () => {
@@ -94,17 +100,30 @@ describe('MongoDB conformance: field names in update paths', () => {
     expect(await codeOf(update(id, { $set: { 'a.b': 1 } }))).to.equal(28)
     expect(await codeOf(update(id, { $inc: { n: 1 } }))).to.equal(14)
     expect(await codeOf(update(id, { $push: { list: 1 } }))).to.equal(2)
-    expect(await coll().findOne({ _id: id })).to.deep.equal({ _id: id, a: 'text', n: 'not a number', list: 'not an array' })
+    expect(await coll().findOne({ _id: id })).to.deep.equal({
+      _id: id,
+      a: 'text',
+      n: 'not a number',
+      list: 'not an array',
+    })
   })
 
   describe('pipeline updates with $setField and $getField', () => {
     it('sets and reads a property whose name starts with $ or contains a dot', async () => {
       const id = await fresh({ properties: { keep: true } })
       await update(id, [
-        { $set: { properties: { $setField: { field: { $literal: '$browser' }, input: '$properties', value: 'Safari' } } } },
+        {
+          $set: {
+            properties: { $setField: { field: { $literal: '$browser' }, input: '$properties', value: 'Safari' } },
+          },
+        },
         { $set: { properties: { $setField: { field: 'utm.source', input: '$properties', value: 'news' } } } },
       ])
-      expect((await coll().findOne({ _id: id }))?.properties).to.deep.equal({ keep: true, $browser: 'Safari', 'utm.source': 'news' })
+      expect((await coll().findOne({ _id: id }))?.properties).to.deep.equal({
+        keep: true,
+        $browser: 'Safari',
+        'utm.source': 'news',
+      })
       const found = await coll()
         .find({ $expr: { $eq: [{ $getField: { field: { $literal: '$browser' }, input: '$properties' } }, 'Safari'] } })
         .toArray()
@@ -113,7 +132,9 @@ describe('MongoDB conformance: field names in update paths', () => {
 
     it('removes such a property with $unsetField', async () => {
       const id = await fresh({ properties: { $browser: 'x', other: 1 } })
-      await update(id, [{ $set: { properties: { $unsetField: { field: { $literal: '$browser' }, input: '$properties' } } } }])
+      await update(id, [
+        { $set: { properties: { $unsetField: { field: { $literal: '$browser' }, input: '$properties' } } } },
+      ])
       expect((await coll().findOne({ _id: id }))?.properties).to.deep.equal({ other: 1 })
     })
 
@@ -124,19 +145,31 @@ describe('MongoDB conformance: field names in update paths', () => {
 
     it('refuses $setField with a "$name" field that is not wrapped in $literal', async () => {
       const id = await fresh({ properties: {} })
-      await rejection(update(id, [{ $set: { properties: { $setField: { field: '$browser', input: '$properties', value: 1 } } } }]))
+      await rejection(
+        update(id, [{ $set: { properties: { $setField: { field: '$browser', input: '$properties', value: 1 } } } }]),
+      )
     })
 
     it('upserts with a pipeline update, seeding from the filter', async () => {
       const pipeline = [{ $set: { n: { $add: [{ $ifNull: ['$n', 0] }, 1] } } }]
       await coll().updateOne({ key: 'pipeline-upsert' }, pipeline, { upsert: true })
       await coll().updateOne({ key: 'pipeline-upsert' }, pipeline, { upsert: true })
-      expect(await coll().findOne({ key: 'pipeline-upsert' }, { projection: { _id: 0 } })).to.deep.equal({ key: 'pipeline-upsert', n: 2 })
+      expect(await coll().findOne({ key: 'pipeline-upsert' }, { projection: { _id: 0 } })).to.deep.equal({
+        key: 'pipeline-upsert',
+        n: 2,
+      })
     })
 
     it('applies a version-checked pipeline update once', async () => {
       const id = await fresh({ version: 3, properties: {} })
-      const pipeline = [{ $set: { version: { $add: ['$version', 1] }, properties: { $setField: { field: { $literal: '$set' }, input: '$properties', value: 1 } } } }]
+      const pipeline = [
+        {
+          $set: {
+            version: { $add: ['$version', 1] },
+            properties: { $setField: { field: { $literal: '$set' }, input: '$properties', value: 1 } },
+          },
+        },
+      ]
       const won = await coll().updateOne({ _id: id, version: 3 }, pipeline)
       const lost = await coll().updateOne({ _id: id, version: 3 }, pipeline)
       expect([won.modifiedCount, lost.matchedCount]).to.deep.equal([1, 0])

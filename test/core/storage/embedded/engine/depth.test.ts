@@ -34,7 +34,9 @@ describe('stored document depth (MongoDB: 180 levels, code 15 Overflow)', () => 
       expect(exceedsStorageDepth(serialize(nested(3)), 3)).to.equal(false)
       expect(exceedsStorageDepth(serialize(nested(4)), 3)).to.equal(true)
       expect(exceedsStorageDepth(serialize(nested(4, 1, true)), 3)).to.equal(true)
-      expect(exceedsStorageDepth(serialize({ x: 'y', n: 1.5, b: true, z: null, d: new Date(), a: [1, 2, { c: 3 }] }), 3)).to.equal(false)
+      expect(
+        exceedsStorageDepth(serialize({ x: 'y', n: 1.5, b: true, z: null, d: new Date(), a: [1, 2, { c: 3 }] }), 3),
+      ).to.equal(false)
     })
 
     it('does not count an empty object or array as a level', () => {
@@ -64,7 +66,9 @@ describe('stored document depth (MongoDB: 180 levels, code 15 Overflow)', () => 
 
     it('refuses an insert one level deeper, as MongoDB does, and stores nothing of it', async () => {
       for (const array of [false, true]) {
-        const error = await rejection(coll().insertOne({ _id: `deep-${array}`, ...nested(MAX_USER_STORAGE_DEPTH + 1, 1, array) }))
+        const error = await rejection(
+          coll().insertOne({ _id: `deep-${array}`, ...nested(MAX_USER_STORAGE_DEPTH + 1, 1, array) }),
+        )
         expect(error).to.include({ code: 15, codeName: 'Overflow' })
         expect(error.message).to.equal(INSERT_MESSAGE)
       }
@@ -74,7 +78,9 @@ describe('stored document depth (MongoDB: 180 levels, code 15 Overflow)', () => 
     })
 
     it('fails only the deep document of an unordered insertMany', async () => {
-      const error = (await rejection(coll().insertMany([{ _id: 'm1' }, { _id: 'm2', ...nested(200) }, { _id: 'm3' }], { ordered: false }))) as { writeErrors?: Array<{ index: number; code: number; errmsg: string }> } & { code?: number }
+      const error = (await rejection(
+        coll().insertMany([{ _id: 'm1' }, { _id: 'm2', ...nested(200) }, { _id: 'm3' }], { ordered: false }),
+      )) as { writeErrors?: Array<{ index: number; code: number; errmsg: string }> } & { code?: number }
       const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors]
       expect(writeErrors.map((e) => e && { index: e.index, code: e.code })).to.deep.equal([{ index: 1, code: 15 }])
       expect(await coll().countDocuments({ _id: { $in: ['m1', 'm2', 'm3'] } })).to.equal(2)

@@ -2,8 +2,16 @@ import { expect } from 'chai'
 import { deserialize, Long, serialize } from 'bson'
 import { makeProjector, projectRaw } from '../../../../../core/storage/embedded/engine/find-exec.ts'
 
-const stored = serialize({ _id: 7, project_id: 1, distinct_id: 'a', n: Long.fromNumber(5), nested: { x: 1 }, last: true })
-const project = (projection: Record<string, unknown>) => deserialize(projectRaw(makeProjector(projection)!, stored), { promoteLongs: false })
+const stored = serialize({
+  _id: 7,
+  project_id: 1,
+  distinct_id: 'a',
+  n: Long.fromNumber(5),
+  nested: { x: 1 },
+  last: true,
+})
+const project = (projection: Record<string, unknown>) =>
+  deserialize(projectRaw(makeProjector(projection)!, stored), { promoteLongs: false })
 
 describe('find projections', () => {
   it('applies top-level exclusions and inclusions to the stored bytes, in the document order', () => {
@@ -20,12 +28,15 @@ describe('find projections', () => {
   })
 
   it('leaves paths, operators and literals to the general projection, with the same answers', () => {
-    for (const projection of [{ 'nested.x': 1 }, { nested: { $literal: 1 } }, { _id: 0, n: 1, 'nested.x': 1 }]) expect(makeProjector(projection)!.raw).to.equal(undefined)
+    for (const projection of [{ 'nested.x': 1 }, { nested: { $literal: 1 } }, { _id: 0, n: 1, 'nested.x': 1 }])
+      expect(makeProjector(projection)!.raw).to.equal(undefined)
     expect(project({ 'nested.x': 1, _id: 0 })).to.deep.equal({ nested: { x: 1 } })
   })
 
   it('still projects a decoded document with a top-level projection (its general form is built on first use)', () => {
-    expect(makeProjector({ _id: 0, distinct_id: 1 })!({ _id: 7, project_id: 1, distinct_id: 'a' })).to.deep.equal({ distinct_id: 'a' })
+    expect(makeProjector({ _id: 0, distinct_id: 1 })!({ _id: 7, project_id: 1, distinct_id: 'a' })).to.deep.equal({
+      distinct_id: 'a',
+    })
     expect(() => makeProjector({ a: { $slice: 'x' } })).to.throw()
   })
 })

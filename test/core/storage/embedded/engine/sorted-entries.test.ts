@@ -10,7 +10,8 @@ function random(seed: number): () => number {
   }
 }
 
-const byKeyThenId = (a: Entry, b: Entry) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+const byKeyThenId = (a: Entry, b: Entry) =>
+  a.key < b.key ? -1 : a.key > b.key ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0
 
 describe('SortedEntries', () => {
   it('keeps (key, id) pairs sorted through random inserts and deletes', () => {
@@ -48,7 +49,7 @@ describe('SortedEntries', () => {
       seen.push(entry.key)
       const n = Number(entry.key)
       if (n % 10 === 0) list.delete(String(n + 1).padStart(5, '0'), 'id')
-      if (n % 7 === 0) list.insert(String(n).padStart(5, '0') + 'x', 'id')
+      if (n % 7 === 0) list.insert(`${String(n).padStart(5, '0')}x`, 'id')
     }
     const expected = [...list.range('', '\uffff', false)].map((e) => e.key)
     expect(seen.filter((k) => expected.includes(k))).to.deep.equal(expected)

@@ -2,7 +2,25 @@ import { expect } from 'chai'
 import { fromBytes, toBytes } from '../../../../../core/storage/embedded/lmdb/byte-keys.ts'
 import { encodeKey, KEY_MAX } from '../../../../../core/storage/embedded/engine/key-encoding.ts'
 
-const samples = ['', 'a', 'ab', '\u0000', '\u0001', '\u007f', '\u0080', '\u00ff', '\u07ff', '\u0800', '\ud7ff', '\ud83d\ude00', '\ue000', '\uffff', 'é', 'z\u0000', 'z' + KEY_MAX]
+const samples = [
+  '',
+  'a',
+  'ab',
+  '\u0000',
+  '\u0001',
+  '\u007f',
+  '\u0080',
+  '\u00ff',
+  '\u07ff',
+  '\u0800',
+  '\ud7ff',
+  '\ud83d\ude00',
+  '\ue000',
+  '\uffff',
+  'é',
+  'z\u0000',
+  `z${KEY_MAX}`,
+]
 
 describe('lmdb byte keys', () => {
   it('orders bytes as the strings order (UTF-16 code units, surrogates and KEY_MAX included)', () => {
@@ -11,7 +29,10 @@ describe('lmdb byte keys', () => {
     for (const a of keys) {
       for (const b of keys) {
         const strings = a < b ? -1 : a > b ? 1 : 0
-        expect(Math.sign(Buffer.compare(toBytes(a), toBytes(b))), `${JSON.stringify(a)} vs ${JSON.stringify(b)}`).to.equal(strings)
+        expect(
+          Math.sign(Buffer.compare(toBytes(a), toBytes(b))),
+          `${JSON.stringify(a)} vs ${JSON.stringify(b)}`,
+        ).to.equal(strings)
       }
     }
   })

@@ -87,7 +87,9 @@ describe('lmdb index entries', () => {
     expect(disk.idsWithKey(encodeKey('k7'))).to.deep.equal([encodeKey(7)])
     expect(disk.idsWithKey(encodeKey('k5'))).to.deep.equal([])
     for (const descending of [false, true]) {
-      expect([...disk.range(encodeKey('k1'), encodeKey('k3') + KEY_MAX, descending)]).to.deep.equal([...memory.range(encodeKey('k1'), encodeKey('k3') + KEY_MAX, descending)])
+      expect([...disk.range(encodeKey('k1'), encodeKey('k3') + KEY_MAX, descending)]).to.deep.equal([
+        ...memory.range(encodeKey('k1'), encodeKey('k3') + KEY_MAX, descending),
+      ])
     }
   })
 

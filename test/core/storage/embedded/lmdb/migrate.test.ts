@@ -30,7 +30,9 @@ describe('embedded MongoDB lmdb engine: migration of a data folder written by th
     await withServer({ dataDir, engine: 'memory' }, async (db) => {
       await db.collection('persons').createIndex({ project_id: 1, distinct_id: 1 }, { unique: true })
       await db.collection('events').createIndex({ tags: 1 })
-      await db.collection('persons').insertMany(Array.from({ length: 3000 }, (_, i) => ({ project_id: 1, distinct_id: `d${i}`, n: i })))
+      await db
+        .collection('persons')
+        .insertMany(Array.from({ length: 3000 }, (_, i) => ({ project_id: 1, distinct_id: `d${i}`, n: i })))
       await db.command({ compact: 'persons' })
       await db.collection('persons').updateOne({ distinct_id: 'd7' }, { $set: { n: -7 } })
       await db.collection('persons').deleteOne({ distinct_id: 'd8' })
@@ -50,9 +52,15 @@ describe('embedded MongoDB lmdb engine: migration of a data folder written by th
       const duplicate = await persons.insertOne({ project_id: 1, distinct_id: 'd9' }).catch((e: { code?: number }) => e)
       expect((duplicate as { code?: number }).code).to.equal(11000)
       expect(await db.collection('events').countDocuments({ tags: 'b' })).to.equal(1)
-      expect((await db.collection('events').findOne({ _id: 'e1' as never }, { promoteLongs: false }))?.big._bsontype).to.equal('Long')
+      expect(
+        (await db.collection('events').findOne({ _id: 'e1' as never }, { promoteLongs: false }))?.big._bsontype,
+      ).to.equal('Long')
       expect(await db.collection('renamed').countDocuments()).to.equal(1)
-      expect((await db.listCollections().toArray()).map((c) => c.name).sort()).to.deep.equal(['events', 'persons', 'renamed'])
+      expect((await db.listCollections().toArray()).map((c) => c.name).sort()).to.deep.equal([
+        'events',
+        'persons',
+        'renamed',
+      ])
     }
     await withServer({ dataDir, engine: 'lmdb' }, check)
     const names = readdirSync(dataDir)
@@ -67,13 +75,20 @@ describe('embedded MongoDB lmdb engine: migration of a data folder written by th
     // an lmdb folder holding part of a copy and no "migrated" mark, as a crash mid-migration leaves it
     const other = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-migrate-partial-'))
     try {
-      await withServer({ dataDir: other, engine: 'lmdb' }, (db) => db.collection('c').insertOne({ n: 1, partial: true }))
+      await withServer({ dataDir: other, engine: 'lmdb' }, (db) =>
+        db.collection('c').insertOne({ n: 1, partial: true }),
+      )
       cpSync(path.join(other, 'lmdb'), path.join(dataDir, 'lmdb'), { recursive: true })
     } finally {
       rmSync(other, { recursive: true, force: true })
     }
     await withServer({ dataDir, engine: 'lmdb' }, async (db) => {
-      expect((await db.collection('c').find({}, { projection: { _id: 0 } }).toArray())).to.deep.equal([{ n: 1 }, { n: 2 }])
+      expect(
+        await db
+          .collection('c')
+          .find({}, { projection: { _id: 0 } })
+          .toArray(),
+      ).to.deep.equal([{ n: 1 }, { n: 2 }])
     })
   })
 

@@ -4,7 +4,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { createServer } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
-import { FolderInUseError, lockFolder, lockMechanism } from '../../../../../core/storage/embedded/persistence/folder-lock.ts'
+import {
+  FolderInUseError,
+  lockFolder,
+  lockMechanism,
+} from '../../../../../core/storage/embedded/persistence/folder-lock.ts'
 
 const MODULE = path.resolve(import.meta.dirname, '../../../../../core/storage/embedded/persistence/folder-lock.ts')
 
@@ -65,7 +69,10 @@ function startHolder(dir: string, options: { unreaped?: boolean; waitForGo?: boo
 /** Every process a test started; the keepers among them reap their killed child when told to. */
 const children: ChildProcess[] = []
 
-const closed = (child: ChildProcess) => new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('close', resolve)))
+const closed = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) =>
+    child.exitCode !== null ? resolve(child.exitCode) : child.once('close', resolve),
+  )
 const stateOf = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '')[0]
 
 async function refusal(dir: string, waitMs = 0): Promise<FolderInUseError> {
@@ -115,7 +122,9 @@ describe('lockFolder', function () {
       while (stateOf(holder.pid) !== 'Z') await new Promise((resolve) => setTimeout(resolve, 10))
       expect(() => process.kill(holder.pid, 0)).not.to.throw()
       expect(tookMs).to.be.below(1_500)
-      expect(readFileSync(path.join(dir, 'mongod.lock'), 'utf8')).to.equal(`${process.pid}\n${path.join(dir, 'mongod.sock')}\n`)
+      expect(readFileSync(path.join(dir, 'mongod.lock'), 'utf8')).to.equal(
+        `${process.pid}\n${path.join(dir, 'mongod.sock')}\n`,
+      )
     } finally {
       await lock.release()
     }
@@ -135,9 +144,13 @@ describe('lockFolder', function () {
     for (const c of contenders) c.child.stdin!.write('go\n')
     const deadline = Date.now() + 20_000
     const settled = () => contenders.filter((c) => /^(locked|refused)/m.test(c.output())).length
-    while (settled() < contenders.length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+    while (settled() < contenders.length && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50))
     const outcomes = contenders.map((c) => /^(locked|refused)/m.exec(c.output())?.[1])
-    expect(outcomes.filter((o) => o === 'locked'), outcomes.join(',')).to.have.length(1)
+    expect(
+      outcomes.filter((o) => o === 'locked'),
+      outcomes.join(','),
+    ).to.have.length(1)
     expect(outcomes.filter((o) => o === 'refused')).to.have.length(contenders.length - 1)
   })
 
