@@ -9,8 +9,8 @@
  * keeps that guarantee (alias-resolve/remembered-person-ids.ts, as capture does).
  */
 import type { Db } from 'mongodb'
-import { findAll } from '../../../core/storage/find-all.ts'
-import { Coalescer, byProject } from '../../../core/coalesce.ts'
+import { findAll } from '../../../core/model/find-all.ts'
+import { Coalescer, byProject } from '../../../core/model/coalesce.ts'
 import { RememberedPersonIds } from '../../alias-resolve/remembered-person-ids.ts'
 import { PERSON_COLLECTIONS } from '../../alias-resolve/person-store.ts'
 import type { DistinctIdDocument, PersonDocument } from '../../alias-resolve/person-store.ts'
