@@ -61,4 +61,32 @@ describe('GroupStore (the groups service)', () => {
     expect(await reader.properties(1, 0, 'acme')).to.deep.equal({ plan: 'pro' })
     await db.dropDatabase()
   })
+
+  it("reads a project's group types by index, and those of several projects in one find", async () => {
+    const db = client.db(testDbName('group-reader'))
+    const reader = new GroupStore(db)
+    const type = (projectId: number, index: number, name: string) => ({
+      project_id: projectId,
+      group_type: name,
+      group_type_index: index,
+      created_at: new Date(0),
+    })
+    await db
+      .collection(GROUP_COLLECTIONS.groupTypeMappings)
+      .insertMany([type(3, 2, 'team'), type(3, 0, 'company'), type(4, 0, 'org')])
+    expect(Object.entries(await reader.typeMapping(3))).to.deep.equal([
+      ['0', 'company'],
+      ['2', 'team'],
+    ])
+    expect(await reader.typeMapping(5)).to.deep.equal({})
+    finds.length = 0
+    const all = await reader.typeMappings([3, 4, 5])
+    expect(finds).to.have.length(1)
+    expect([...all]).to.deep.equal([
+      [3, { 0: 'company', 2: 'team' }],
+      [4, { 0: 'org' }],
+      [5, {}],
+    ])
+    await db.dropDatabase()
+  })
 })
