@@ -146,3 +146,19 @@ export function toDocument(event, batch) {
         doc.historical_migration = true;
     return doc;
 }
+/*
+ * The data model plugins share. Stored shapes other plugins read are declared here, so that a
+ * third-party step can write what the built-ins read; the indexes and the readers the core
+ * provides live in core/model/.
+ */
+/** MongoDB's error code for a write a unique index refused: another writer won the race, or the write was a retry. */
+export const DUPLICATE_KEY = 11000;
+/** Whether `error` (a driver error, or one write error of a bulk write) is a unique index refusing a duplicate. */
+export function isDuplicateKey(error) {
+    return typeof error === 'object' && error !== null && error.code === DUPLICATE_KEY;
+}
+/** The collections of groups: group-update writes them (decide adds the group types of imported definitions). */
+export const GROUP_COLLECTIONS = {
+    groups: 'groups',
+    groupTypeMappings: 'group_type_mappings',
+};

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net'
 import type Koa from 'koa'
 import type { Logger } from 'pino'
 import type { Config } from './config.ts'
-import type { IngestHooks, PluginDefinition } from './plugin-api.ts'
+import type { EventsReader, IngestHooks, PluginDefinition, ServiceName } from './plugin-api.ts'
 import { createHooks } from './hooks.ts'
 import type { IsolationState } from './isolation.ts'
 import { loadPlugins, runTeardowns } from './loader.ts'
@@ -19,6 +19,7 @@ import { createLogger, stdoutDestination } from './logger.ts'
 import { openStorage } from './storage/mongo.ts'
 import type { Storage } from './storage/mongo.ts'
 import { ProjectStore } from './projects.ts'
+import { GroupStore } from './model/groups.ts'
 import { Pipeline } from './pipeline.ts'
 import { createApp } from './server.ts'
 import { keysEqual, resolveAdminKey } from './admin/key.ts'
@@ -73,6 +74,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const storage = await openStorage({ ...config, storage: { ...config.storage, dataDir } }, logger)
   const projects = new ProjectStore(storage.db)
   const admin = resolveAdminKey(config.admin.apiKey, dataDir)
+  // the core's services come first; the plugins add theirs
+  const services = new Map<ServiceName, unknown>([['groups', new GroupStore(storage.db)]])
   let plugins: LoadedPlugin[]
   try {
     plugins = await loadPlugins(config.plugins, {
@@ -87,6 +90,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       configDir: path.resolve(options.configDir ?? path.join(rootDir, 'config')),
       dataDir,
       setupTimeoutMs: config.pipeline.pluginSetupTimeoutMs,
+      services,
     })
   } catch (error) {
     await storage.close()
@@ -120,6 +124,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     projects,
     pipeline: intake,
     adminKey: admin.key,
+    events: services.get('events') as EventsReader | undefined,
     accepting: () => accepting,
     queueConnected: queue?.connected,
   })

@@ -55,6 +55,11 @@ export interface LoaderContext {
   readonly configDir: string
   readonly dataDir: string
   readonly setupTimeoutMs: number
+  /**
+   * The service registry: holds the services the core provides (`groups`) before any plugin is
+   * set up, and the plugins' own once they are, for the core to read (`events`, for the admin API).
+   */
+  readonly services?: Map<string, unknown>
 }
 
 async function importDefinition(source: PluginSource, ctx: LoaderContext, id: string): Promise<unknown> {
@@ -122,7 +127,7 @@ async function runSetup(
 }
 
 export async function loadPlugins(entries: readonly PluginEntry[], ctx: LoaderContext): Promise<LoadedPlugin[]> {
-  const services = new Map<string, unknown>()
+  const services = ctx.services ?? new Map<string, unknown>()
   const loaded: LoadedPlugin[] = []
   const ids = new Set<string>()
   for (const [index, entry] of entries.entries()) {

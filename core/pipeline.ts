@@ -13,7 +13,7 @@ import { fromWire } from './event.ts'
 import { HttpError, unavailable } from './errors.ts'
 import { KeyedLock } from './keyed-lock.ts'
 import { WarningBatch } from './warnings.ts'
-import { COLLECTIONS } from './storage/collections.ts'
+import { COLLECTIONS } from './model/collections.ts'
 import { count } from './metrics.ts'
 
 export interface IngestRequest {

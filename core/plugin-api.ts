@@ -386,3 +386,117 @@ export function toDocument(event: Readonly<IngestEvent>, batch: SinkBatch): Even
   if (event.historicalMigration) doc.historical_migration = true
   return doc
 }
+
+/*
+ * The data model plugins share. Stored shapes other plugins read are declared here, so that a
+ * third-party step can write what the built-ins read; the indexes and the readers the core
+ * provides live in core/model/.
+ */
+
+/** MongoDB's error code for a write a unique index refused: another writer won the race, or the write was a retry. */
+export const DUPLICATE_KEY = 11000
+
+/** Whether `error` (a driver error, or one write error of a bulk write) is a unique index refusing a duplicate. */
+export function isDuplicateKey(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === DUPLICATE_KEY
+}
+
+/** The collections of groups: group-update writes them (decide adds the group types of imported definitions). */
+export const GROUP_COLLECTIONS = {
+  groups: 'groups',
+  groupTypeMappings: 'group_type_mappings',
+} as const
+
+/** One group type of a project and the `$group_<index>` column it owns, forever. */
+export interface GroupTypeMappingDocument {
+  project_id: number
+  group_type: string
+  /** 0–4, the lowest free index when the type was first seen. */
+  group_type_index: number
+  created_at: Date
+}
+
+/** One group, written by `$groupidentify`. */
+export interface GroupDocument {
+  project_id: number
+  group_type_index: number
+  group_key: string
+  /** Property names are stored as sent (`$browser`, `a.b`); read them with `Object.hasOwn`. */
+  group_properties: Record<string, unknown>
+  /** The earliest event time that identified the group. */
+  created_at: Date
+  /** 1 when created, +1 on every write that changed something (the optimistic-lock token). */
+  version: number
+}
+
+/** The `groups` service, provided by the core: reads of stored groups, always available. */
+export interface GroupsReader {
+  /**
+   * The stored properties of a group, undefined when it was never stored. Reads made in the same
+   * turn of the event loop share one query; each sees every write completed before it was made.
+   */
+  properties(projectId: number, typeIndex: number, groupKey: string): Promise<Record<string, unknown> | undefined>
+  /** One project's group types: index (as a string) → name. */
+  typeMapping(projectId: number): Promise<Record<string, string>>
+  /** The group types of several projects in one query (a project without any maps to `{}`). */
+  typeMappings(projectIds: readonly number[]): Promise<Map<number, Record<string, string>>>
+}
+
+/** Which stored events a page holds; every field narrows it. */
+export interface EventsPageQuery {
+  /** At most this many events. */
+  readonly limit: number
+  /** Only events whose timestamp is after this. */
+  readonly after?: Date
+  /** Only events whose timestamp is before this. */
+  readonly before?: Date
+  readonly event?: string
+  readonly distinctId?: string
+  /** Only events that sort after this one (the last of the previous page): older, or as old with a lower uuid. */
+  readonly below?: { readonly timestamp: Date; readonly uuid: string }
+}
+
+/**
+ * The `events` service: stored events read back, newest first (then by uuid, descending). Provided
+ * by the sink that stores them (sink-mongo, over its configured collection); the admin API reads
+ * events through it.
+ */
+export interface EventsReader {
+  page(projectId: number, query: EventsPageQuery): Promise<EventDocument[]>
+}
+
+/** The keys PostHog's GeoIP transformation writes (`$geoip_<key>`). */
+export type GeoipKey =
+  | 'city_name'
+  | 'city_confidence'
+  | 'subdivision_2_name'
+  | 'subdivision_2_code'
+  | 'subdivision_1_name'
+  | 'subdivision_1_code'
+  | 'country_name'
+  | 'country_code'
+  | 'continent_name'
+  | 'continent_code'
+  | 'postal_code'
+  | 'latitude'
+  | 'longitude'
+  | 'accuracy_radius'
+  | 'time_zone'
+
+/** What a GeoIP lookup found: only the keys it had a value for. */
+export type GeoLocation = Partial<Record<GeoipKey, string | number>>
+
+/**
+ * The `geoip` service, provided by the plugin on the geoip step (the built-in geoip, or one that
+ * replaces it): decide computes the `$geoip_*` person properties of a flags request with it.
+ */
+export interface GeoipLookup {
+  /** What is known about `ip` (v4 or v6), or undefined when nothing is (not an address, not public, not found). */
+  lookup(ip: string): GeoLocation | undefined
+}
+
+export interface Services {
+  groups: GroupsReader
+  events: EventsReader
+  geoip: GeoipLookup
+}

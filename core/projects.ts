@@ -12,7 +12,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import type { Db } from 'mongodb'
 import type { Project } from './plugin-api.ts'
 import { keysEqual } from './admin/key.ts'
-import { COLLECTIONS, nextSequence } from './storage/collections.ts'
+import { COLLECTIONS, nextSequence } from './model/collections.ts'
 
 export interface ProjectDocument {
   id: number

@@ -7,7 +7,7 @@ import Koa from 'koa'
 import Router from '@koa/router'
 import type { Logger } from 'pino'
 import type { Config } from './config.ts'
-import type { IngestHooks } from './plugin-api.ts'
+import type { EventsReader, IngestHooks } from './plugin-api.ts'
 import type { ProjectStore } from './projects.ts'
 import type { Storage } from './storage/mongo.ts'
 import { errorsAndAccessLog } from './http/errors.ts'
@@ -27,6 +27,8 @@ export interface AppDeps {
   readonly projects: ProjectStore
   readonly pipeline: Intake
   readonly adminKey: string
+  /** The `events` service a plugin provided (sink-mongo), which the admin API reads events through. */
+  readonly events?: EventsReader
   /** False once shutdown has begun: readiness fails so load balancers stop sending traffic. */
   readonly accepting: () => boolean
   /** Queue mode: whether the NATS connection is up (capture cannot acknowledge without it). */
@@ -57,7 +59,7 @@ export function createApp(deps: AppDeps): Koa {
   })
   mountCapture(router, deps)
   mountCaptureV1(router, deps)
-  mountAdmin(router, { db: deps.storage.db, projects: deps.projects, adminKey: deps.adminKey })
+  mountAdmin(router, { db: deps.storage.db, events: deps.events, projects: deps.projects, adminKey: deps.adminKey })
   deps.hooks.routes.call(router)
 
   app.silent = true // errors are logged once, by errorsAndAccessLog

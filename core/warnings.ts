@@ -9,7 +9,7 @@
  */
 import type { Db } from 'mongodb'
 import type { Logger } from 'pino'
-import { COLLECTIONS } from './storage/collections.ts'
+import { COLLECTIONS } from './model/collections.ts'
 import { count } from './metrics.ts'
 import { boundedJson } from './capture/bounded-json.ts'
 import { cutToScalars } from './capture/distinct-id.ts'

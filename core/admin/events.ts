@@ -1,13 +1,15 @@
 /**
  * Reading stored events back, newest first, with a cursor for the next page. The cursor carries
  * (timestamp, uuid) of the last row so that pages neither skip nor repeat events sharing a timestamp.
+ * Events are read through the `events` service of the sink that stores them (sink-mongo, over its
+ * configured collection); ingestion warnings are the core's own collection.
  */
-import type { Db, Filter, Document } from 'mongodb'
+import type { Db } from 'mongodb'
 import type { Static } from 'typebox'
-import type { Project } from '../plugin-api.ts'
+import type { EventDocument, EventsPageQuery, EventsReader, Project } from '../plugin-api.ts'
 import type { EventsQuery } from './schemas.ts'
-import { badRequest } from '../errors.ts'
-import { COLLECTIONS } from '../storage/collections.ts'
+import { HttpError, badRequest } from '../errors.ts'
+import { COLLECTIONS } from '../model/collections.ts'
 
 const DEFAULT_LIMIT = 100
 const MAX_LIMIT = 1000
@@ -38,14 +40,14 @@ function decodeCursor(cursor: string): { t: Date; u: string } {
 }
 
 /** The stored document as the API shows it: PostHog's event JSON. */
-function eventJson(doc: Document) {
+function eventJson(doc: EventDocument) {
   return {
     id: doc.uuid,
     uuid: doc.uuid,
     event: doc.event,
     distinct_id: doc.distinct_id,
     properties: doc.properties,
-    timestamp: (doc.timestamp as Date).toISOString(),
+    timestamp: doc.timestamp.toISOString(),
     created_at: doc.created_at instanceof Date ? doc.created_at.toISOString() : null,
     person_id: doc.person_id ?? null,
     person_properties: doc.person_properties ?? null,
@@ -54,27 +56,30 @@ function eventJson(doc: Document) {
   }
 }
 
-export async function listEvents(db: Db, project: Project, query: Static<typeof EventsQuery>, url: URL) {
+export async function listEvents(
+  events: EventsReader | undefined,
+  project: Project,
+  query: Static<typeof EventsQuery>,
+  url: URL,
+) {
   const limit = limitParam(query.limit)
-  const timestamp: Record<string, Date> = {}
-  const after = dateParam(query.after, 'after')
-  const before = dateParam(query.before, 'before')
-  if (after) timestamp.$gt = after
-  if (before) timestamp.$lt = before
-  const filter: Filter<Document> = { project_id: project.id }
-  if (Object.keys(timestamp).length) filter.timestamp = timestamp
-  if (query.event !== undefined) filter.event = query.event
-  if (query.distinct_id !== undefined) filter.distinct_id = query.distinct_id
-  if (query.cursor !== undefined) {
-    const { t, u } = decodeCursor(query.cursor)
-    filter.$or = [{ timestamp: { $lt: t } }, { timestamp: t, uuid: { $lt: u } }]
+  const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
+  const pageQuery: EventsPageQuery = {
+    limit: limit + 1,
+    after: dateParam(query.after, 'after'),
+    before: dateParam(query.before, 'before'),
+    event: query.event,
+    distinctId: query.distinct_id,
+    below: cursor && { timestamp: cursor.t, uuid: cursor.u },
   }
-  const docs = await db
-    .collection(COLLECTIONS.events)
-    .find(filter)
-    .sort({ timestamp: -1, uuid: -1 })
-    .limit(limit + 1)
-    .toArray()
+  if (!events)
+    throw new HttpError(
+      404,
+      'validation_error',
+      'not_found',
+      'no configured plugin provides the events service (sink-mongo does), so stored events cannot be read back',
+    )
+  const docs = await events.page(project.id, pageQuery)
   const page = docs.slice(0, limit)
   let next: string | null = null
   if (docs.length > limit) {

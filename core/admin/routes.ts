@@ -7,7 +7,7 @@ import type Router from '@koa/router'
 import { koaBody } from 'koa-body'
 import type { Context, Middleware, Next } from 'koa'
 import type { Db } from 'mongodb'
-import type { Project, ProjectLookup } from '../plugin-api.ts'
+import type { EventsReader, Project, ProjectLookup } from '../plugin-api.ts'
 import type { ProjectStore } from '../projects.ts'
 import { isValidTimezone } from '../projects.ts'
 import { HttpError, badRequest, unauthorized } from '../errors.ts'
@@ -17,6 +17,8 @@ import { listEvents, listWarnings } from './events.ts'
 
 export interface AdminDeps {
   readonly db: Db
+  /** The `events` service of the sink that stores events (sink-mongo); undefined when none does. */
+  readonly events: EventsReader | undefined
   readonly projects: ProjectStore
   readonly adminKey: string
 }
@@ -69,7 +71,7 @@ export async function projectParam(ctx: Context, projects: ProjectLookup): Promi
   return project
 }
 
-export function mountAdmin(router: Router, { db, projects, adminKey }: AdminDeps): void {
+export function mountAdmin(router: Router, { db, events, projects, adminKey }: AdminDeps): void {
   const json = koaBody({
     json: true,
     urlencoded: false,
@@ -95,7 +97,7 @@ export function mountAdmin(router: Router, { db, projects, adminKey }: AdminDeps
   })
   router.get('/api/projects/:id/events', async (ctx) => {
     const project = await projectParam(ctx, projects)
-    ctx.body = await listEvents(db, project, parseWith(EventsQuery, ctx.query), ctx.URL)
+    ctx.body = await listEvents(events, project, parseWith(EventsQuery, ctx.query), ctx.URL)
   })
   router.get('/api/projects/:id/ingestion_warnings', async (ctx) => {
     const project = await projectParam(ctx, projects)

@@ -9,7 +9,7 @@ import type { Logger } from 'pino'
 import type { Config } from '../config.ts'
 import { startEmbeddedMongo } from './embedded/index.ts'
 import type { EmbeddedMongo } from './embedded/index.ts'
-import { ensureCoreIndexes } from './collections.ts'
+import { ensureCoreIndexes } from '../model/collections.ts'
 
 export interface Storage {
   readonly client: MongoClient

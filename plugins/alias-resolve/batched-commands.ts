@@ -7,9 +7,9 @@
  */
 import { MongoBulkWriteError } from 'mongodb'
 import type { AnyBulkWriteOperation, Collection } from 'mongodb'
-import { Coalescer, byProject } from '../../core/coalesce.ts'
-import { findAll } from '../../core/storage/find-all.ts'
-import { isDuplicateKeyError as isDuplicateKey } from './person-store.ts'
+import { Coalescer, byProject } from '../../core/model/coalesce.ts'
+import { findAll } from '../../core/model/find-all.ts'
+import { isDuplicateKey } from '../../core/plugin-api.ts'
 import type { DistinctIdDocument, PersonDocument, PersonlessDistinctIdDocument } from './person-store.ts'
 
 /**

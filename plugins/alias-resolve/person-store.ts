@@ -8,6 +8,7 @@ import type { Collection, Db, IndexDescription } from 'mongodb'
 import type { Properties } from './properties.ts'
 import { layered } from './properties.ts'
 import type { IngestEvent } from '../../core/plugin-api.ts'
+import { isDuplicateKey } from '../../core/plugin-api.ts'
 import { PersonCommands } from './batched-commands.ts'
 import { ProjectKeyed } from './project-keyed.ts'
 import { RememberedPersonIds } from './remembered-person-ids.ts'
@@ -109,9 +110,6 @@ export async function getDistinctIdsOfPerson(db: Db, projectId: number, personId
     .toArray()
   return rows.map((row) => row.distinct_id).sort()
 }
-
-export const isDuplicateKeyError = (error: unknown): boolean =>
-  typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 11000
 
 export { PersonContentionError, backoff } from './contention.ts'
 
@@ -362,7 +360,7 @@ export class PersonStore {
     await this.merges
       .updateOne({ project_id: projectId, id }, { $setOnInsert: { into, merged_at: new Date() } }, { upsert: true })
       .catch((error: unknown) => {
-        if (!isDuplicateKeyError(error)) throw error // two processes finishing one merge both upserted
+        if (!isDuplicateKey(error)) throw error // two processes finishing one merge both upserted
       })
   }
 

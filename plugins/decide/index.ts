@@ -6,8 +6,7 @@
  */
 import { Type } from 'typebox'
 import { API_VERSION, definePlugin } from '../../core/plugin-api.ts'
-import type { PluginApi } from '../../core/plugin-api.ts'
-import type { GeoipReader } from '../geoip/lookup.ts'
+import type { GeoipLookup, PluginApi } from '../../core/plugin-api.ts'
 import { DefinitionsCache } from './cache.ts'
 import { DefinitionsReader } from './store/definitions.ts'
 import { ensureDecideIndexes } from './store/documents.ts'
@@ -68,8 +67,8 @@ export const optionsSchema = Type.Object(
   { additionalProperties: false },
 )
 
-/** The geoip plugin's lookup when it runs before this one; flags then simply get no `$geoip_*`. */
-function optionalGeoip(api: PluginApi): GeoipReader | undefined {
+/** The `geoip` service when a plugin before this one provides it (geoip, or its replacement); else flags get no `$geoip_*`. */
+function optionalGeoip(api: PluginApi): GeoipLookup | undefined {
   try {
     return api.use('geoip')
   } catch {
@@ -84,7 +83,8 @@ export default definePlugin({
   optionsSchema,
   async setup(api, options) {
     await ensureDecideIndexes(api.db)
-    const reader = new DefinitionsReader(api.db)
+    const groups = api.use('groups')
+    const reader = new DefinitionsReader(api.db, groups)
     const cache = new DefinitionsCache(
       reader,
       new Generations(api.db),
@@ -97,6 +97,7 @@ export default definePlugin({
     )
     const flags = new FlagsEvaluation({
       db: api.db,
+      groups,
       cache,
       geoip: optionalGeoip(api),
       databaseTimeoutMs: options.databaseTimeoutMs,

@@ -7,8 +7,7 @@
  */
 import type { Db } from 'mongodb'
 import type { Logger } from 'pino'
-import type { Project } from '../../core/plugin-api.ts'
-import type { GeoipReader } from '../geoip/lookup.ts'
+import type { GeoipLookup, GroupsReader, Project } from '../../core/plugin-api.ts'
 import { evaluateFlagsInSlices, normalizeDistinctId, planEvaluation } from './evaluator/index.ts'
 import type {
   DatabaseState,
@@ -75,8 +74,10 @@ const GEOIP_FOR_FLAGS = [
 
 export interface FlagsServiceDeps {
   db: Db
+  /** The core's `groups` service: the stored properties of the groups a request names. */
+  groups: GroupsReader
   cache: DefinitionsCache
-  geoip?: GeoipReader
+  geoip?: GeoipLookup
   databaseTimeoutMs: number
   /** Milliseconds of regular-expression matching one request may spend (the decide option `regexBudgetMs`). */
   regexBudgetMs: number
@@ -195,7 +196,7 @@ export class FlagsEvaluation implements FlagsService {
       readStaticMembership: plan.databaseFlagKeys.some((key) => definitions.staticCohortFlagKeys.has(key)),
     }
     try {
-      return await this.withTimeout(loadRequestData(this.deps.db, query))
+      return await this.withTimeout(loadRequestData(this.deps.db, query, this.deps.groups))
     } catch (error) {
       this.deps.logger.warn(
         { err: error, project: project.id },

@@ -3,10 +3,8 @@
  * every key through the event's own `$set` (null when not found, so stale values are cleared) and
  * `$initial_geoip_*` through `$set_once`, which the person steps apply later.
  */
-import type { EventContext, IngestEvent } from '../../core/plugin-api.ts'
+import type { EventContext, GeoLocation, GeoipLookup, IngestEvent } from '../../core/plugin-api.ts'
 import { GEOIP_KEYS, geoipProperties } from './record.ts'
-import type { GeoLocation } from './record.ts'
-import type { GeoipReader } from './lookup.ts'
 import { copyRecord } from '../../core/plugin-api.ts'
 
 type Json = Record<string, unknown>
@@ -31,7 +29,7 @@ export function clientIp(event: IngestEvent, ctx: EventContext): string | undefi
 }
 
 /** The enriched event, or undefined to keep it as it is (disabled, no address, nothing found). */
-export function enrichEvent(event: IngestEvent, ctx: EventContext, reader: GeoipReader): IngestEvent | undefined {
+export function enrichEvent(event: IngestEvent, ctx: EventContext, reader: GeoipLookup): IngestEvent | undefined {
   if (event.properties.$geoip_disable) return undefined
   const ip = clientIp(event, ctx)
   const location = ip === undefined ? undefined : reader.lookup(ip)

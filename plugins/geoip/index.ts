@@ -2,21 +2,13 @@
  * geoip: adds `$geoip_*` properties from the client address, and the person's `$geoip_*` /
  * `$initial_geoip_*` through the event's `$set` / `$set_once` (capture.md §2.10). Runs on the
  * `geoip` hook, whose policy is skip: a failed lookup keeps the event unchanged.
- * Provides the `geoip` service so decide reuses the same in-memory database.
+ * Provides the contract's `geoip` service, so decide reuses the same in-memory database.
  */
 import path from 'node:path'
 import { Type } from 'typebox'
 import { API_VERSION, definePlugin } from '../../core/plugin-api.ts'
 import { openGeoip } from './lookup.ts'
-import type { GeoipReader } from './lookup.ts'
 import { enrichEvent } from './enrich.ts'
-
-declare module '../../core/plugin-api.ts' {
-  interface Services {
-    /** The GeoIP lookup of the geoip plugin (plugins/geoip/lookup.ts). */
-    geoip: GeoipReader
-  }
-}
 
 export const optionsSchema = Type.Object(
   {

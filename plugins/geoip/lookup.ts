@@ -10,10 +10,9 @@ import type { Reader, Response } from 'maxmind'
 import { isIP } from 'node:net'
 import { isPublicIp, normaliseIp } from './address.ts'
 import { toGeoLocation } from './record.ts'
-import type { GeoLocation } from './record.ts'
+import type { GeoLocation, GeoipLookup } from '../../core/plugin-api.ts'
 
 export { GEOIP_KEYS, geoipProperties } from './record.ts'
-export type { GeoLocation, GeoipKey } from './record.ts'
 
 export interface GeoipOptions {
   /**
@@ -31,12 +30,8 @@ export interface GeoipDatabase {
   readonly buildEpoch: Date
 }
 
-export interface GeoipReader {
-  /**
-   * What the databases know about `ip` (v4 or v6; `::ffff:` forms and `[...]` brackets accepted),
-   * or undefined when `ip` is not an address, is not public, or is not in any database.
-   */
-  lookup(ip: string): GeoLocation | undefined
+/** The `geoip` service of the contract over the opened databases (`::ffff:` forms and `[...]` brackets accepted). */
+export interface GeoipReader extends GeoipLookup {
   readonly databases: readonly GeoipDatabase[]
   /** Releases this opener's hold on the shared databases. Idempotent. */
   close(): void

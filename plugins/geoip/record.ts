@@ -4,6 +4,7 @@
  * own downloads) and the flat layout of the ip-location-db packages (`country_code`, `state1`,
  * `city`, ...), which only has codes, so names and continents are derived from the country code.
  */
+import type { GeoLocation, GeoipKey } from '../../core/plugin-api.ts'
 import { countryInfo } from './countries.ts'
 
 /** The 15 keys PostHog's GeoIP transformation writes, in its order. */
@@ -23,11 +24,7 @@ export const GEOIP_KEYS = [
   'longitude',
   'accuracy_radius',
   'time_zone',
-] as const
-
-export type GeoipKey = (typeof GEOIP_KEYS)[number]
-/** What a lookup found: only the keys the database had a value for. */
-export type GeoLocation = Partial<Record<GeoipKey, string | number>>
+] as const satisfies readonly GeoipKey[]
 
 type Json = Record<string, unknown>
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)

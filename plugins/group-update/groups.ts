@@ -5,8 +5,9 @@
  * path, and no update operator ever sees them.
  */
 import type { Db } from 'mongodb'
-import { GROUP_COLLECTIONS, contention, isDuplicateKey } from './documents.ts'
-import type { GroupDocument } from './documents.ts'
+import { GROUP_COLLECTIONS, isDuplicateKey } from '../../core/plugin-api.ts'
+import type { GroupDocument } from '../../core/plugin-api.ts'
+import { contention } from './documents.ts'
 import { mergeGroupProperties } from './rules.ts'
 
 const MAX_ATTEMPTS = 20

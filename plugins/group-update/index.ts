@@ -10,7 +10,6 @@
 import { Type } from 'typebox'
 import { API_VERSION, definePlugin, drop } from '../../core/plugin-api.ts'
 import { GROUP_IDENTIFY, MAX_GROUP_KEY_LENGTH, groupKeyOf, isGroupKeyTooLong, withoutPersonUpdates } from './rules.ts'
-import { ensureGroupIndexes } from './documents.ts'
 import { GroupTypeMappings } from './type-mapping.ts'
 import { WarnOnce } from './warn-once.ts'
 import { processGroups } from './step.ts'
@@ -34,7 +33,6 @@ export default definePlugin({
   apiVersion: API_VERSION,
   optionsSchema,
   async setup(api, options) {
-    await ensureGroupIndexes(api.db)
     const deps = {
       db: api.db,
       mappings: new GroupTypeMappings(api.db),

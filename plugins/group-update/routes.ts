@@ -8,11 +8,10 @@ import type Router from '@koa/router'
 import type { Db, Filter } from 'mongodb'
 import type { ProjectLookup } from '../../core/plugin-api.ts'
 import { Type } from 'typebox'
-import { HttpError } from '../../core/plugin-api.ts'
+import { GROUP_COLLECTIONS, HttpError } from '../../core/plugin-api.ts'
 import { projectParam } from '../../core/admin/routes.ts'
 import { parseWith } from '../../core/admin/schemas.ts'
-import { GROUP_COLLECTIONS } from './documents.ts'
-import type { GroupDocument, GroupTypeMappingDocument } from './documents.ts'
+import type { GroupDocument, GroupTypeMappingDocument } from '../../core/plugin-api.ts'
 
 const DEFAULT_LIMIT = 100
 

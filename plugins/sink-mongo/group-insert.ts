@@ -18,9 +18,8 @@ import { MongoBulkWriteError, MongoServerError } from 'mongodb'
 import type { Collection, WriteConcernSettings } from 'mongodb'
 import type { EventDocument } from '../../core/plugin-api.ts'
 import { tooLargeToStore } from './document.ts'
-import { isRetryable } from '../../core/plugin-api.ts'
+import { isDuplicateKey, isRetryable } from '../../core/plugin-api.ts'
 
-const DUPLICATE_KEY = 11000
 /** Documents per command; more events than this waiting are sent at once, in flight or not. */
 const MAX_DOCUMENTS = 5_000
 /** Inserts in flight at once for small groups: the next group collects while this many wait for the database. */
@@ -139,5 +138,5 @@ function failedIndexes(error: unknown): number[] | undefined {
   if (!(error instanceof MongoBulkWriteError)) return undefined
   const writeErrors = [error.writeErrors].flat()
   if (!writeErrors.length || error.result?.getWriteConcernError()) return undefined
-  return writeErrors.filter((e) => e.code !== DUPLICATE_KEY).map((e) => e.index)
+  return writeErrors.filter((e) => !isDuplicateKey(e)).map((e) => e.index)
 }

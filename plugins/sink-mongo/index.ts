@@ -2,14 +2,15 @@
  * sink-mongo: the default, required sink. Inserts the events of the requests in flight in one
  * unordered insertMany (group-insert.ts); the unique (project_id, uuid) index turns an SDK retry
  * of an acknowledged event into a duplicate key error, which is success here: the event is stored
- * once.
+ * once. Provides the `events` service over the same collection, which the admin API reads.
  */
 import { Type } from 'typebox'
 import type { IndexDescription } from 'mongodb'
 import { API_VERSION, definePlugin } from '../../core/plugin-api.ts'
 import { toDocument } from '../../core/plugin-api.ts'
-import type { EventDocument } from '../../core/plugin-api.ts'
+import type { EventDocument, PluginApi } from '../../core/plugin-api.ts'
 import { GroupInsert } from './group-insert.ts'
+import { StoredEvents } from './reader.ts'
 
 export const optionsSchema = Type.Object(
   {
@@ -33,6 +34,15 @@ function indexes(retentionDays: number | undefined): IndexDescription[] {
   return list
 }
 
+/** The first sink-mongo listed serves reads; another instance (an archive collection, say) only stores. */
+function provideEvents(api: PluginApi, events: StoredEvents): void {
+  try {
+    api.provide('events', events)
+  } catch {
+    api.logger.info('another plugin provides the events service: the admin API does not read this collection')
+  }
+}
+
 export default definePlugin({
   name: 'sink-mongo',
   apiVersion: API_VERSION,
@@ -41,6 +51,7 @@ export default definePlugin({
     const collection = api.db.collection<EventDocument>(options.collection)
     await collection.createIndexes(indexes(options.retentionDays))
     const inserts = new GroupInsert(collection, { w: options.writeConcern, j: true })
+    provideEvents(api, new StoredEvents(collection))
     api.hooks.sink.tapPromise({ name: api.id }, async function storeEvents(batch) {
       await inserts.insert(batch.events.map((event) => toDocument(event, batch)))
     })

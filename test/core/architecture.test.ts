@@ -39,14 +39,12 @@ const ALLOWED: ReadonlyArray<{ reason: string; imports: readonly string[] }> = [
     ],
   },
   {
-    reason: 'batched database reads (coalesce, find-all) belong to the data model, which has no home yet',
+    reason: 'batched database reads of persons (core/model/coalesce, find-all) wait for the persons service',
     imports: [
-      'plugins/alias-resolve/batched-commands.ts -> core/coalesce.ts',
-      'plugins/decide/store/group-reader.ts -> core/coalesce.ts',
-      'plugins/decide/store/person-reader.ts -> core/coalesce.ts',
-      'plugins/alias-resolve/batched-commands.ts -> core/storage/find-all.ts',
-      'plugins/decide/store/group-reader.ts -> core/storage/find-all.ts',
-      'plugins/decide/store/person-reader.ts -> core/storage/find-all.ts',
+      'plugins/alias-resolve/batched-commands.ts -> core/model/coalesce.ts',
+      'plugins/decide/store/person-reader.ts -> core/model/coalesce.ts',
+      'plugins/alias-resolve/batched-commands.ts -> core/model/find-all.ts',
+      'plugins/decide/store/person-reader.ts -> core/model/find-all.ts',
     ],
   },
   {
@@ -69,22 +67,12 @@ const ALLOWED: ReadonlyArray<{ reason: string; imports: readonly string[] }> = [
     ],
   },
   {
-    reason: "decide reads persons and groups through other plugins' stores: no typed readers in the contract yet",
+    reason: "decide reads persons through another plugin's store: no typed persons reader in the contract yet",
     imports: [
       'plugins/decide/store/hash-key-overrides.ts -> plugins/alias-resolve/person-store.ts',
       'plugins/decide/store/person-reader.ts -> plugins/alias-resolve/person-store.ts',
       'plugins/decide/store/request-data.ts -> plugins/alias-resolve/person-store.ts',
       'plugins/decide/store/person-reader.ts -> plugins/alias-resolve/remembered-person-ids.ts',
-      'plugins/decide/store/definitions.ts -> plugins/group-update/documents.ts',
-      'plugins/decide/store/group-reader.ts -> plugins/group-update/documents.ts',
-      'plugins/decide/store/replace.ts -> plugins/group-update/documents.ts',
-    ],
-  },
-  {
-    reason: 'decide looks up GeoIP itself for $geoip_* person properties instead of through a service',
-    imports: [
-      'plugins/decide/index.ts -> plugins/geoip/lookup.ts',
-      'plugins/decide/service.ts -> plugins/geoip/lookup.ts',
     ],
   },
 ]

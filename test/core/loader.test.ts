@@ -192,6 +192,26 @@ describe('loader', () => {
     expect(await failure([])).to.include({ code: 'INGEST_ERR_NO_TAP' })
   })
 
+  it("hands plugins the core's services and leaves the plugins' own in the registry for the core", async () => {
+    const groups = { marker: 'the core groups reader' }
+    const seen: unknown[] = []
+    const reader = definePlugin({
+      name: 'reader',
+      apiVersion: API_VERSION,
+      requires: ['groups'],
+      setup: (api) => {
+        seen.push(api.use('groups'))
+        api.hooks.sink.tap({ name: api.id }, () => undefined)
+        api.provide('events', { page: async () => [] })
+      },
+    })
+    const services = new Map<string, unknown>([['groups', groups]])
+    const builtIns = { ...builtInPlugins, reader: reader as PluginDefinition }
+    await load([{ plugin: 'reader' }], { builtIns, services })
+    expect(seen).to.deep.equal([groups])
+    expect(services.get('events')).to.have.property('page')
+  })
+
   it('refuses two plugins with one id', async () => {
     expect(await failure([{ plugin: 'sink-mongo' }, { plugin: 'sink-mongo' }])).to.include({
       code: 'INGEST_ERR_PLUGIN_DUPLICATE',

@@ -1,7 +1,7 @@
 import { expect } from 'chai'
 import type { CommandStartedEvent, Db, MongoClient } from 'mongodb'
 import { ProjectStore, secretKeyDigest } from '../../core/projects.ts'
-import { COLLECTIONS, ensureCoreIndexes } from '../../core/storage/collections.ts'
+import { COLLECTIONS, ensureCoreIndexes } from '../../core/model/collections.ts'
 import { monitoredClient, testDbName } from '../helpers/mongo.ts'
 
 describe('ProjectStore secret keys', () => {

@@ -10,7 +10,7 @@ import {
   boundedDetails,
   eventExcerpt,
 } from '../../core/warnings.ts'
-import { COLLECTIONS } from '../../core/storage/collections.ts'
+import { COLLECTIONS } from '../../core/model/collections.ts'
 import { testDbName, testMongoUrl } from '../helpers/mongo.ts'
 
 const manyGroupTypes = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`type_${i}`, 'key']))

@@ -1,11 +1,11 @@
 /**
  * Reads one project's live definitions: flags and cohorts of the live generation, and the group
- * type mapping (written by group-update, or by a definitions replacement, in the same collection).
+ * type mapping (written by group-update, or by a definitions replacement; read through the core's
+ * `groups` service).
  */
 import type { Db } from 'mongodb'
+import type { GroupsReader } from '../../../core/plugin-api.ts'
 import type { CohortDefinition, FlagDefinition } from '../evaluator/index.ts'
-import { GROUP_COLLECTIONS } from '../../group-update/documents.ts'
-import type { GroupTypeMappingDocument } from '../../group-update/documents.ts'
 import { DECIDE_COLLECTIONS } from './documents.ts'
 import type { CohortDocument, FlagDocument } from './documents.ts'
 import { Generations } from './generations.ts'
@@ -54,37 +54,16 @@ export function toCohortDefinition(doc: CohortDocument): CohortDefinition {
 export class DefinitionsReader {
   private readonly generations: Generations
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    private readonly groups: GroupsReader,
+  ) {
     this.generations = new Generations(db)
   }
 
-  async groupTypeMapping(projectId: number): Promise<Record<string, string>> {
-    const docs = await this.db
-      .collection<GroupTypeMappingDocument>(GROUP_COLLECTIONS.groupTypeMappings)
-      .find({ project_id: projectId }, { projection: { _id: 0, group_type: 1, group_type_index: 1 } })
-      .toArray()
-    return Object.fromEntries(
-      docs
-        .sort((a, b) => a.group_type_index - b.group_type_index)
-        .map((doc) => [String(doc.group_type_index), doc.group_type]),
-    )
-  }
-
   /** Group type mappings of several projects at once (for the cache's poll). */
-  async groupTypeMappings(projectIds: number[]): Promise<Map<number, Record<string, string>>> {
-    const docs = await this.db
-      .collection<GroupTypeMappingDocument>(GROUP_COLLECTIONS.groupTypeMappings)
-      .find(
-        { project_id: { $in: projectIds } },
-        { projection: { _id: 0, project_id: 1, group_type: 1, group_type_index: 1 } },
-      )
-      .toArray()
-    const byProject = new Map<number, Record<string, string>>(projectIds.map((id) => [id, {}]))
-    for (const doc of docs.sort((a, b) => a.group_type_index - b.group_type_index)) {
-      const mapping = byProject.get(doc.project_id)
-      if (mapping) mapping[String(doc.group_type_index)] = doc.group_type
-    }
-    return byProject
+  groupTypeMappings(projectIds: number[]): Promise<Map<number, Record<string, string>>> {
+    return this.groups.typeMappings(projectIds)
   }
 
   /** A consistent snapshot: read again if a replacement went live while the documents were read. */
@@ -103,7 +82,7 @@ export class DefinitionsReader {
           .find(query, { projection: INTERNAL })
           .sort({ id: 1 })
           .toArray(),
-        this.groupTypeMapping(projectId),
+        this.groups.typeMapping(projectId),
       ])
       const after = await this.generations.live(projectId)
       // the version read first: an edit landing during the read makes the next poll reload

@@ -104,9 +104,6 @@ export async function ensureDecideIndexes(db: Db): Promise<void> {
   for (const [collection, indexes] of Object.entries(INDEXES)) await db.collection(collection).createIndexes(indexes)
 }
 
-export const isDuplicateKey = (error: unknown): boolean =>
-  typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 11000
-
 /** Writes that kept losing races with concurrent writers: the client should retry. */
 export function contention(what: string): Error {
   return Object.assign(new Error(`${what}: too many concurrent writers, retry`), { retryable: true })

@@ -7,7 +7,8 @@
  */
 import type { Collection, Db } from 'mongodb'
 import { HttpError } from '../../../core/plugin-api.ts'
-import { DECIDE_COLLECTIONS, contention, isDuplicateKey } from './documents.ts'
+import { isDuplicateKey } from '../../../core/plugin-api.ts'
+import { DECIDE_COLLECTIONS, contention } from './documents.ts'
 import type { CohortDocument, FlagDocument } from './documents.ts'
 import { Generations } from './generations.ts'
 

@@ -11,7 +11,8 @@
  * is retried against the new generation.
  */
 import type { Db } from 'mongodb'
-import { DECIDE_COLLECTIONS, isDuplicateKey } from './documents.ts'
+import { isDuplicateKey } from '../../../core/plugin-api.ts'
+import { DECIDE_COLLECTIONS } from './documents.ts'
 import type { VersionDocument } from './documents.ts'
 
 export interface LiveVersion {

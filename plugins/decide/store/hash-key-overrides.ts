@@ -9,7 +9,8 @@ import { MongoBulkWriteError } from 'mongodb'
 import type { Db } from 'mongodb'
 import { PERSON_COLLECTIONS } from '../../alias-resolve/person-store.ts'
 import type { DistinctIdDocument } from '../../alias-resolve/person-store.ts'
-import { DECIDE_COLLECTIONS, isDuplicateKey } from './documents.ts'
+import { isDuplicateKey } from '../../../core/plugin-api.ts'
+import { DECIDE_COLLECTIONS } from './documents.ts'
 import type { HashKeyOverrideDocument } from './documents.ts'
 
 /** Person ids of the distinct ids that have one, in the order of `distinctIds`, without repeats. */

@@ -4,7 +4,8 @@
  */
 import { MongoBulkWriteError } from 'mongodb'
 import type { Db } from 'mongodb'
-import { DECIDE_COLLECTIONS, isDuplicateKey } from './documents.ts'
+import { isDuplicateKey } from '../../../core/plugin-api.ts'
+import { DECIDE_COLLECTIONS } from './documents.ts'
 import type { CohortMemberDocument } from './documents.ts'
 
 export class CohortMembers {

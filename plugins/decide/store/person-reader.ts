@@ -1,6 +1,6 @@
 /**
  * The person of a distinct id for flags requests, with the reads of concurrent requests coalesced
- * into one `$in` find per collection and event-loop turn (core/coalesce.ts). Under load each flags
+ * into one `$in` find per collection and event-loop turn (core/model/coalesce.ts). Under load each flags
  * request otherwise makes two sequential round trips (mapping, then person), and they queue.
  * A read joins a batch that is sent after it was made, so it sees every write completed before
  * the call: a `$set` captured a moment ago still decides the next flags call.
@@ -9,8 +9,8 @@
  * keeps that guarantee (alias-resolve/remembered-person-ids.ts, as capture does).
  */
 import type { Db } from 'mongodb'
-import { findAll } from '../../../core/storage/find-all.ts'
-import { Coalescer, byProject } from '../../../core/coalesce.ts'
+import { findAll } from '../../../core/model/find-all.ts'
+import { Coalescer, byProject } from '../../../core/model/coalesce.ts'
 import { RememberedPersonIds } from '../../alias-resolve/remembered-person-ids.ts'
 import { PERSON_COLLECTIONS } from '../../alias-resolve/person-store.ts'
 import type { DistinctIdDocument, PersonDocument } from '../../alias-resolve/person-store.ts'

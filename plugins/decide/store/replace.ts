@@ -6,12 +6,11 @@
  * Added group types survive a failed replacement; they are facts about the project, not flags.
  */
 import type { Db } from 'mongodb'
-import { HttpError, badRequest } from '../../../core/plugin-api.ts'
-import { GROUP_COLLECTIONS } from '../../group-update/documents.ts'
-import type { GroupTypeMappingDocument } from '../../group-update/documents.ts'
+import { GROUP_COLLECTIONS, HttpError, badRequest, isDuplicateKey } from '../../../core/plugin-api.ts'
+import type { GroupTypeMappingDocument } from '../../../core/plugin-api.ts'
 import { remapGroupTypeIndexes } from '../definitions/import.ts'
 import type { ImportedDefinitions } from '../definitions/import.ts'
-import { DECIDE_COLLECTIONS, contention, isDuplicateKey } from './documents.ts'
+import { DECIDE_COLLECTIONS, contention } from './documents.ts'
 import type { CohortDocument, CohortMemberDocument, FlagDocument } from './documents.ts'
 import { Generations } from './generations.ts'
 

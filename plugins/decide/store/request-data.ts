@@ -2,13 +2,14 @@
  * What one flags request reads from the database, at request time (a `$set` captured a moment ago
  * is visible to the next call): the person of the distinct id, the stored rows of the groups the
  * flags read, and the person's static cohorts. Written by alias-resolve / person-update
- * (`persons`, `person_distinct_ids`) and group-update (`groups`); read here directly.
+ * (`persons`, `person_distinct_ids`), read here directly, and group-update (`groups`), read
+ * through the core's `groups` service.
  */
 import type { Db } from 'mongodb'
+import type { GroupsReader } from '../../../core/plugin-api.ts'
 import type { DatabaseState, Properties } from '../evaluator/index.ts'
 import { getDistinctIdsOfPerson } from '../../alias-resolve/person-store.ts'
 import { PersonReader } from './person-reader.ts'
-import { GroupReader } from './group-reader.ts'
 import { DECIDE_COLLECTIONS } from './documents.ts'
 import type { CohortMemberDocument } from './documents.ts'
 
@@ -30,7 +31,7 @@ function storedGroupKey(raw: unknown): string | undefined {
 }
 
 /** The stored properties of each requested group the flags read, by group type index. */
-async function groupProperties(reader: GroupReader, query: RequestDataQuery): Promise<Record<number, Properties>> {
+async function groupProperties(reader: GroupsReader, query: RequestDataQuery): Promise<Record<number, Properties>> {
   const found: Record<number, Properties> = {}
   const reads = query.groupTypeIndexes.map(async (index) => {
     const name = query.groupTypeMapping[String(index)]
@@ -53,20 +54,23 @@ async function staticCohortIds(db: Db, projectId: number, personId: string): Pro
   return [...new Set(rows.map((row) => row.cohort_id))]
 }
 
-const readers = new WeakMap<Db, { persons: PersonReader; groups: GroupReader }>()
+const readers = new WeakMap<Db, PersonReader>()
 
-/** One set of coalescing readers per database, so that all requests share their batches. */
-function readersFor(db: Db): { persons: PersonReader; groups: GroupReader } {
+/** One coalescing person reader per database, so that all requests share its batches. */
+function personReaderFor(db: Db): PersonReader {
   let found = readers.get(db)
-  if (!found) readers.set(db, (found = { persons: new PersonReader(db), groups: new GroupReader(db) }))
+  if (!found) readers.set(db, (found = new PersonReader(db)))
   return found
 }
 
 /** The `loaded` database state for the evaluator; throws when the database cannot be read. */
-export async function loadRequestData(db: Db, query: RequestDataQuery): Promise<DatabaseState> {
-  const { persons, groups: groupReader } = readersFor(db)
+export async function loadRequestData(
+  db: Db,
+  query: RequestDataQuery,
+  groupReader: GroupsReader,
+): Promise<DatabaseState> {
   const [person, groups] = await Promise.all([
-    persons.byDistinctId(query.projectId, query.distinctId),
+    personReaderFor(db).byDistinctId(query.projectId, query.distinctId),
     groupProperties(groupReader, query),
   ])
   const cohorts = person && query.readStaticMembership ? await staticCohortIds(db, query.projectId, person.id) : []

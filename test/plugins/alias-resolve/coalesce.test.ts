@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import type { CommandStartedEvent, Db, MongoClient } from 'mongodb'
-import { Coalescer } from '../../../core/coalesce.ts'
+import { Coalescer } from '../../../core/model/coalesce.ts'
 import { PersonStore, ensurePersonIndexes } from '../../../plugins/alias-resolve/person-store.ts'
 import { resolveEvent } from '../../../plugins/alias-resolve/resolve.ts'
 import { personUuid } from '../../../plugins/alias-resolve/person-uuid.ts'

@@ -3,8 +3,8 @@ import {
   PERSON_COLLECTIONS,
   getDistinctIdsOfPerson,
   getPersonByDistinctId,
-  isDuplicateKeyError,
 } from '../../../plugins/alias-resolve/person-store.ts'
+import { isDuplicateKey } from '../../../core/plugin-api.ts'
 import { mergePersons } from '../../../plugins/alias-resolve/merge.ts'
 import { copyProperties } from '../../../plugins/alias-resolve/properties.ts'
 import { nextProjectId, openCountedPersonDb, plain } from './fixtures.ts'
@@ -66,7 +66,7 @@ describe('alias-resolve person store', () => {
       .collection('person_distinct_ids')
       .insertOne({ project_id: projectId, distinct_id: 'a', person_id: 'p-2', version: 0 })
       .catch((e: unknown) => e)
-    expect(isDuplicateKeyError(error)).to.equal(true)
+    expect(isDuplicateKey(error)).to.equal(true)
   })
 
   it('reports ids that another person already owns, and creates no person when it mapped none', async () => {

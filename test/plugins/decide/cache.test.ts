@@ -4,6 +4,7 @@ import { pino } from 'pino'
 import { DefinitionsCache } from '../../../plugins/decide/cache.ts'
 import { readDefinitions } from '../../../plugins/decide/definitions/import.ts'
 import { DefinitionsReader } from '../../../plugins/decide/store/definitions.ts'
+import { GroupStore } from '../../../core/model/groups.ts'
 import { DefinitionEdits } from '../../../plugins/decide/store/edits.ts'
 import { Generations } from '../../../plugins/decide/store/generations.ts'
 import { replaceDefinitions } from '../../../plugins/decide/store/replace.ts'
@@ -36,7 +37,7 @@ describe('decide DefinitionsCache', () => {
   const caches: DefinitionsCache[] = []
   const cacheOn = (db = t.db, pollIntervalMs = 50, maxProjects = 100) => {
     const cache = new DefinitionsCache(
-      new DefinitionsReader(db),
+      new DefinitionsReader(db, new GroupStore(db)),
       new Generations(db),
       { pollIntervalMs, maxProjects },
       logger,
@@ -64,7 +65,7 @@ describe('decide DefinitionsCache', () => {
       { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
     )
     const cache = new DefinitionsCache(
-      new DefinitionsReader(t.db),
+      new DefinitionsReader(t.db, new GroupStore(t.db)),
       new Generations(t.db),
       { pollIntervalMs: 50, maxProjects: 10, printCompiledFlags: true },
       capture,

@@ -8,6 +8,7 @@ import { readDefinitions } from '../../../plugins/decide/definitions/import.ts'
 import { hashFor } from '../../../plugins/decide/evaluator/index.ts'
 import { FlagsEvaluation } from '../../../plugins/decide/service.ts'
 import { DefinitionsReader } from '../../../plugins/decide/store/definitions.ts'
+import { GroupStore } from '../../../core/model/groups.ts'
 import { Generations } from '../../../plugins/decide/store/generations.ts'
 import { CohortMembers } from '../../../plugins/decide/store/members.ts'
 import { replaceDefinitions } from '../../../plugins/decide/store/replace.ts'
@@ -77,13 +78,21 @@ describe('decide flags service', () => {
   let geoip: GeoipReader
   const cacheOf = (db = t.db) =>
     new DefinitionsCache(
-      new DefinitionsReader(db),
+      new DefinitionsReader(db, new GroupStore(db)),
       new Generations(db),
       { pollIntervalMs: 1000, maxProjects: 10 },
       logger,
     )
   const service = (db = t.db, cache = cacheOf()) =>
-    new FlagsEvaluation({ db, cache, geoip, databaseTimeoutMs: 2000, regexBudgetMs: 100, logger })
+    new FlagsEvaluation({
+      db,
+      groups: new GroupStore(db),
+      cache,
+      geoip,
+      databaseTimeoutMs: 2000,
+      regexBudgetMs: 100,
+      logger,
+    })
 
   before(async () => {
     t = await openTestDb('decide_service')
@@ -196,6 +205,7 @@ describe('decide flags service', () => {
     try {
       const svc = new FlagsEvaluation({
         db: hung.db('x'),
+        groups: new GroupStore(hung.db('x')),
         cache: cacheOf(),
         geoip,
         databaseTimeoutMs: 100,

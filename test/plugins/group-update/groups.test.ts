@@ -2,8 +2,9 @@ import { expect } from 'chai'
 import { MongoClient } from 'mongodb'
 import type { Db } from 'mongodb'
 import { upsertGroup } from '../../../plugins/group-update/groups.ts'
-import { GROUP_COLLECTIONS, ensureGroupIndexes } from '../../../plugins/group-update/documents.ts'
-import type { GroupDocument } from '../../../plugins/group-update/documents.ts'
+import { GROUP_COLLECTIONS } from '../../../core/plugin-api.ts'
+import type { GroupDocument } from '../../../core/plugin-api.ts'
+import { ensureCoreIndexes } from '../../../core/model/collections.ts'
 import { testDbName, testMongoUrl } from '../../helpers/mongo.ts'
 
 describe('upsertGroup', () => {
@@ -16,7 +17,7 @@ describe('upsertGroup', () => {
   before(async () => {
     client = await new MongoClient(await testMongoUrl()).connect()
     db = client.db(testDbName('groups'))
-    await ensureGroupIndexes(db)
+    await ensureCoreIndexes(db)
   })
   after(async () => {
     await db.dropDatabase()

@@ -5,7 +5,8 @@ import { processGroups } from '../../../plugins/group-update/step.ts'
 import type { GroupStepDeps } from '../../../plugins/group-update/step.ts'
 import { GroupTypeMappings } from '../../../plugins/group-update/type-mapping.ts'
 import { WarnOnce } from '../../../plugins/group-update/warn-once.ts'
-import { GROUP_COLLECTIONS, ensureGroupIndexes } from '../../../plugins/group-update/documents.ts'
+import { GROUP_COLLECTIONS } from '../../../core/plugin-api.ts'
+import { ensureCoreIndexes } from '../../../core/model/collections.ts'
 import type { EventContext, IngestEvent } from '../../../core/plugin-api.ts'
 import { sampleContext } from '../../helpers/hooks.ts'
 import { testDbName, testMongoUrl } from '../../helpers/mongo.ts'
@@ -19,7 +20,7 @@ describe('group-update step', () => {
   before(async () => {
     client = await new MongoClient(await testMongoUrl()).connect()
     db = client.db(testDbName('group_step'))
-    await ensureGroupIndexes(db)
+    await ensureCoreIndexes(db)
   })
   after(async () => {
     await db.dropDatabase()

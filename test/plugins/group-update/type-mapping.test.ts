@@ -2,7 +2,8 @@ import { expect } from 'chai'
 import { MongoClient } from 'mongodb'
 import type { Db } from 'mongodb'
 import { GroupTypeMappings } from '../../../plugins/group-update/type-mapping.ts'
-import { GROUP_COLLECTIONS, ensureGroupIndexes } from '../../../plugins/group-update/documents.ts'
+import { GROUP_COLLECTIONS } from '../../../core/plugin-api.ts'
+import { ensureCoreIndexes } from '../../../core/model/collections.ts'
 import { testDbName, testMongoUrl } from '../../helpers/mongo.ts'
 
 describe('GroupTypeMappings', () => {
@@ -16,7 +17,7 @@ describe('GroupTypeMappings', () => {
     // several clients stand for several service processes, each with its own cache
     for (let i = 0; i < 4; i++) clients.push(await new MongoClient(url).connect())
     db = clients[0].db(testDbName('group_types'))
-    await ensureGroupIndexes(db)
+    await ensureCoreIndexes(db)
   })
   after(async () => {
     await db.dropDatabase()

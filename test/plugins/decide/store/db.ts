@@ -1,10 +1,10 @@
-/** A fresh database with the decide plugin's (and the person and group plugins') indexes, per test file. */
+/** A fresh database with the decide plugin's, the person plugins' and the core's (groups among them) indexes, per test file. */
 import { MongoClient } from 'mongodb'
 import type { Db } from 'mongodb'
 import { testDbName, testMongoUrl } from '../../../helpers/mongo.ts'
 import { ensureDecideIndexes } from '../../../../plugins/decide/store/documents.ts'
 import { ensurePersonIndexes } from '../../../../plugins/alias-resolve/person-store.ts'
-import { ensureGroupIndexes } from '../../../../plugins/group-update/documents.ts'
+import { ensureCoreIndexes } from '../../../../core/model/collections.ts'
 
 export interface TestDb {
   client: MongoClient
@@ -15,7 +15,7 @@ export interface TestDb {
 export async function openTestDb(prefix: string): Promise<TestDb> {
   const client = await new MongoClient(await testMongoUrl()).connect()
   const db = client.db(testDbName(prefix))
-  await Promise.all([ensureDecideIndexes(db), ensurePersonIndexes(db), ensureGroupIndexes(db)])
+  await Promise.all([ensureDecideIndexes(db), ensurePersonIndexes(db), ensureCoreIndexes(db)])
   return {
     client,
     db,

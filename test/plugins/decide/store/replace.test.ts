@@ -2,6 +2,7 @@ import { expect } from 'chai'
 import { HttpError } from '../../../../core/errors.ts'
 import { readDefinitions } from '../../../../plugins/decide/definitions/import.ts'
 import { DefinitionsReader } from '../../../../plugins/decide/store/definitions.ts'
+import { GroupStore } from '../../../../core/model/groups.ts'
 import { Generations } from '../../../../plugins/decide/store/generations.ts'
 import { ensureGroupTypes, replaceDefinitions } from '../../../../plugins/decide/store/replace.ts'
 import { CohortMembers } from '../../../../plugins/decide/store/members.ts'
@@ -26,7 +27,7 @@ describe('decide replaceDefinitions', () => {
   after(() => t.close())
   beforeEach(() => void project++)
 
-  const read = () => new DefinitionsReader(t.db).load(project)
+  const read = () => new DefinitionsReader(t.db, new GroupStore(t.db)).load(project)
   const replace = (body: unknown) => replaceDefinitions(t.db, project, readDefinitions(body))
   const countAll = (name: string) => t.db.collection(name).countDocuments({ project_id: project })
 

@@ -1,14 +1,17 @@
 import { expect } from 'chai'
 import { loadRequestData } from '../../../../plugins/decide/store/request-data.ts'
 import { CohortMembers } from '../../../../plugins/decide/store/members.ts'
+import { GroupStore } from '../../../../core/model/groups.ts'
 import { insertPerson, openTestDb } from './db.ts'
 import type { TestDb } from './db.ts'
 
 describe('decide loadRequestData', () => {
   let t: TestDb
+  let groups: GroupStore
   let project = 400
   before(async () => {
     t = await openTestDb('decide_request_data')
+    groups = new GroupStore(t.db)
   })
   after(() => t.close())
   beforeEach(() => void project++)
@@ -25,7 +28,7 @@ describe('decide loadRequestData', () => {
 
   it('reads the person of the distinct id with its creation time', async () => {
     await insertPerson(t.db, project, 'p', ['user'], { plan: 'pro', 'a.b': 1, $browser: 'Firefox' })
-    expect(await loadRequestData(t.db, query())).to.deep.equal({
+    expect(await loadRequestData(t.db, query(), groups)).to.deep.equal({
       status: 'loaded',
       person: { properties: { plan: 'pro', 'a.b': 1, $browser: 'Firefox' }, created_at: '2026-01-02T03:04:05.000Z' },
       groupProperties: {},
@@ -34,7 +37,7 @@ describe('decide loadRequestData', () => {
   })
 
   it('answers a null person for an unknown distinct id', async () => {
-    expect(await loadRequestData(t.db, query({ distinctId: 'stranger' }))).to.include({ person: null })
+    expect(await loadRequestData(t.db, query({ distinctId: 'stranger' }), groups)).to.include({ person: null })
   })
 
   it('reads the rows of the groups the flags need, by the request’s key for each type, numbers as text', async () => {
@@ -71,6 +74,7 @@ describe('decide loadRequestData', () => {
         groupTypeIndexes: [0, 1],
         groupTypeMapping: { 0: 'company', 1: 'team', 2: 'other' },
       }),
+      groups,
     )
     expect(data).to.deep.include({ groupProperties: { 0: { seats: 5 }, 1: { tier: 'gold' } } })
   })
@@ -80,6 +84,8 @@ describe('decide loadRequestData', () => {
     const members = new CohortMembers(t.db)
     await members.add(project, 3, ['old-anon'])
     await members.add(project, 4, ['someone-else'])
-    expect(await loadRequestData(t.db, query({ readStaticMembership: true }))).to.deep.include({ staticCohortIds: [3] })
+    expect(await loadRequestData(t.db, query({ readStaticMembership: true }), groups)).to.deep.include({
+      staticCohortIds: [3],
+    })
   })
 })

@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import type { CommandStartedEvent, Document, MongoClient } from 'mongodb'
-import { findAll } from '../../../core/storage/find-all.ts'
+import { findAll } from '../../../core/model/find-all.ts'
 import { monitoredClient, testDbName } from '../../helpers/mongo.ts'
 
 describe('findAll', () => {

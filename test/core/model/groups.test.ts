@@ -1,8 +1,8 @@
 import { expect } from 'chai'
 import type { CommandStartedEvent, MongoClient } from 'mongodb'
-import { GroupReader } from '../../../../plugins/decide/store/group-reader.ts'
-import { GROUP_COLLECTIONS } from '../../../../plugins/group-update/documents.ts'
-import { monitoredClient, testDbName } from '../../../helpers/mongo.ts'
+import { GroupStore } from '../../../core/model/groups.ts'
+import { GROUP_COLLECTIONS } from '../../../core/plugin-api.ts'
+import { monitoredClient, testDbName } from '../../helpers/mongo.ts'
 
 const group = (projectId: number, typeIndex: number, key: string, properties: Record<string, unknown>) => ({
   project_id: projectId,
@@ -13,7 +13,7 @@ const group = (projectId: number, typeIndex: number, key: string, properties: Re
   version: 1,
 })
 
-describe('decide GroupReader', () => {
+describe('GroupStore (the groups service)', () => {
   let client: MongoClient
   const finds: Array<Record<string, unknown>> = []
   before(async () => {
@@ -33,7 +33,7 @@ describe('decide GroupReader', () => {
         group(7, 1, 'company-1', { other: 'type' }),
         group(8, 0, 'company-1', { other: 'project' }),
       ])
-    const reader = new GroupReader(db)
+    const reader = new GroupStore(db)
     finds.length = 0
     const keys = [...Array.from({ length: 10 }, (_, i) => `company-${i}`), 'company-1', 'unknown']
     const answers = await Promise.all([
@@ -52,13 +52,41 @@ describe('decide GroupReader', () => {
 
   it('sees a write completed before the call (no cached answers)', async () => {
     const db = client.db(testDbName('group-reader'))
-    const reader = new GroupReader(db)
+    const reader = new GroupStore(db)
     await db.collection(GROUP_COLLECTIONS.groups).insertOne(group(1, 0, 'acme', { plan: 'free' }))
     expect(await reader.properties(1, 0, 'acme')).to.deep.equal({ plan: 'free' })
     await db
       .collection(GROUP_COLLECTIONS.groups)
       .updateOne({ project_id: 1, group_key: 'acme' }, { $set: { group_properties: { plan: 'pro' } } })
     expect(await reader.properties(1, 0, 'acme')).to.deep.equal({ plan: 'pro' })
+    await db.dropDatabase()
+  })
+
+  it("reads a project's group types by index, and those of several projects in one find", async () => {
+    const db = client.db(testDbName('group-reader'))
+    const reader = new GroupStore(db)
+    const type = (projectId: number, index: number, name: string) => ({
+      project_id: projectId,
+      group_type: name,
+      group_type_index: index,
+      created_at: new Date(0),
+    })
+    await db
+      .collection(GROUP_COLLECTIONS.groupTypeMappings)
+      .insertMany([type(3, 2, 'team'), type(3, 0, 'company'), type(4, 0, 'org')])
+    expect(Object.entries(await reader.typeMapping(3))).to.deep.equal([
+      ['0', 'company'],
+      ['2', 'team'],
+    ])
+    expect(await reader.typeMapping(5)).to.deep.equal({})
+    finds.length = 0
+    const all = await reader.typeMappings([3, 4, 5])
+    expect(finds).to.have.length(1)
+    expect([...all]).to.deep.equal([
+      [3, { 0: 'company', 2: 'team' }],
+      [4, { 0: 'org' }],
+      [5, {}],
+    ])
     await db.dropDatabase()
   })
 })

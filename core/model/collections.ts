@@ -1,13 +1,14 @@
 /**
- * Collection names and the indexes the core needs, created at boot (createIndexes is idempotent).
- * Plugins create the indexes of their own collections in their setup.
+ * Collection names and the indexes of the collections the core owns or several plugins share,
+ * created at boot (createIndexes is idempotent). A plugin creates the indexes of the collections
+ * only it reads and writes in its setup (sink-mongo's events, decide's definitions).
  */
 import type { Db, IndexDescription } from 'mongodb'
+import { GROUP_INDEXES } from './groups.ts'
 
 export const COLLECTIONS = {
   projects: 'projects',
   counters: 'counters',
-  events: 'events',
   ingestionWarnings: 'ingestion_warnings',
   deadLetters: 'dead_letters',
 } as const
@@ -20,6 +21,7 @@ const CORE_INDEXES: Record<string, IndexDescription[]> = {
   ],
   [COLLECTIONS.ingestionWarnings]: [{ key: { project_id: 1, created_at: -1 }, name: 'project_created_at' }],
   [COLLECTIONS.deadLetters]: [{ key: { project_id: 1, created_at: -1 }, name: 'project_created_at' }],
+  ...GROUP_INDEXES,
 }
 
 export async function ensureCoreIndexes(db: Db): Promise<void> {

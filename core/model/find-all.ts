@@ -13,7 +13,7 @@
 import { ReadPreference } from 'mongodb'
 import type { Collection, Document, Filter } from 'mongodb'
 
-/** Above the most keys a coalesced lookup asks for (core/coalesce.ts), so one batch answers them all. */
+/** Above the most keys a coalesced lookup asks for (coalesce.ts), so one batch answers them all. */
 const MAX_FIRST_BATCH = 1_000
 
 interface CursorReply<R> {
