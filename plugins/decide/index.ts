@@ -6,7 +6,7 @@
  */
 import { Type } from 'typebox'
 import { API_VERSION, definePlugin } from '../../core/plugin-api.ts'
-import type { PluginApi } from '../../core/plugin-api.ts'
+import type { PersonsService, PluginApi } from '../../core/plugin-api.ts'
 import type { GeoipReader } from '../geoip/lookup.ts'
 import { DefinitionsCache } from './cache.ts'
 import { DefinitionsReader } from './store/definitions.ts'
@@ -78,6 +78,18 @@ function optionalGeoip(api: PluginApi): GeoipReader | undefined {
   }
 }
 
+/** The persons of the `persons` plugin when it runs before this one; otherwise no request has a stored person. */
+function optionalPersons(api: PluginApi): PersonsService | undefined {
+  try {
+    return api.use('persons')
+  } catch {
+    api.logger.warn(
+      'no persons service: flags read no stored person properties, static cohorts or hash key overrides; enable the "persons" plugin before decide to read them',
+    )
+    return undefined
+  }
+}
+
 export default definePlugin({
   name: 'decide',
   apiVersion: API_VERSION,
@@ -97,6 +109,7 @@ export default definePlugin({
     )
     const flags = new FlagsEvaluation({
       db: api.db,
+      persons: optionalPersons(api),
       cache,
       geoip: optionalGeoip(api),
       databaseTimeoutMs: options.databaseTimeoutMs,

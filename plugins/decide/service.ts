@@ -7,7 +7,7 @@
  */
 import type { Db } from 'mongodb'
 import type { Logger } from 'pino'
-import type { Project } from '../../core/plugin-api.ts'
+import type { PersonsService, Project } from '../../core/plugin-api.ts'
 import type { GeoipReader } from '../geoip/lookup.ts'
 import { evaluateFlagsInSlices, normalizeDistinctId, planEvaluation } from './evaluator/index.ts'
 import type {
@@ -75,6 +75,8 @@ const GEOIP_FOR_FLAGS = [
 
 export interface FlagsServiceDeps {
   db: Db
+  /** Stored persons; without the service no request has one (no person properties, cohorts or overrides). */
+  persons?: PersonsService
   cache: DefinitionsCache
   geoip?: GeoipReader
   databaseTimeoutMs: number
@@ -195,7 +197,7 @@ export class FlagsEvaluation implements FlagsService {
       readStaticMembership: plan.databaseFlagKeys.some((key) => definitions.staticCohortFlagKeys.has(key)),
     }
     try {
-      return await this.withTimeout(loadRequestData(this.deps.db, query))
+      return await this.withTimeout(loadRequestData(this.deps.db, this.deps.persons, query))
     } catch (error) {
       this.deps.logger.warn(
         { err: error, project: project.id },
@@ -213,10 +215,13 @@ export class FlagsEvaluation implements FlagsService {
   ): Promise<{ values: Record<string, string> | null; failed: boolean }> {
     const { lookup, write } = plan.hashKeyOverrides
     if (lookup === null) return { values: null, failed: false }
+    const { db, persons } = this.deps
+    // overrides belong to persons: without stored persons there are none to read or write
+    if (!persons) return { values: {}, failed: false }
     try {
       const read = async () => {
-        if (write) await writeHashKeyOverrides(this.deps.db, project.id, write)
-        return readHashKeyOverrides(this.deps.db, project.id, lookup)
+        if (write) await writeHashKeyOverrides({ db, persons }, project.id, write)
+        return readHashKeyOverrides({ db, persons }, project.id, lookup)
       }
       return { values: await this.withTimeout(read()), failed: false }
     } catch (error) {

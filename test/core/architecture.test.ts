@@ -33,7 +33,7 @@ const ALLOWED: ReadonlyArray<{ reason: string; imports: readonly string[] }> = [
   {
     reason: 'capture rules every event needs (distinct id, uuid) live in core but are not exposed by the contract',
     imports: [
-      'plugins/alias-resolve/merge-id.ts -> core/capture/distinct-id.ts',
+      'plugins/persons/merge-id.ts -> core/capture/distinct-id.ts',
       'plugins/group-update/step.ts -> core/capture/distinct-id.ts',
       'plugins/validate/rules.ts -> core/capture/uuid.ts',
     ],
@@ -41,12 +41,12 @@ const ALLOWED: ReadonlyArray<{ reason: string; imports: readonly string[] }> = [
   {
     reason: 'batched database reads (coalesce, find-all) belong to the data model, which has no home yet',
     imports: [
-      'plugins/alias-resolve/batched-commands.ts -> core/coalesce.ts',
+      'plugins/persons/batched-commands.ts -> core/coalesce.ts',
       'plugins/decide/store/group-reader.ts -> core/coalesce.ts',
-      'plugins/decide/store/person-reader.ts -> core/coalesce.ts',
-      'plugins/alias-resolve/batched-commands.ts -> core/storage/find-all.ts',
+      'plugins/persons/persons-reader.ts -> core/coalesce.ts',
+      'plugins/persons/batched-commands.ts -> core/storage/find-all.ts',
       'plugins/decide/store/group-reader.ts -> core/storage/find-all.ts',
-      'plugins/decide/store/person-reader.ts -> core/storage/find-all.ts',
+      'plugins/persons/persons-reader.ts -> core/storage/find-all.ts',
     ],
   },
   {
@@ -58,23 +58,8 @@ const ALLOWED: ReadonlyArray<{ reason: string; imports: readonly string[] }> = [
     ],
   },
   {
-    reason: 'alias-resolve and person-update are one module in two folders (shared store, mutual calls)',
-    imports: [
-      'plugins/person-update/update.ts -> plugins/alias-resolve/merge.ts',
-      'plugins/person-update/update.ts -> plugins/alias-resolve/person-store.ts',
-      'plugins/person-update/normalise.ts -> plugins/alias-resolve/properties.ts',
-      'plugins/person-update/property-ops.ts -> plugins/alias-resolve/properties.ts',
-      'plugins/person-update/update.ts -> plugins/alias-resolve/properties.ts',
-      'plugins/person-update/update.ts -> plugins/alias-resolve/sequence-persons.ts',
-    ],
-  },
-  {
     reason: "decide reads persons and groups through other plugins' stores: no typed readers in the contract yet",
     imports: [
-      'plugins/decide/store/hash-key-overrides.ts -> plugins/alias-resolve/person-store.ts',
-      'plugins/decide/store/person-reader.ts -> plugins/alias-resolve/person-store.ts',
-      'plugins/decide/store/request-data.ts -> plugins/alias-resolve/person-store.ts',
-      'plugins/decide/store/person-reader.ts -> plugins/alias-resolve/remembered-person-ids.ts',
       'plugins/decide/store/definitions.ts -> plugins/group-update/documents.ts',
       'plugins/decide/store/group-reader.ts -> plugins/group-update/documents.ts',
       'plugins/decide/store/replace.ts -> plugins/group-update/documents.ts',

@@ -1,13 +1,13 @@
 /**
  * What one flags request reads from the database, at request time (a `$set` captured a moment ago
  * is visible to the next call): the person of the distinct id, the stored rows of the groups the
- * flags read, and the person's static cohorts. Written by alias-resolve / person-update
- * (`persons`, `person_distinct_ids`) and group-update (`groups`); read here directly.
+ * flags read, and the person's static cohorts. Persons are read through the contract's `persons`
+ * service (without one, no request has a stored person); groups, written by group-update
+ * (`groups`), are read here directly.
  */
 import type { Db } from 'mongodb'
+import type { PersonsService } from '../../../core/plugin-api.ts'
 import type { DatabaseState, Properties } from '../evaluator/index.ts'
-import { getDistinctIdsOfPerson } from '../../alias-resolve/person-store.ts'
-import { PersonReader } from './person-reader.ts'
 import { GroupReader } from './group-reader.ts'
 import { DECIDE_COLLECTIONS } from './documents.ts'
 import type { CohortMemberDocument } from './documents.ts'
@@ -44,8 +44,13 @@ async function groupProperties(reader: GroupReader, query: RequestDataQuery): Pr
 }
 
 /** Static cohorts holding any distinct id of the person (membership is recorded by distinct id). */
-async function staticCohortIds(db: Db, projectId: number, personId: string): Promise<number[]> {
-  const distinctIds = await getDistinctIdsOfPerson(db, projectId, personId)
+async function staticCohortIds(
+  db: Db,
+  persons: PersonsService,
+  projectId: number,
+  personId: string,
+): Promise<number[]> {
+  const distinctIds = await persons.distinctIdsOf(projectId, personId)
   const rows = await db
     .collection<CohortMemberDocument>(DECIDE_COLLECTIONS.cohortMembers)
     .find({ project_id: projectId, distinct_id: { $in: distinctIds } }, { projection: { _id: 0, cohort_id: 1 } })
@@ -53,28 +58,33 @@ async function staticCohortIds(db: Db, projectId: number, personId: string): Pro
   return [...new Set(rows.map((row) => row.cohort_id))]
 }
 
-const readers = new WeakMap<Db, { persons: PersonReader; groups: GroupReader }>()
+const readers = new WeakMap<Db, GroupReader>()
 
-/** One set of coalescing readers per database, so that all requests share their batches. */
-function readersFor(db: Db): { persons: PersonReader; groups: GroupReader } {
+/** One coalescing group reader per database, so that all requests share its batches. */
+function groupReaderFor(db: Db): GroupReader {
   let found = readers.get(db)
-  if (!found) readers.set(db, (found = { persons: new PersonReader(db), groups: new GroupReader(db) }))
+  if (!found) readers.set(db, (found = new GroupReader(db)))
   return found
 }
 
 /** The `loaded` database state for the evaluator; throws when the database cannot be read. */
-export async function loadRequestData(db: Db, query: RequestDataQuery): Promise<DatabaseState> {
-  const { persons, groups: groupReader } = readersFor(db)
+export async function loadRequestData(
+  db: Db,
+  persons: PersonsService | undefined,
+  query: RequestDataQuery,
+): Promise<DatabaseState> {
   const [person, groups] = await Promise.all([
-    persons.byDistinctId(query.projectId, query.distinctId),
-    groupProperties(groupReader, query),
+    persons ? persons.byDistinctId(query.projectId, query.distinctId) : null,
+    groupProperties(groupReaderFor(db), query),
   ])
-  const cohorts = person && query.readStaticMembership ? await staticCohortIds(db, query.projectId, person.id) : []
+  const cohorts =
+    persons && person && query.readStaticMembership
+      ? await staticCohortIds(db, persons, query.projectId, person.id)
+      : []
   return {
     status: 'loaded',
-    person: person
-      ? { properties: person.properties ?? {}, created_at: new Date(person.created_at).toISOString() }
-      : null,
+    // the evaluator only reads properties; concurrent requests may share one read person
+    person: person ? { properties: person.properties as Properties, created_at: person.createdAt.toISOString() } : null,
     groupProperties: groups,
     staticCohortIds: cohorts,
   }

@@ -12,6 +12,7 @@ import { Generations } from '../../../plugins/decide/store/generations.ts'
 import { CohortMembers } from '../../../plugins/decide/store/members.ts'
 import { replaceDefinitions } from '../../../plugins/decide/store/replace.ts'
 import { openGeoip } from '../../../plugins/geoip/lookup.ts'
+import { PersonsReader } from '../../../plugins/persons/persons-reader.ts'
 import type { GeoipReader } from '../../../plugins/geoip/lookup.ts'
 import { testMongoUrl } from '../../helpers/mongo.ts'
 import { writeMaxMindCityFixture } from '../geoip/fixtures.ts'
@@ -83,7 +84,15 @@ describe('decide flags service', () => {
       logger,
     )
   const service = (db = t.db, cache = cacheOf()) =>
-    new FlagsEvaluation({ db, cache, geoip, databaseTimeoutMs: 2000, regexBudgetMs: 100, logger })
+    new FlagsEvaluation({
+      db,
+      persons: new PersonsReader(db),
+      cache,
+      geoip,
+      databaseTimeoutMs: 2000,
+      regexBudgetMs: 100,
+      logger,
+    })
 
   before(async () => {
     t = await openTestDb('decide_service')
@@ -196,6 +205,7 @@ describe('decide flags service', () => {
     try {
       const svc = new FlagsEvaluation({
         db: hung.db('x'),
+        persons: new PersonsReader(hung.db('x')),
         cache: cacheOf(),
         geoip,
         databaseTimeoutMs: 100,

@@ -13,7 +13,7 @@ describe('decide loadRequestData', () => {
   after(() => t.close())
   beforeEach(() => void project++)
 
-  const query = (extra: Partial<Parameters<typeof loadRequestData>[1]> = {}) => ({
+  const query = (extra: Partial<Parameters<typeof loadRequestData>[2]> = {}) => ({
     projectId: project,
     distinctId: 'user',
     groups: null,
@@ -25,7 +25,7 @@ describe('decide loadRequestData', () => {
 
   it('reads the person of the distinct id with its creation time', async () => {
     await insertPerson(t.db, project, 'p', ['user'], { plan: 'pro', 'a.b': 1, $browser: 'Firefox' })
-    expect(await loadRequestData(t.db, query())).to.deep.equal({
+    expect(await loadRequestData(t.db, t.persons, query())).to.deep.equal({
       status: 'loaded',
       person: { properties: { plan: 'pro', 'a.b': 1, $browser: 'Firefox' }, created_at: '2026-01-02T03:04:05.000Z' },
       groupProperties: {},
@@ -34,7 +34,7 @@ describe('decide loadRequestData', () => {
   })
 
   it('answers a null person for an unknown distinct id', async () => {
-    expect(await loadRequestData(t.db, query({ distinctId: 'stranger' }))).to.include({ person: null })
+    expect(await loadRequestData(t.db, t.persons, query({ distinctId: 'stranger' }))).to.include({ person: null })
   })
 
   it('reads the rows of the groups the flags need, by the request’s key for each type, numbers as text', async () => {
@@ -66,6 +66,7 @@ describe('decide loadRequestData', () => {
     ])
     const data = await loadRequestData(
       t.db,
+      t.persons,
       query({
         groups: { company: 'acme', team: 42, other: 'x' },
         groupTypeIndexes: [0, 1],
@@ -80,6 +81,8 @@ describe('decide loadRequestData', () => {
     const members = new CohortMembers(t.db)
     await members.add(project, 3, ['old-anon'])
     await members.add(project, 4, ['someone-else'])
-    expect(await loadRequestData(t.db, query({ readStaticMembership: true }))).to.deep.include({ staticCohortIds: [3] })
+    expect(await loadRequestData(t.db, t.persons, query({ readStaticMembership: true }))).to.deep.include({
+      staticCohortIds: [3],
+    })
   })
 })

@@ -2,8 +2,8 @@
  * The person side of event normalisation (capture.md §2.2b): device, page and campaign properties
  * of the event become `$set` (latest touch) and `$initial_*` in `$set_once` (first touch).
  */
-import type { Properties } from '../alias-resolve/properties.ts'
-import { copyProperties, emptyProperties, hasOwn, isPlainObject } from '../alias-resolve/properties.ts'
+import type { Properties } from './properties.ts'
+import { copyProperties, emptyProperties, hasOwn, isPlainObject } from './properties.ts'
 import { copyRecord } from '../../core/plugin-api.ts'
 
 const DEVICE_AND_PAGE_KEYS = [

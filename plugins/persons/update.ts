@@ -1,14 +1,14 @@
 /**
- * The person-update step: normalises the event's person properties, applies `$set` /
- * `$set_once` / `$unset` to the person alias-resolve found, and sets the person properties the
+ * The personUpdate step: normalises the event's person properties, applies `$set` /
+ * `$set_once` / `$unset` to the person the aliasResolve step found, and sets the person properties the
  * stored event carries (capture.md §2.12).
  */
 import type { EventContext, IngestEvent } from '../../core/plugin-api.ts'
-import type { PersonDocument, PersonStore } from '../alias-resolve/person-store.ts'
-import { PersonContentionError, backoff } from '../alias-resolve/person-store.ts'
-import { MAX_ATTEMPTS } from '../alias-resolve/merge.ts'
-import { SequencePersons } from '../alias-resolve/sequence-persons.ts'
-import { layered, warnPersonPropertiesSize, withinPersonPropertiesLimit } from '../alias-resolve/properties.ts'
+import type { PersonDocument, PersonStore } from './person-store.ts'
+import { PersonContentionError, backoff } from './person-store.ts'
+import { MAX_ATTEMPTS } from './merge.ts'
+import { SequencePersons } from './sequence-persons.ts'
+import { layered, warnPersonPropertiesSize, withinPersonPropertiesLimit } from './properties.ts'
 import { NOT_NORMALISED_EVENTS, normaliseForPerson, operationsOf } from './normalise.ts'
 import type { PersonOperations } from './normalise.ts'
 import { applyOperations } from './property-ops.ts'
@@ -26,14 +26,14 @@ export interface UpdateOptions {
 const NO_PERSON_UPDATE_EVENTS = new Set(['$exception', '$$heatmap'])
 const PERSON_OPERATIONS = ['$set', '$set_once', '$unset']
 
-/** The event properties person-update stores: with `$set` / `$set_once` filled in (normalise.ts). */
+/** The event properties the personUpdate step stores: with `$set` / `$set_once` filled in (normalise.ts). */
 function normalisedProperties(event: IngestEvent): Record<string, unknown> {
   return NOT_NORMALISED_EVENTS.has(event.event) ? event.properties : normaliseForPerson(event.properties)
 }
 
 /**
  * The properties `updateEvent` writes on a person that `event` has just created with `created`
- * (alias-resolve inserts the person with them, so the step then finds nothing to write).
+ * (the aliasResolve step inserts the person with them, so the step then finds nothing to write).
  */
 export function creationProperties(
   event: IngestEvent,

@@ -13,7 +13,7 @@
 import type { EventContext } from '../../core/plugin-api.ts'
 import type { PersonDocument } from './person-store.ts'
 
-const KEY = 'alias-resolve:persons'
+const KEY = 'persons:sequence'
 /**
  * Persons kept at most per sequence. A sequence is one distinct_id's events, so one person (two
  * around a merge), except in a historical migration, where every event of the request is one

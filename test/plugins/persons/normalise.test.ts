@@ -1,9 +1,9 @@
 import { expect } from 'chai'
-import { normaliseForPerson, operationsOf } from '../../../plugins/person-update/normalise.ts'
+import { normaliseForPerson, operationsOf } from '../../../plugins/persons/normalise.ts'
 
 const plain = (value: unknown) => JSON.parse(JSON.stringify(value)) as Record<string, unknown>
 
-describe('person-update normalisation', () => {
+describe('persons: normalisation', () => {
   it('lifts device, page and campaign properties into $set and $initial_* into $set_once', () => {
     const result = normaliseForPerson({
       $browser: 'Firefox',

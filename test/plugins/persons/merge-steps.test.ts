@@ -4,16 +4,16 @@
  * nothing lost and nothing folded twice; marks never leave two merges pointing at each other.
  */
 import { expect } from 'chai'
-import { currentPerson, finishMerge, startMerge, STALE_MARK_MS } from '../../../plugins/alias-resolve/merge-steps.ts'
-import { findOrCreate } from '../../../plugins/alias-resolve/resolve.ts'
-import { updateEvent } from '../../../plugins/person-update/update.ts'
-import { PERSON_COLLECTIONS, getDistinctIdsOfPerson } from '../../../plugins/alias-resolve/person-store.ts'
-import type { PersonDocument } from '../../../plugins/alias-resolve/person-store.ts'
-import { copyProperties } from '../../../plugins/alias-resolve/properties.ts'
+import { currentPerson, finishMerge, startMerge, STALE_MARK_MS } from '../../../plugins/persons/merge-steps.ts'
+import { findOrCreate } from '../../../plugins/persons/resolve.ts'
+import { updateEvent } from '../../../plugins/persons/update.ts'
+import { PERSON_COLLECTIONS, getDistinctIdsOfPerson } from '../../../plugins/persons/person-store.ts'
+import type { PersonDocument } from '../../../plugins/persons/person-store.ts'
+import { copyProperties } from '../../../plugins/persons/properties.ts'
 import { contextFor, nextProjectId, openPersonDb, personEvent, plain } from './fixtures.ts'
 import type { PersonDb } from './fixtures.ts'
 
-describe('alias-resolve merge steps', () => {
+describe('persons: merge steps', () => {
   let t: PersonDb
   before(async () => {
     t = await openPersonDb('merge-steps')

@@ -4,9 +4,9 @@ import {
   getDistinctIdsOfPerson,
   getPersonByDistinctId,
   isDuplicateKeyError,
-} from '../../../plugins/alias-resolve/person-store.ts'
-import { mergePersons } from '../../../plugins/alias-resolve/merge.ts'
-import { copyProperties } from '../../../plugins/alias-resolve/properties.ts'
+} from '../../../plugins/persons/person-store.ts'
+import { mergePersons } from '../../../plugins/persons/merge.ts'
+import { copyProperties } from '../../../plugins/persons/properties.ts'
 import { nextProjectId, openCountedPersonDb, plain } from './fixtures.ts'
 import type { CountedPersonDb } from './fixtures.ts'
 
@@ -23,7 +23,7 @@ const init = (over = {}) => ({
   ...over,
 })
 
-describe('alias-resolve person store', () => {
+describe('persons: person store', () => {
   let t: CountedPersonDb
   before(async () => {
     t = await openCountedPersonDb('person-store')

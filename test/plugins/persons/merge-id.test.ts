@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { withMergeIdAsDistinctId } from '../../../plugins/alias-resolve/merge-id.ts'
+import { withMergeIdAsDistinctId } from '../../../plugins/persons/merge-id.ts'
 import { personEvent } from './fixtures.ts'
 
 describe('the other id of a merge', () => {

@@ -4,9 +4,9 @@ import {
   PERSON_UUID_NAMESPACE,
   personUuid,
   uuidv5,
-} from '../../../plugins/alias-resolve/person-uuid.ts'
+} from '../../../plugins/persons/person-uuid.ts'
 
-describe('alias-resolve person uuids', () => {
+describe('persons: person uuids', () => {
   it('computes RFC 9562 version 5 uuids (the DNS namespace example)', () => {
     expect(uuidv5('www.example.com', '6ba7b810-9dad-11d1-80b4-00c04fd430c8')).to.equal(
       '2ed6657d-e927-568b-95e1-2665a8aea6a2',

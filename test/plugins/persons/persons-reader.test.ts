@@ -1,11 +1,11 @@
 import { expect } from 'chai'
 import type { CommandStartedEvent, MongoClient } from 'mongodb'
-import { PersonReader } from '../../../../plugins/decide/store/person-reader.ts'
-import { PERSON_COLLECTIONS } from '../../../../plugins/alias-resolve/person-store.ts'
-import { monitoredClient, testDbName } from '../../../helpers/mongo.ts'
-import { insertPerson } from './db.ts'
+import { PersonsReader } from '../../../plugins/persons/persons-reader.ts'
+import { PERSON_COLLECTIONS } from '../../../plugins/persons/person-store.ts'
+import { monitoredClient, testDbName } from '../../helpers/mongo.ts'
+import { insertPerson } from './fixtures.ts'
 
-describe('decide PersonReader', () => {
+describe('persons: the persons service (PersonsReader)', () => {
   let client: MongoClient
   const finds: string[] = []
   before(async () => {
@@ -34,7 +34,7 @@ describe('decide PersonReader', () => {
     await db
       .collection(PERSON_COLLECTIONS.distinctIds)
       .insertOne({ project_id: 8, distinct_id: 'user-1', person_id: 'other-project', version: 0 })
-    const reader = new PersonReader(db)
+    const reader = new PersonsReader(db)
     finds.length = 0
     const people = await Promise.all([...ids, 'stranger'].map((id) => reader.byDistinctId(7, id)))
     expect(people.slice(0, 20).map((p) => p?.properties.n)).to.deep.equal(ids.map((_, i) => i % 10))
@@ -45,7 +45,7 @@ describe('decide PersonReader', () => {
 
   it('sees a write completed before the call (no cached answers)', async () => {
     const db = client.db(testDbName('person-reader'))
-    const reader = new PersonReader(db)
+    const reader = new PersonsReader(db)
     expect(await reader.byDistinctId(1, 'late')).to.equal(null)
     await db
       .collection(PERSON_COLLECTIONS.distinctIds)
@@ -65,7 +65,7 @@ describe('decide PersonReader', () => {
   it('remembers the person id of a distinct id, and still reads the person fresh each time', async () => {
     const db = client.db(testDbName('person-reader'))
     await insertPerson(db, 1, 'p', ['d'], { plan: 'free' })
-    const reader = new PersonReader(db)
+    const reader = new PersonsReader(db)
     expect((await reader.byDistinctId(1, 'd'))?.properties).to.deep.equal({ plan: 'free' })
     await db
       .collection(PERSON_COLLECTIONS.persons)
@@ -82,9 +82,9 @@ describe('decide PersonReader', () => {
     const mappings = db.collection(PERSON_COLLECTIONS.distinctIds)
     await insertPerson(db, 1, 'a', ['anon'], { side: 'anon' })
     await insertPerson(db, 1, 'b', ['user'], { side: 'user' })
-    const reader = new PersonReader(db)
+    const reader = new PersonsReader(db)
     expect((await reader.byDistinctId(1, 'anon'))?.properties).to.deep.equal({ side: 'anon' })
-    // what alias-resolve's merge does: move the ids to the survivor, then delete the merged-away person
+    // what a merge does (merge-steps.ts): move the ids to the survivor, then delete the merged-away person
     await mappings.updateMany({ project_id: 1, person_id: 'a' }, { $set: { person_id: 'b' } })
     await persons.deleteOne({ project_id: 1, id: 'a' })
     finds.length = 0
@@ -103,7 +103,7 @@ describe('decide PersonReader', () => {
   it('answers null once the person and its ids are deleted, and does not remember an id without a person', async () => {
     const db = client.db(testDbName('person-reader'))
     await insertPerson(db, 1, 'p', ['d'])
-    const reader = new PersonReader(db)
+    const reader = new PersonsReader(db)
     expect(await reader.byDistinctId(1, 'd')).to.not.equal(null)
     await db.collection(PERSON_COLLECTIONS.persons).deleteOne({ project_id: 1, id: 'p' })
     await db.collection(PERSON_COLLECTIONS.distinctIds).deleteOne({ project_id: 1, distinct_id: 'd' })

@@ -1,14 +1,14 @@
 import { expect } from 'chai'
-import { merge, mergePersons } from '../../../plugins/alias-resolve/merge.ts'
-import { findOrCreate } from '../../../plugins/alias-resolve/resolve.ts'
-import { getDistinctIdsOfPerson } from '../../../plugins/alias-resolve/person-store.ts'
-import type { PersonDocument } from '../../../plugins/alias-resolve/person-store.ts'
-import { personUuid } from '../../../plugins/alias-resolve/person-uuid.ts'
-import { copyProperties } from '../../../plugins/alias-resolve/properties.ts'
+import { merge, mergePersons } from '../../../plugins/persons/merge.ts'
+import { findOrCreate } from '../../../plugins/persons/resolve.ts'
+import { getDistinctIdsOfPerson } from '../../../plugins/persons/person-store.ts'
+import type { PersonDocument } from '../../../plugins/persons/person-store.ts'
+import { personUuid } from '../../../plugins/persons/person-uuid.ts'
+import { copyProperties } from '../../../plugins/persons/properties.ts'
 import { contextFor, nextProjectId, openPersonDb, personEvent, plain } from './fixtures.ts'
 import type { PersonDb } from './fixtures.ts'
 
-describe('alias-resolve merges', () => {
+describe('persons: merges', () => {
   let t: PersonDb
   before(async () => {
     t = await openPersonDb('merge')

@@ -1,10 +1,10 @@
 import { expect } from 'chai'
-import { PERSON_COLLECTIONS } from '../../../plugins/alias-resolve/person-store.ts'
-import type { PersonStore } from '../../../plugins/alias-resolve/person-store.ts'
-import { resolveEvent } from '../../../plugins/alias-resolve/resolve.ts'
-import { SequencePersons } from '../../../plugins/alias-resolve/sequence-persons.ts'
-import { copyProperties } from '../../../plugins/alias-resolve/properties.ts'
-import { updateEvent } from '../../../plugins/person-update/update.ts'
+import { PERSON_COLLECTIONS } from '../../../plugins/persons/person-store.ts'
+import type { PersonStore } from '../../../plugins/persons/person-store.ts'
+import { resolveEvent } from '../../../plugins/persons/resolve.ts'
+import { SequencePersons } from '../../../plugins/persons/sequence-persons.ts'
+import { copyProperties } from '../../../plugins/persons/properties.ts'
+import { updateEvent } from '../../../plugins/persons/update.ts'
 import type { EventContext, IngestEvent } from '../../../core/plugin-api.ts'
 import { contextFor, nextProjectId, openCountedPersonDb, personEvent, plain } from './fixtures.ts'
 import type { CountedPersonDb } from './fixtures.ts'
@@ -12,7 +12,7 @@ import type { CountedPersonDb } from './fixtures.ts'
 const RESOLVE = { forceUpgrade: true, forceUpgradeAfterMs: 60_000 }
 const UPDATE = { skipFilteredWrites: true, setOnceFillsNull: true, maxKeysPerOperation: 1000 }
 
-describe('alias-resolve: the persons of a sequence of events', () => {
+describe('persons: the persons of a sequence of events', () => {
   let t: CountedPersonDb
   before(async () => {
     t = await openCountedPersonDb('sequence-persons')

@@ -3,8 +3,8 @@
  * function: the caller decides whether and how to write the result.
  */
 import { isDeepStrictEqual } from 'node:util'
-import type { Properties } from '../alias-resolve/properties.ts'
-import { copyProperties, hasOwn } from '../alias-resolve/properties.ts'
+import type { Properties } from './properties.ts'
+import { copyProperties, hasOwn } from './properties.ts'
 import type { PersonOperations } from './normalise.ts'
 
 /** Events that always write every change: they exist to change the person. */

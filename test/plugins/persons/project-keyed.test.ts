@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { ProjectKeyed } from '../../../plugins/alias-resolve/project-keyed.ts'
+import { ProjectKeyed } from '../../../plugins/persons/project-keyed.ts'
 
 describe('ProjectKeyed', () => {
   it('keeps values apart per project and id', () => {

@@ -1,9 +1,9 @@
 import { expect } from 'chai'
 import type { CommandStartedEvent, Db, MongoClient } from 'mongodb'
 import { Coalescer } from '../../../core/coalesce.ts'
-import { PersonStore, ensurePersonIndexes } from '../../../plugins/alias-resolve/person-store.ts'
-import { resolveEvent } from '../../../plugins/alias-resolve/resolve.ts'
-import { personUuid } from '../../../plugins/alias-resolve/person-uuid.ts'
+import { PersonStore, ensurePersonIndexes } from '../../../plugins/persons/person-store.ts'
+import { resolveEvent } from '../../../plugins/persons/resolve.ts'
+import { personUuid } from '../../../plugins/persons/person-uuid.ts'
 import { monitoredClient, testDbName } from '../../helpers/mongo.ts'
 import { contextFor, nextProjectId, personEvent } from './fixtures.ts'
 

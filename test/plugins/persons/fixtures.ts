@@ -2,7 +2,7 @@
 import { MongoClient } from 'mongodb'
 import type { CommandStartedEvent, Db } from 'mongodb'
 import { monitoredClient, testDbName, testMongoUrl } from '../../helpers/mongo.ts'
-import { PersonStore, ensurePersonIndexes } from '../../../plugins/alias-resolve/person-store.ts'
+import { PersonStore, ensurePersonIndexes } from '../../../plugins/persons/person-store.ts'
 import type { EventContext, IngestEvent } from '../../../core/plugin-api.ts'
 import { sampleContext } from '../../helpers/hooks.ts'
 
@@ -77,3 +77,26 @@ export function contextFor(
 
 /** JSON view of a property object (null-prototype objects compare as plain ones). */
 export const plain = (value: unknown) => JSON.parse(JSON.stringify(value)) as Record<string, unknown>
+
+/** A person with these distinct ids, written as the persons plugin stores it. */
+export async function insertPerson(
+  db: Db,
+  projectId: number,
+  personId: string,
+  distinctIds: string[],
+  properties: Record<string, unknown> = {},
+): Promise<void> {
+  await db.collection('persons').insertOne({
+    project_id: projectId,
+    id: personId,
+    properties,
+    is_identified: false,
+    created_at: new Date('2026-01-02T03:04:05Z'),
+    version: 0,
+  })
+  await db
+    .collection('person_distinct_ids')
+    .insertMany(
+      distinctIds.map((distinct_id) => ({ project_id: projectId, distinct_id, person_id: personId, version: 0 })),
+    )
+}

@@ -1,16 +1,16 @@
 import { expect } from 'chai'
-import { creationProperties, updateEvent } from '../../../plugins/person-update/update.ts'
-import { resolveEvent } from '../../../plugins/alias-resolve/resolve.ts'
-import { mergePersons } from '../../../plugins/alias-resolve/merge.ts'
+import { creationProperties, updateEvent } from '../../../plugins/persons/update.ts'
+import { resolveEvent } from '../../../plugins/persons/resolve.ts'
+import { mergePersons } from '../../../plugins/persons/merge.ts'
 import type { IngestEvent } from '../../../core/plugin-api.ts'
-import type { PersonStore } from '../../../plugins/alias-resolve/person-store.ts'
-import { contextFor, nextProjectId, openPersonDb, personEvent, plain } from '../alias-resolve/fixtures.ts'
-import type { PersonDb } from '../alias-resolve/fixtures.ts'
+import { PersonStore } from '../../../plugins/persons/person-store.ts'
+import { contextFor, nextProjectId, openPersonDb, personEvent, plain } from './fixtures.ts'
+import type { PersonDb } from './fixtures.ts'
 
 const options = { skipFilteredWrites: true, setOnceFillsNull: true, maxKeysPerOperation: 1000 }
 const resolveOptions = { forceUpgrade: true, forceUpgradeAfterMs: 60_000 }
 
-describe('person-update step', () => {
+describe('persons: the personUpdate step', () => {
   let t: PersonDb
   before(async () => {
     t = await openPersonDb('person-update')
@@ -140,13 +140,9 @@ describe('person-update step', () => {
     expect(await updateEvent(store, resolved, ctx, options)).to.equal(undefined)
   })
 
-  describe('with the creation hook person-update sets up', () => {
-    /** A store as the plugins set it up: alias-resolve inserts a new person with what person-update would write. */
-    const hookedStore = () => {
-      const store = t.store()
-      store.creationProperties = (event, created) => creationProperties(event, created, options)
-      return store
-    }
+  describe('with the creation properties the plugin sets up', () => {
+    /** A store as the plugin sets it up: the aliasResolve step inserts a new person with what the personUpdate step would write. */
+    const hookedStore = () => new PersonStore(t.db, (event, created) => creationProperties(event, created, options))
     const commands: Array<{ event: Partial<IngestEvent> }> = [
       {
         event: {
@@ -319,7 +315,7 @@ describe('person-update step', () => {
       const person = await stored(projectId, 'u')
       expect(Object.keys(person.properties)).to.not.include('huge')
       expect(ctx.warnings.map((w) => w.type)).to.deep.equal(['person_properties_size_violation'])
-      // the creation hook (alias-resolve inserts the person with what it answers) leaves them out too
+      // the creation properties (the aliasResolve step inserts the person with them) leaves them out too
       expect(
         plain(
           creationProperties(

@@ -1,7 +1,7 @@
 import { expect } from 'chai'
-import { isIllegalDistinctId } from '../../../plugins/alias-resolve/illegal-ids.ts'
+import { isIllegalDistinctId } from '../../../plugins/persons/illegal-ids.ts'
 
-describe('alias-resolve illegal distinct ids', () => {
+describe('persons: illegal distinct ids', () => {
   it('refuses empty and whitespace-only ids', () => {
     for (const id of ['', ' ', '\t\n']) expect(isIllegalDistinctId(id), JSON.stringify(id)).to.equal(true)
   })

@@ -1,15 +1,15 @@
 /**
  * Merges racing each other (issue 23 item 3): many `$create_alias` / `$merge_dangerously` events
  * at once over a chain and over a star of ids, each with its own `$set`, run through the
- * alias-resolve and person-update steps on two stores, as two processes on one database would.
+ * aliasResolve and personUpdate steps on two stores, as two processes on one database would.
  * A request that fails retryably is sent again, as the SDKs do; every one that succeeds must have
  * its property on the person its distinct_id leads to, and no person may be left without an id.
  */
 import { randomUUID } from 'node:crypto'
 import { expect } from 'chai'
-import { resolveEvent } from '../../../plugins/alias-resolve/resolve.ts'
-import { updateEvent } from '../../../plugins/person-update/update.ts'
-import type { PersonStore } from '../../../plugins/alias-resolve/person-store.ts'
+import { resolveEvent } from '../../../plugins/persons/resolve.ts'
+import { updateEvent } from '../../../plugins/persons/update.ts'
+import type { PersonStore } from '../../../plugins/persons/person-store.ts'
 import { checkPersons, racePairs } from '../../helpers/persons.ts'
 import type { AcknowledgedSet, RaceShape } from '../../helpers/persons.ts'
 import { contextFor, nextProjectId, openPersonDb, personEvent } from './fixtures.ts'
@@ -51,7 +51,7 @@ async function send(
   return false
 }
 
-describe('alias-resolve merges racing each other', function () {
+describe('persons: merges racing each other', function () {
   this.timeout(120_000)
   let t: PersonDb
   before(async () => {

@@ -1,20 +1,20 @@
 import { expect } from 'chai'
-import { findOrCreate, resolveEvent } from '../../../plugins/alias-resolve/resolve.ts'
-import { personUuid } from '../../../plugins/alias-resolve/person-uuid.ts'
-import { copyProperties } from '../../../plugins/alias-resolve/properties.ts'
+import { findOrCreate, resolveEvent } from '../../../plugins/persons/resolve.ts'
+import { personUuid } from '../../../plugins/persons/person-uuid.ts'
+import { copyProperties } from '../../../plugins/persons/properties.ts'
 import { contextFor, nextProjectId, openPersonDb, personEvent, plain } from './fixtures.ts'
 import type { PersonDb } from './fixtures.ts'
 
 const options = { forceUpgrade: true, forceUpgradeAfterMs: 60_000 }
 
-describe('alias-resolve step', () => {
+describe('persons: the aliasResolve step', () => {
   let t: PersonDb
   before(async () => {
     t = await openPersonDb('resolve')
   })
   after(() => t.close())
 
-  it('creates the person of a new distinct id from the event and hands it to person-update', async () => {
+  it('creates the person of a new distinct id from the event and hands it to the personUpdate step', async () => {
     const projectId = nextProjectId()
     const store = t.store()
     const result = await resolveEvent(

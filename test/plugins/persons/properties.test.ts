@@ -1,12 +1,12 @@
 import { expect } from 'chai'
-import { copyProperties, hasOwn, layered, ownValue } from '../../../plugins/alias-resolve/properties.ts'
+import { copyProperties, hasOwn, layered, ownValue } from '../../../plugins/persons/properties.ts'
 
 const hostile = () =>
   JSON.parse(
     '{"__proto__": {"polluted": true}, "constructor": "c", "a.b": 1, "$browser": "Firefox", "toString": 5}',
   ) as Record<string, unknown>
 
-describe('alias-resolve property objects', () => {
+describe('persons: property objects', () => {
   it('copies __proto__, constructor, dotted and $ keys as data without touching any prototype', () => {
     const copy = copyProperties(hostile())
     expect(Object.keys(copy)).to.deep.equal(['__proto__', 'constructor', 'a.b', '$browser', 'toString'])

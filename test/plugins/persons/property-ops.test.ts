@@ -1,6 +1,6 @@
 import { expect } from 'chai'
-import { applyOperations } from '../../../plugins/person-update/property-ops.ts'
-import type { OperationOptions } from '../../../plugins/person-update/property-ops.ts'
+import { applyOperations } from '../../../plugins/persons/property-ops.ts'
+import type { OperationOptions } from '../../../plugins/persons/property-ops.ts'
 
 const options = (over: Partial<OperationOptions> = {}): OperationOptions => ({
   event: 'e',
@@ -16,7 +16,7 @@ const ops = (over: { set?: object; setOnce?: object; unset?: string[] }) => ({
 })
 const plain = (value: unknown) => JSON.parse(JSON.stringify(value)) as Record<string, unknown>
 
-describe('person-update property operations', () => {
+describe('persons: property operations', () => {
   it('$set_once only fills keys the person does not have', () => {
     const result = applyOperations({ a: 1 }, ops({ setOnce: { a: 2, b: 3 } }), options())
     expect(plain(result.properties)).to.deep.equal({ a: 1, b: 3 })

@@ -121,19 +121,12 @@ const DANGLING_WAIT_MS = 15
 /** Personless ids remembered per process so a browsing session does not upsert on every event. */
 const PERSONLESS_CACHE_SIZE = 10_000
 
-/** What alias-resolve hands on to person-update for one event. */
+/** What the aliasResolve step hands on to the personUpdate step for one event. */
 export interface ResolvedPerson {
   /** The person as last read or written; its `version` is the optimistic starting point. */
   readonly person: PersonDocument
   /** This event created the person: `$unset` is ignored at creation, as PostHog does. */
   readonly created: boolean
-}
-
-declare module '../../core/plugin-api.ts' {
-  interface Services {
-    /** Provided by alias-resolve; person-update requires it. */
-    persons: PersonStore
-  }
 }
 
 export interface NewPerson {
@@ -143,20 +136,18 @@ export interface NewPerson {
 }
 
 /**
- * What the person steps after alias-resolve will have written on a person this event creates,
- * given the properties it is created with: the person is then inserted with them, in one write,
- * instead of inserted and rewritten (PostHog creates it with its `$set_once` and `$set` too).
+ * What the personUpdate step will write on a person this event creates, given the properties it
+ * is created with: the person is then inserted with them, in one write, instead of inserted and
+ * rewritten (PostHog creates it with its `$set_once` and `$set` too).
  */
 export type CreationProperties = (event: IngestEvent, created: Properties) => Properties
 
 export class PersonStore {
-  /** Set by person-update; without it a person is created with `$creator_event_uuid` alone. */
-  creationProperties: CreationProperties | undefined
   readonly persons: Collection<PersonDocument>
   readonly distinctIds: Collection<DistinctIdDocument>
   readonly personless: Collection<PersonlessDistinctIdDocument>
   readonly merges: Collection<PersonMergeDocument>
-  /** Keyed by the event object alias-resolve returned; read by person-update, the next step. */
+  /** Keyed by the event object the aliasResolve step returned; read by the personUpdate step. */
   readonly resolved = new WeakMap<object, ResolvedPerson>()
   /** The ids this process noted as personless. */
   private readonly recordedPersonless = new ProjectKeyed<true>(PERSONLESS_CACHE_SIZE)
@@ -165,7 +156,14 @@ export class PersonStore {
   /** Concurrent lookups and inserts (the events of a request, of concurrent requests) share one command. */
   private readonly commands: PersonCommands
 
-  constructor(readonly db: Db) {
+  /**
+   * `creationProperties` is the personUpdate step's (index.ts); without it (property updates off)
+   * a person is created with `$creator_event_uuid` alone.
+   */
+  constructor(
+    readonly db: Db,
+    private readonly creationProperties?: CreationProperties,
+  ) {
     this.persons = db.collection<PersonDocument>(PERSON_COLLECTIONS.persons)
     this.distinctIds = db.collection<DistinctIdDocument>(PERSON_COLLECTIONS.distinctIds)
     this.personless = db.collection<PersonlessDistinctIdDocument>(PERSON_COLLECTIONS.personlessDistinctIds)

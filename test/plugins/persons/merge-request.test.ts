@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { mergeRequestOf } from '../../../plugins/alias-resolve/merge.ts'
+import { mergeRequestOf } from '../../../plugins/persons/merge.ts'
 import type { IngestEvent } from '../../../core/plugin-api.ts'
 
 const event = (name: string, properties: Record<string, unknown>): IngestEvent => ({
@@ -10,7 +10,7 @@ const event = (name: string, properties: Record<string, unknown>): IngestEvent =
   timestamp: new Date(0),
 })
 
-describe('alias-resolve merge requests', () => {
+describe('persons: merge requests', () => {
   it('merges $anon_distinct_id into the distinct_id on $identify', () => {
     expect(mergeRequestOf(event('$identify', { $anon_distinct_id: 'anon-1' }))).to.deep.equal({
       other: 'anon-1',

@@ -1,6 +1,6 @@
 /**
- * The alias-resolve step: attributes each event to a person (capture.md §2.3, §2.5, §2.6) and
- * hands the person on to person-update through `store.resolved`.
+ * The aliasResolve step: attributes each event to a person (capture.md §2.3, §2.5, §2.6) and
+ * hands the person on to the personUpdate step (update.ts) through `store.resolved`.
  */
 import type { EventContext, IngestEvent } from '../../core/plugin-api.ts'
 import type { PersonStore, ResolvedPerson } from './person-store.ts'
