@@ -1,7 +1,7 @@
 /**
  * The person id each distinct id was last found with, so that the next lookup reads only that
  * person (always fresh) instead of the mapping and then the person. Capture (PersonStore) and flags
- * (decide's PersonReader) both look persons up through it.
+ * (the persons service, persons-reader.ts) both look persons up through it.
  *
  * This is exact because a distinct id only ever leaves a person that is merged away: a merge
  * marks that person first (after which it takes no writes), folds it into the survivor, moves its
