@@ -68,9 +68,9 @@ export function applyRenames(
   for (const [into, pair] of merged) {
     const absent = Object.entries(renames).filter(([name, r]) => r.into === into && !listed.has(name))
     const defaults = Object.assign({}, ...absent.map(([, r]) => r.optionsWhenAbsent))
-    pair[1] = { ...pair[1], options: { ...defaults, ...pair[1].options } }
+    pair[1] = withoutUndefined({ ...pair[1], options: { ...defaults, ...pair[1].options } })
   }
-  return result.map(([index, entry]) => [index, withoutUndefined(entry)])
+  return result
 }
 
 /** Entries as the config schema makes them: a flag is absent rather than undefined. */
