@@ -80,7 +80,7 @@ export interface EventContext {
      * when they are done. A step may keep here, under a key of its own, what it read or wrote for
      * the next of them, so that a request of 100 events of one person does not read that person 100
      * times. Another process can change the data meanwhile: keep only what the step's own writes
-     * check (alias-resolve keeps persons, whose writes check their version).
+     * check (the persons plugin keeps persons, whose writes check their version).
      */
     readonly sequence: Map<string, unknown>;
 }
@@ -129,8 +129,35 @@ export interface IngestHooks {
     readonly stepFailed: SyncHook<[StepInfo]>;
 }
 export type Teardown = () => void | Promise<void>;
-/** Services one plugin provides to others; extend it with `declare module` augmentation. */
+/** A person as the `persons` service reads it: what flags evaluate against. */
+export interface StoredPerson {
+    /** The person uuid, as events carry it in `person_id`. */
+    readonly id: string;
+    /** Keys exactly as sent (`$browser`, `a.b`, `__proto__`): read them as own keys only. */
+    readonly properties: Readonly<Record<string, unknown>>;
+    readonly createdAt: Date;
+}
+/**
+ * Read access to the persons the `aliasResolve` and `personUpdate` steps write (the built-in
+ * `persons` plugin provides it). Every read is fresh: a write completed before the call (a `$set`
+ * captured a moment ago, a merge) is seen. Concurrent reads may be batched into one query.
+ */
+export interface PersonsService {
+    /** The person a distinct id belongs to, or null when it has none. */
+    byDistinctId(projectId: number, distinctId: string): Promise<StoredPerson | null>;
+    /** The person ids of those distinct ids that have a person, in the order given, without repeats. */
+    personIdsOf(projectId: number, distinctIds: readonly string[]): Promise<string[]>;
+    /** Every distinct id of a person, sorted. */
+    distinctIdsOf(projectId: number, personId: string): Promise<string[]>;
+}
+/**
+ * Services one plugin provides to others, by name; a plugin's own extend it with `declare module`
+ * augmentation. Those listed here are the contract's: any plugin may provide them in place of the
+ * built-in one.
+ */
 export interface Services {
+    /** Provided by the built-in `persons` plugin; decide reads persons through it. */
+    persons: PersonsService;
 }
 export type ServiceName = keyof Services & string;
 /** Read access to projects, for plugins that serve endpoints keyed by a project token. */

@@ -27,7 +27,7 @@ import { openQueue } from './queue/connection.ts'
 import type { QueueConnection } from './queue/connection.ts'
 import { QueuePublisher } from './queue/publisher.ts'
 import { QueueWorker } from './queue/worker.ts'
-import { builtInPlugins } from '../plugins/index.ts'
+import { builtInPlugins, renamedPlugins } from '../plugins/index.ts'
 import { shutDownWithin } from './shutdown.ts'
 
 /**
@@ -86,6 +86,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       isAdminKey: (token) => keysEqual(token, admin.key),
       logger,
       builtIns: options.builtIns ?? builtInPlugins,
+      renamed: renamedPlugins,
       rootDir,
       configDir: path.resolve(options.configDir ?? path.join(rootDir, 'config')),
       dataDir,

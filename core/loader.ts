@@ -21,6 +21,8 @@ import type { PluginEntry } from './config.ts'
 import { ConfigError, checkSchema } from './config.ts'
 import type { IsolationState, TapOwner } from './isolation.ts'
 import { describeSource, importUrl, resolvePlugin } from './plugin-resolve.ts'
+import { applyRenames } from './plugin-renames.ts'
+import type { PluginRename } from './plugin-renames.ts'
 import { withDeadline } from './deadlines.ts'
 import type { PluginSource } from './plugin-resolve.ts'
 
@@ -51,6 +53,8 @@ export interface LoaderContext {
   readonly isAdminKey: (token: string) => boolean
   readonly logger: Logger
   readonly builtIns: Readonly<Record<string, PluginDefinition>>
+  /** Old names of built-ins, loaded as the plugin they became (core/plugin-renames.ts). */
+  readonly renamed?: Readonly<Record<string, PluginRename>>
   readonly rootDir: string
   readonly configDir: string
   readonly dataDir: string
@@ -130,7 +134,7 @@ export async function loadPlugins(entries: readonly PluginEntry[], ctx: LoaderCo
   const services = ctx.services ?? new Map<string, unknown>()
   const loaded: LoadedPlugin[] = []
   const ids = new Set<string>()
-  for (const [index, entry] of entries.entries()) {
+  for (const [index, entry] of applyRenames(entries, ctx.renamed ?? {}, ctx.logger)) {
     const id = entry.id ?? entry.plugin
     try {
       if (ids.has(id))

@@ -5,8 +5,7 @@
 import type { PluginDefinition } from '../core/plugin-api.ts'
 import validate from './validate/index.ts'
 import sinkMongo from './sink-mongo/index.ts'
-import aliasResolve from './alias-resolve/index.ts'
-import personUpdate from './person-update/index.ts'
+import persons from './persons/index.ts'
 import geoip from './geoip/index.ts'
 import groupUpdate from './group-update/index.ts'
 import spikeDetection from './spike-detection/index.ts'
@@ -20,8 +19,7 @@ import sinkNats from './sink-nats/index.ts'
 export const builtInPlugins: Readonly<Record<string, PluginDefinition>> = Object.freeze({
   validate: validate as PluginDefinition,
   'sink-mongo': sinkMongo as PluginDefinition,
-  'alias-resolve': aliasResolve as PluginDefinition,
-  'person-update': personUpdate as PluginDefinition,
+  persons: persons as PluginDefinition,
   geoip: geoip as PluginDefinition,
   'group-update': groupUpdate as PluginDefinition,
   'spike-detection': spikeDetection as PluginDefinition,
@@ -31,4 +29,14 @@ export const builtInPlugins: Readonly<Record<string, PluginDefinition>> = Object
   'sink-ndjson': sinkNdjson as PluginDefinition,
   'sink-webhook': sinkWebhook as PluginDefinition,
   'sink-nats': sinkNats as PluginDefinition,
+})
+
+/**
+ * Old names of built-ins, which configs written for earlier versions still use: the loader loads
+ * the plugin they became, with a warning (core/plugin-renames.ts). A list that named
+ * `alias-resolve` without `person-update` resolved persons without applying `$set`, and still does.
+ */
+export const renamedPlugins = Object.freeze({
+  'alias-resolve': { into: 'persons' },
+  'person-update': { into: 'persons', optionsWhenAbsent: { updateProperties: false } },
 })

@@ -6,7 +6,7 @@
  */
 import { Type } from 'typebox'
 import { API_VERSION, definePlugin } from '../../core/plugin-api.ts'
-import type { GeoipLookup, PluginApi } from '../../core/plugin-api.ts'
+import type { GeoipLookup, PersonsService, PluginApi } from '../../core/plugin-api.ts'
 import { DefinitionsCache } from './cache.ts'
 import { DefinitionsReader } from './store/definitions.ts'
 import { ensureDecideIndexes } from './store/documents.ts'
@@ -77,6 +77,18 @@ function optionalGeoip(api: PluginApi): GeoipLookup | undefined {
   }
 }
 
+/** The persons of the `persons` plugin when it runs before this one; otherwise no request has a stored person. */
+function optionalPersons(api: PluginApi): PersonsService | undefined {
+  try {
+    return api.use('persons')
+  } catch {
+    api.logger.warn(
+      'no persons service: flags read no stored person properties, static cohorts or hash key overrides; enable the "persons" plugin before decide to read them',
+    )
+    return undefined
+  }
+}
+
 export default definePlugin({
   name: 'decide',
   apiVersion: API_VERSION,
@@ -98,6 +110,7 @@ export default definePlugin({
     const flags = new FlagsEvaluation({
       db: api.db,
       groups,
+      persons: optionalPersons(api),
       cache,
       geoip: optionalGeoip(api),
       databaseTimeoutMs: options.databaseTimeoutMs,

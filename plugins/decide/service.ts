@@ -7,7 +7,7 @@
  */
 import type { Db } from 'mongodb'
 import type { Logger } from 'pino'
-import type { GeoipLookup, GroupsReader, Project } from '../../core/plugin-api.ts'
+import type { GeoipLookup, GroupsReader, PersonsService, Project } from '../../core/plugin-api.ts'
 import { evaluateFlagsInSlices, normalizeDistinctId, planEvaluation } from './evaluator/index.ts'
 import type {
   DatabaseState,
@@ -76,6 +76,8 @@ export interface FlagsServiceDeps {
   db: Db
   /** The core's `groups` service: the stored properties of the groups a request names. */
   groups: GroupsReader
+  /** Stored persons; without the service no request has one (no person properties, cohorts or overrides). */
+  persons?: PersonsService
   cache: DefinitionsCache
   geoip?: GeoipLookup
   databaseTimeoutMs: number
@@ -196,7 +198,7 @@ export class FlagsEvaluation implements FlagsService {
       readStaticMembership: plan.databaseFlagKeys.some((key) => definitions.staticCohortFlagKeys.has(key)),
     }
     try {
-      return await this.withTimeout(loadRequestData(this.deps.db, query, this.deps.groups))
+      return await this.withTimeout(loadRequestData(this.deps.db, this.deps.persons, query, this.deps.groups))
     } catch (error) {
       this.deps.logger.warn(
         { err: error, project: project.id },
@@ -214,10 +216,13 @@ export class FlagsEvaluation implements FlagsService {
   ): Promise<{ values: Record<string, string> | null; failed: boolean }> {
     const { lookup, write } = plan.hashKeyOverrides
     if (lookup === null) return { values: null, failed: false }
+    const { db, persons } = this.deps
+    // overrides belong to persons: without stored persons there are none to read or write
+    if (!persons) return { values: {}, failed: false }
     try {
       const read = async () => {
-        if (write) await writeHashKeyOverrides(this.deps.db, project.id, write)
-        return readHashKeyOverrides(this.deps.db, project.id, lookup)
+        if (write) await writeHashKeyOverrides({ db, persons }, project.id, write)
+        return readHashKeyOverrides({ db, persons }, project.id, lookup)
       }
       return { values: await this.withTimeout(read()), failed: false }
     } catch (error) {

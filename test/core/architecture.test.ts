@@ -33,7 +33,7 @@ const ALLOWED: ReadonlyArray<{ reason: string; imports: readonly string[] }> = [
   {
     reason: 'capture rules every event needs (distinct id, uuid) live in core but are not exposed by the contract',
     imports: [
-      'plugins/alias-resolve/merge-id.ts -> core/capture/distinct-id.ts',
+      'plugins/persons/merge-id.ts -> core/capture/distinct-id.ts',
       'plugins/group-update/step.ts -> core/capture/distinct-id.ts',
       'plugins/validate/rules.ts -> core/capture/uuid.ts',
     ],
@@ -41,10 +41,10 @@ const ALLOWED: ReadonlyArray<{ reason: string; imports: readonly string[] }> = [
   {
     reason: 'batched database reads of persons (core/model/coalesce, find-all) wait for the persons service',
     imports: [
-      'plugins/alias-resolve/batched-commands.ts -> core/model/coalesce.ts',
-      'plugins/decide/store/person-reader.ts -> core/model/coalesce.ts',
-      'plugins/alias-resolve/batched-commands.ts -> core/model/find-all.ts',
-      'plugins/decide/store/person-reader.ts -> core/model/find-all.ts',
+      'plugins/persons/batched-commands.ts -> core/model/coalesce.ts',
+      'plugins/persons/persons-reader.ts -> core/model/coalesce.ts',
+      'plugins/persons/batched-commands.ts -> core/model/find-all.ts',
+      'plugins/persons/persons-reader.ts -> core/model/find-all.ts',
     ],
   },
   {
@@ -53,26 +53,6 @@ const ALLOWED: ReadonlyArray<{ reason: string; imports: readonly string[] }> = [
       'plugins/decide/service.ts -> core/deadlines.ts',
       'plugins/spike-detection/index.ts -> core/metrics.ts',
       'plugins/sink-nats/index.ts -> core/nats.ts',
-    ],
-  },
-  {
-    reason: 'alias-resolve and person-update are one module in two folders (shared store, mutual calls)',
-    imports: [
-      'plugins/person-update/update.ts -> plugins/alias-resolve/merge.ts',
-      'plugins/person-update/update.ts -> plugins/alias-resolve/person-store.ts',
-      'plugins/person-update/normalise.ts -> plugins/alias-resolve/properties.ts',
-      'plugins/person-update/property-ops.ts -> plugins/alias-resolve/properties.ts',
-      'plugins/person-update/update.ts -> plugins/alias-resolve/properties.ts',
-      'plugins/person-update/update.ts -> plugins/alias-resolve/sequence-persons.ts',
-    ],
-  },
-  {
-    reason: "decide reads persons through another plugin's store: no typed persons reader in the contract yet",
-    imports: [
-      'plugins/decide/store/hash-key-overrides.ts -> plugins/alias-resolve/person-store.ts',
-      'plugins/decide/store/person-reader.ts -> plugins/alias-resolve/person-store.ts',
-      'plugins/decide/store/request-data.ts -> plugins/alias-resolve/person-store.ts',
-      'plugins/decide/store/person-reader.ts -> plugins/alias-resolve/remembered-person-ids.ts',
     ],
   },
 ]

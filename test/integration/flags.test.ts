@@ -1,6 +1,6 @@
 /**
- * Flags end to end: events captured through /batch/ write persons and groups (alias-resolve,
- * person-update, group-update), and the very next /flags call evaluates against them, with the
+ * Flags end to end: events captured through /batch/ write persons and groups (persons,
+ * group-update), and the very next /flags call evaluates against them, with the
  * client IP's GeoIP properties and experience continuity across identify.
  */
 import { expect } from 'chai'
@@ -50,8 +50,7 @@ describe('flags over ingested persons and groups', () => {
       plugins: [
         { plugin: 'validate' },
         { plugin: 'geoip', options: { databasePath: writeMaxMindCityFixture() } },
-        { plugin: 'alias-resolve' },
-        { plugin: 'person-update' },
+        { plugin: 'persons' },
         { plugin: 'group-update' },
         { plugin: 'decide' },
         { plugin: 'sink-mongo', required: true },

@@ -6,8 +6,7 @@ const PLUGINS = [
   { plugin: 'validate' },
   { plugin: 'spike-detection', options: { windowSeconds: 60, maxEventsPerWindow: 3 } },
   { plugin: 'geoip' },
-  { plugin: 'alias-resolve' },
-  { plugin: 'person-update' },
+  { plugin: 'persons' },
   { plugin: 'group-update' },
   { plugin: 'sink-mongo', required: true },
 ]

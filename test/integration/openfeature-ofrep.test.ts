@@ -90,8 +90,7 @@ describe('OpenFeature OFREP provider (server) against the service', () => {
       plugins: [
         { plugin: 'validate' },
         { plugin: 'geoip', options: { databasePath: writeMaxMindCityFixture() } },
-        { plugin: 'alias-resolve' },
-        { plugin: 'person-update' },
+        { plugin: 'persons' },
         { plugin: 'decide' },
         { plugin: 'sink-mongo', required: true },
       ],

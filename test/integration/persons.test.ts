@@ -2,12 +2,7 @@ import { expect } from 'chai'
 import { startTestService, storedEvents } from '../helpers/service.ts'
 import type { TestService } from '../helpers/service.ts'
 
-const PLUGINS = [
-  { plugin: 'validate' },
-  { plugin: 'alias-resolve' },
-  { plugin: 'person-update' },
-  { plugin: 'sink-mongo', required: true },
-]
+const PLUGINS = [{ plugin: 'validate' }, { plugin: 'persons' }, { plugin: 'sink-mongo', required: true }]
 
 interface PersonJson {
   id: string

@@ -117,8 +117,7 @@ describe('the real posthog-node SDK evaluating flags against the service', () =>
     t = await startTestService({
       plugins: [
         { plugin: 'validate' },
-        { plugin: 'alias-resolve' },
-        { plugin: 'person-update' },
+        { plugin: 'persons' },
         { plugin: 'group-update' },
         { plugin: 'decide' },
         { plugin: 'sink-mongo', required: true },

@@ -7,24 +7,9 @@
  */
 import { MongoBulkWriteError } from 'mongodb'
 import type { Db } from 'mongodb'
-import { PERSON_COLLECTIONS } from '../../alias-resolve/person-store.ts'
-import type { DistinctIdDocument } from '../../alias-resolve/person-store.ts'
-import { isDuplicateKey } from '../../../core/plugin-api.ts'
+import { isDuplicateKey, type PersonsService } from '../../../core/plugin-api.ts'
 import { DECIDE_COLLECTIONS } from './documents.ts'
 import type { HashKeyOverrideDocument } from './documents.ts'
-
-/** Person ids of the distinct ids that have one, in the order of `distinctIds`, without repeats. */
-async function personIdsOf(db: Db, projectId: number, distinctIds: string[]): Promise<string[]> {
-  const rows = await db
-    .collection<DistinctIdDocument>(PERSON_COLLECTIONS.distinctIds)
-    .find(
-      { project_id: projectId, distinct_id: { $in: distinctIds } },
-      { projection: { _id: 0, distinct_id: 1, person_id: 1 } },
-    )
-    .toArray()
-  const byDistinctId = new Map(rows.map((row) => [row.distinct_id, row.person_id]))
-  return [...new Set(distinctIds.map((id) => byDistinctId.get(id)).filter((id): id is string => id !== undefined))]
-}
 
 export interface OverrideWrite {
   hashKey: string
@@ -32,9 +17,19 @@ export interface OverrideWrite {
   flagKeys: string[]
 }
 
-export async function writeHashKeyOverrides(db: Db, projectId: number, write: OverrideWrite): Promise<void> {
+/** Persons come from the contract's `persons` service; overrides are decide's own collection. */
+export interface OverrideStores {
+  readonly db: Db
+  readonly persons: PersonsService
+}
+
+export async function writeHashKeyOverrides(
+  { db, persons }: OverrideStores,
+  projectId: number,
+  write: OverrideWrite,
+): Promise<void> {
   if (write.flagKeys.length === 0) return
-  const personIds = await personIdsOf(db, projectId, write.distinctIds)
+  const personIds = await persons.personIdsOf(projectId, write.distinctIds)
   if (personIds.length === 0) return
   const collection = db.collection<HashKeyOverrideDocument>(DECIDE_COLLECTIONS.hashKeyOverrides)
   const existing = await collection
@@ -62,11 +57,11 @@ export async function writeHashKeyOverrides(db: Db, projectId: number, write: Ov
 
 /** Flag key → hash key for the persons of `distinctIds`; the first id's person has priority. */
 export async function readHashKeyOverrides(
-  db: Db,
+  { db, persons }: OverrideStores,
   projectId: number,
   distinctIds: string[],
 ): Promise<Record<string, string>> {
-  const personIds = await personIdsOf(db, projectId, distinctIds)
+  const personIds = await persons.personIdsOf(projectId, distinctIds)
   if (personIds.length === 0) return {}
   const rows = await db
     .collection<HashKeyOverrideDocument>(DECIDE_COLLECTIONS.hashKeyOverrides)

@@ -1,15 +1,13 @@
 /**
  * What one flags request reads from the database, at request time (a `$set` captured a moment ago
  * is visible to the next call): the person of the distinct id, the stored rows of the groups the
- * flags read, and the person's static cohorts. Written by alias-resolve / person-update
- * (`persons`, `person_distinct_ids`), read here directly, and group-update (`groups`), read
- * through the core's `groups` service.
+ * flags read, and the person's static cohorts. Persons are read through the contract's `persons`
+ * service (without one, no request has a stored person), groups through the core's `groups`
+ * service.
  */
 import type { Db } from 'mongodb'
-import type { GroupsReader } from '../../../core/plugin-api.ts'
+import type { GroupsReader, PersonsService } from '../../../core/plugin-api.ts'
 import type { DatabaseState, Properties } from '../evaluator/index.ts'
-import { getDistinctIdsOfPerson } from '../../alias-resolve/person-store.ts'
-import { PersonReader } from './person-reader.ts'
 import { DECIDE_COLLECTIONS } from './documents.ts'
 import type { CohortMemberDocument } from './documents.ts'
 
@@ -45,8 +43,13 @@ async function groupProperties(reader: GroupsReader, query: RequestDataQuery): P
 }
 
 /** Static cohorts holding any distinct id of the person (membership is recorded by distinct id). */
-async function staticCohortIds(db: Db, projectId: number, personId: string): Promise<number[]> {
-  const distinctIds = await getDistinctIdsOfPerson(db, projectId, personId)
+async function staticCohortIds(
+  db: Db,
+  persons: PersonsService,
+  projectId: number,
+  personId: string,
+): Promise<number[]> {
+  const distinctIds = await persons.distinctIdsOf(projectId, personId)
   const rows = await db
     .collection<CohortMemberDocument>(DECIDE_COLLECTIONS.cohortMembers)
     .find({ project_id: projectId, distinct_id: { $in: distinctIds } }, { projection: { _id: 0, cohort_id: 1 } })
@@ -54,31 +57,25 @@ async function staticCohortIds(db: Db, projectId: number, personId: string): Pro
   return [...new Set(rows.map((row) => row.cohort_id))]
 }
 
-const readers = new WeakMap<Db, PersonReader>()
-
-/** One coalescing person reader per database, so that all requests share its batches. */
-function personReaderFor(db: Db): PersonReader {
-  let found = readers.get(db)
-  if (!found) readers.set(db, (found = new PersonReader(db)))
-  return found
-}
-
 /** The `loaded` database state for the evaluator; throws when the database cannot be read. */
 export async function loadRequestData(
   db: Db,
+  persons: PersonsService | undefined,
   query: RequestDataQuery,
   groupReader: GroupsReader,
 ): Promise<DatabaseState> {
   const [person, groups] = await Promise.all([
-    personReaderFor(db).byDistinctId(query.projectId, query.distinctId),
+    persons ? persons.byDistinctId(query.projectId, query.distinctId) : null,
     groupProperties(groupReader, query),
   ])
-  const cohorts = person && query.readStaticMembership ? await staticCohortIds(db, query.projectId, person.id) : []
+  const cohorts =
+    persons && person && query.readStaticMembership
+      ? await staticCohortIds(db, persons, query.projectId, person.id)
+      : []
   return {
     status: 'loaded',
-    person: person
-      ? { properties: person.properties ?? {}, created_at: new Date(person.created_at).toISOString() }
-      : null,
+    // the evaluator only reads properties; concurrent requests may share one read person
+    person: person ? { properties: person.properties as Properties, created_at: person.createdAt.toISOString() } : null,
     groupProperties: groups,
     staticCohortIds: cohorts,
   }

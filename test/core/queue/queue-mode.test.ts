@@ -60,8 +60,7 @@ describe('queue mode', function () {
     const builtIns = { ...builtInPlugins, ...Object.fromEntries(extraPlugins.map((p) => [p.name, p])) }
     const plugins = [
       { plugin: 'validate' },
-      { plugin: 'alias-resolve' },
-      { plugin: 'person-update' },
+      { plugin: 'persons' },
       ...extraPlugins.map((p) => ({ plugin: p.name, required: true })),
       { plugin: 'sink-mongo', required: true },
     ]

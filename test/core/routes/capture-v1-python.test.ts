@@ -47,12 +47,7 @@ describe('posthog-python capture v1 against the service', function () {
     if ('skipped' in env) throw new Error(env.skipped)
     python = env.python
     t = await startTestService({
-      plugins: [
-        { plugin: 'validate' },
-        { plugin: 'alias-resolve' },
-        { plugin: 'person-update' },
-        { plugin: 'sink-mongo', required: true },
-      ],
+      plugins: [{ plugin: 'validate' }, { plugin: 'persons' }, { plugin: 'sink-mongo', required: true }],
     })
   })
   after(async () => t?.close())

@@ -13,6 +13,7 @@ import { Generations } from '../../../plugins/decide/store/generations.ts'
 import { CohortMembers } from '../../../plugins/decide/store/members.ts'
 import { replaceDefinitions } from '../../../plugins/decide/store/replace.ts'
 import { openGeoip } from '../../../plugins/geoip/lookup.ts'
+import { PersonsReader } from '../../../plugins/persons/persons-reader.ts'
 import type { GeoipReader } from '../../../plugins/geoip/lookup.ts'
 import { testMongoUrl } from '../../helpers/mongo.ts'
 import { writeMaxMindCityFixture } from '../geoip/fixtures.ts'
@@ -87,6 +88,7 @@ describe('decide flags service', () => {
     new FlagsEvaluation({
       db,
       groups: new GroupStore(db),
+      persons: new PersonsReader(db),
       cache,
       geoip,
       databaseTimeoutMs: 2000,
@@ -206,6 +208,7 @@ describe('decide flags service', () => {
       const svc = new FlagsEvaluation({
         db: hung.db('x'),
         groups: new GroupStore(hung.db('x')),
+        persons: new PersonsReader(hung.db('x')),
         cache: cacheOf(),
         geoip,
         databaseTimeoutMs: 100,

@@ -4,8 +4,7 @@ import type { TestService } from '../../helpers/service.ts'
 
 const PLUGINS = (options: Record<string, unknown>) => [
   { plugin: 'validate' },
-  { plugin: 'alias-resolve' },
-  { plugin: 'person-update' },
+  { plugin: 'persons' },
   { plugin: 'decide', options: { pollIntervalMs: 200 } },
   { plugin: 'flag-attribution', options },
   { plugin: 'sink-mongo', required: true },

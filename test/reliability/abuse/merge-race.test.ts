@@ -13,12 +13,7 @@ import { checkPersons, racePairs } from '../../helpers/persons.ts'
 import type { AcknowledgedSet, RaceShape } from '../../helpers/persons.ts'
 import { testDbName } from '../../helpers/mongo.ts'
 
-const PLUGINS = [
-  { plugin: 'validate' },
-  { plugin: 'alias-resolve' },
-  { plugin: 'person-update' },
-  { plugin: 'sink-mongo', required: true },
-]
+const PLUGINS = [{ plugin: 'validate' }, { plugin: 'persons' }, { plugin: 'sink-mongo', required: true }]
 const PAIRS = 50
 const ROUNDS = 2
 const SENDS = 6

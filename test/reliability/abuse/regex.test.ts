@@ -13,8 +13,7 @@ const BOUND_MS = 2_000
 
 const PLUGINS = [
   { plugin: 'validate' },
-  { plugin: 'alias-resolve' },
-  { plugin: 'person-update' },
+  { plugin: 'persons' },
   { plugin: 'decide', options: { pollIntervalMs: 200 } },
   { plugin: 'sink-mongo', required: true },
 ]

@@ -84,7 +84,7 @@ describe(`fuzzing the flag evaluator (${RUNS} generated flag sets, seed ${SEED})
     t = await startTestService({
       plugins: [
         { plugin: 'validate' },
-        { plugin: 'alias-resolve' },
+        { plugin: 'persons', options: { updateProperties: false } },
         { plugin: 'decide', options: { pollIntervalMs: 100 } },
         { plugin: 'sink-mongo', required: true },
       ],

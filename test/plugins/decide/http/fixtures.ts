@@ -52,8 +52,7 @@ export function rebuildBody(request: RecordedRequest, token: string): Buffer {
 /** The plugins a flags deployment runs: persons and groups written by ingestion, read by decide. */
 export const DECIDE_PLUGINS = [
   { plugin: 'validate' },
-  { plugin: 'alias-resolve' },
-  { plugin: 'person-update' },
+  { plugin: 'persons' },
   { plugin: 'group-update' },
   { plugin: 'decide', options: { pollIntervalMs: 200 } },
   { plugin: 'sink-mongo', required: true },

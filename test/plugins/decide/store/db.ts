@@ -1,14 +1,20 @@
-/** A fresh database with the decide plugin's, the person plugins' and the core's (groups among them) indexes, per test file. */
+/**
+ * A fresh database with the decide plugin's, the persons plugin's and the core's (groups among them)
+ * indexes, per test file, and the persons service the persons plugin would give decide over it.
+ */
 import { MongoClient } from 'mongodb'
 import type { Db } from 'mongodb'
+import type { PersonsService } from '../../../../core/plugin-api.ts'
 import { testDbName, testMongoUrl } from '../../../helpers/mongo.ts'
 import { ensureDecideIndexes } from '../../../../plugins/decide/store/documents.ts'
-import { ensurePersonIndexes } from '../../../../plugins/alias-resolve/person-store.ts'
+import { ensurePersonIndexes } from '../../../../plugins/persons/person-store.ts'
+import { PersonsReader } from '../../../../plugins/persons/persons-reader.ts'
 import { ensureCoreIndexes } from '../../../../core/model/collections.ts'
 
 export interface TestDb {
   client: MongoClient
   db: Db
+  persons: PersonsService
   close(): Promise<void>
 }
 
@@ -19,6 +25,7 @@ export async function openTestDb(prefix: string): Promise<TestDb> {
   return {
     client,
     db,
+    persons: new PersonsReader(db),
     close: async () => {
       await db.dropDatabase().catch(() => undefined)
       await client.close()
@@ -26,25 +33,4 @@ export async function openTestDb(prefix: string): Promise<TestDb> {
   }
 }
 
-/** A person with these distinct ids, written in alias-resolve's shape. */
-export async function insertPerson(
-  db: Db,
-  projectId: number,
-  personId: string,
-  distinctIds: string[],
-  properties: Record<string, unknown> = {},
-): Promise<void> {
-  await db.collection('persons').insertOne({
-    project_id: projectId,
-    id: personId,
-    properties,
-    is_identified: false,
-    created_at: new Date('2026-01-02T03:04:05Z'),
-    version: 0,
-  })
-  await db
-    .collection('person_distinct_ids')
-    .insertMany(
-      distinctIds.map((distinct_id) => ({ project_id: projectId, distinct_id, person_id: personId, version: 0 })),
-    )
-}
+export { insertPerson } from '../../persons/fixtures.ts'

@@ -14,18 +14,18 @@ describe('decide hash key overrides', () => {
 
   it('stores the anon id for each continuity flag of the person, once, and reads it back by either id', async () => {
     await insertPerson(t.db, project, 'p1', ['user', 'anon'])
-    await writeHashKeyOverrides(t.db, project, { hashKey: 'anon', distinctIds: ['user', 'anon'], flagKeys: ['a', 'b'] })
-    await writeHashKeyOverrides(t.db, project, {
+    await writeHashKeyOverrides(t, project, { hashKey: 'anon', distinctIds: ['user', 'anon'], flagKeys: ['a', 'b'] })
+    await writeHashKeyOverrides(t, project, {
       hashKey: 'later-anon',
       distinctIds: ['user', 'later-anon'],
       flagKeys: ['a', 'c'],
     })
-    expect({ ...(await readHashKeyOverrides(t.db, project, ['user'])) }).to.deep.equal({
+    expect({ ...(await readHashKeyOverrides(t, project, ['user'])) }).to.deep.equal({
       a: 'anon',
       b: 'anon',
       c: 'later-anon',
     })
-    expect({ ...(await readHashKeyOverrides(t.db, project, ['anon'])) }).to.deep.equal({
+    expect({ ...(await readHashKeyOverrides(t, project, ['anon'])) }).to.deep.equal({
       a: 'anon',
       b: 'anon',
       c: 'later-anon',
@@ -34,8 +34,8 @@ describe('decide hash key overrides', () => {
   })
 
   it('writes nothing for ids without a person', async () => {
-    await writeHashKeyOverrides(t.db, project, { hashKey: 'anon', distinctIds: ['nobody', 'anon'], flagKeys: ['a'] })
-    expect({ ...(await readHashKeyOverrides(t.db, project, ['nobody', 'anon'])) }).to.deep.equal({})
+    await writeHashKeyOverrides(t, project, { hashKey: 'anon', distinctIds: ['nobody', 'anon'], flagKeys: ['a'] })
+    expect({ ...(await readHashKeyOverrides(t, project, ['nobody', 'anon'])) }).to.deep.equal({})
   })
 
   it('gives the first id’s person priority when the ids belong to two persons', async () => {
@@ -46,7 +46,7 @@ describe('decide hash key overrides', () => {
       { project_id: project, person_id: 'second', feature_flag_key: 'a', hash_key: 'from-second' },
       { project_id: project, person_id: 'second', feature_flag_key: 'b', hash_key: 'only-second' },
     ])
-    expect({ ...(await readHashKeyOverrides(t.db, project, ['user', 'anon'])) }).to.deep.equal({
+    expect({ ...(await readHashKeyOverrides(t, project, ['user', 'anon'])) }).to.deep.equal({
       a: 'from-first',
       b: 'only-second',
     })
@@ -56,7 +56,7 @@ describe('decide hash key overrides', () => {
     await insertPerson(t.db, project, 'p', ['user'])
     await Promise.all(
       ['x', 'y', 'z', 'w'].map((hashKey) =>
-        writeHashKeyOverrides(t.db, project, { hashKey, distinctIds: ['user'], flagKeys: ['f'] }),
+        writeHashKeyOverrides(t, project, { hashKey, distinctIds: ['user'], flagKeys: ['f'] }),
       ),
     )
     expect(await t.db.collection('hash_key_overrides').countDocuments({ project_id: project })).to.equal(1)
@@ -64,12 +64,12 @@ describe('decide hash key overrides', () => {
 
   it('reads overrides of flags named like Object.prototype members', async () => {
     await insertPerson(t.db, project, 'p', ['user'])
-    await writeHashKeyOverrides(t.db, project, {
+    await writeHashKeyOverrides(t, project, {
       hashKey: 'anon',
       distinctIds: ['user'],
       flagKeys: ['constructor', '__proto__'],
     })
-    const overrides = await readHashKeyOverrides(t.db, project, ['user'])
+    const overrides = await readHashKeyOverrides(t, project, ['user'])
     expect(Object.keys(overrides).sort()).to.deep.equal(['__proto__', 'constructor'])
   })
 })

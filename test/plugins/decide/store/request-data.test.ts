@@ -16,7 +16,7 @@ describe('decide loadRequestData', () => {
   after(() => t.close())
   beforeEach(() => void project++)
 
-  const query = (extra: Partial<Parameters<typeof loadRequestData>[1]> = {}) => ({
+  const query = (extra: Partial<Parameters<typeof loadRequestData>[2]> = {}) => ({
     projectId: project,
     distinctId: 'user',
     groups: null,
@@ -28,7 +28,7 @@ describe('decide loadRequestData', () => {
 
   it('reads the person of the distinct id with its creation time', async () => {
     await insertPerson(t.db, project, 'p', ['user'], { plan: 'pro', 'a.b': 1, $browser: 'Firefox' })
-    expect(await loadRequestData(t.db, query(), groups)).to.deep.equal({
+    expect(await loadRequestData(t.db, t.persons, query(), groups)).to.deep.equal({
       status: 'loaded',
       person: { properties: { plan: 'pro', 'a.b': 1, $browser: 'Firefox' }, created_at: '2026-01-02T03:04:05.000Z' },
       groupProperties: {},
@@ -37,7 +37,9 @@ describe('decide loadRequestData', () => {
   })
 
   it('answers a null person for an unknown distinct id', async () => {
-    expect(await loadRequestData(t.db, query({ distinctId: 'stranger' }), groups)).to.include({ person: null })
+    expect(await loadRequestData(t.db, t.persons, query({ distinctId: 'stranger' }), groups)).to.include({
+      person: null,
+    })
   })
 
   it('reads the rows of the groups the flags need, by the request’s key for each type, numbers as text', async () => {
@@ -69,6 +71,7 @@ describe('decide loadRequestData', () => {
     ])
     const data = await loadRequestData(
       t.db,
+      t.persons,
       query({
         groups: { company: 'acme', team: 42, other: 'x' },
         groupTypeIndexes: [0, 1],
@@ -84,7 +87,7 @@ describe('decide loadRequestData', () => {
     const members = new CohortMembers(t.db)
     await members.add(project, 3, ['old-anon'])
     await members.add(project, 4, ['someone-else'])
-    expect(await loadRequestData(t.db, query({ readStaticMembership: true }), groups)).to.deep.include({
+    expect(await loadRequestData(t.db, t.persons, query({ readStaticMembership: true }), groups)).to.deep.include({
       staticCohortIds: [3],
     })
   })

@@ -1,0 +1,105 @@
+/**
+ * The `persons` service of the contract (PersonsService): how other plugins (decide's flags) read
+ * persons. Lookups by distinct id of concurrent requests are coalesced into one `$in` find per
+ * collection and event-loop turn (core/model/coalesce.ts): under load each flags request otherwise makes
+ * two sequential round trips (mapping, then person), and they queue. A read joins a batch that is
+ * sent after it was made, so it sees every write completed before the call: a `$set` captured a
+ * moment ago still decides the next flags call.
+ *
+ * The mapping (distinct id → person id) is remembered, and the person is always read fresh, which
+ * keeps that guarantee (remembered-person-ids.ts, as capture does).
+ */
+import type { Db } from 'mongodb'
+import type { PersonsService, StoredPerson } from '../../core/plugin-api.ts'
+import { findAll } from '../../core/model/find-all.ts'
+import { Coalescer, byProject } from '../../core/model/coalesce.ts'
+import { RememberedPersonIds } from './remembered-person-ids.ts'
+import { PERSON_COLLECTIONS, getDistinctIdsOfPerson } from './person-store.ts'
+import type { DistinctIdDocument, PersonDocument } from './person-store.ts'
+
+interface Key {
+  projectId: number
+  value: string
+}
+
+/** What is read of a person (the projection of the find). */
+type ReadPerson = Pick<PersonDocument, 'id' | 'properties' | 'created_at'>
+
+const keyId = (key: Key) => `${key.projectId}\u0000${key.value}`
+
+const stored = (row: ReadPerson): StoredPerson => ({
+  id: row.id,
+  properties: row.properties ?? {},
+  createdAt: new Date(row.created_at),
+})
+
+export class PersonsReader implements PersonsService {
+  private readonly mappings: Coalescer<Key, string>
+  private readonly persons: Coalescer<Key, StoredPerson>
+  private readonly personIds = new RememberedPersonIds()
+
+  constructor(private readonly db: Db) {
+    const distinctIds = db.collection<DistinctIdDocument>(PERSON_COLLECTIONS.distinctIds)
+    const persons = db.collection<PersonDocument>(PERSON_COLLECTIONS.persons)
+    this.mappings = new Coalescer(keyId, async (keys) => {
+      const found = new Map<string, string>()
+      for (const [projectId, group] of byProject(keys)) {
+        const filter = { project_id: projectId, distinct_id: { $in: group.map((k) => k.value) } }
+        const rows = await findAll<DistinctIdDocument, Pick<DistinctIdDocument, 'distinct_id' | 'person_id'>>(
+          distinctIds,
+          filter,
+          { _id: 0, distinct_id: 1, person_id: 1 },
+          group.length,
+        )
+        for (const row of rows) found.set(keyId({ projectId, value: row.distinct_id }), row.person_id)
+      }
+      return found
+    })
+    this.persons = new Coalescer(keyId, async (keys) => {
+      const found = new Map<string, StoredPerson>()
+      for (const [projectId, group] of byProject(keys)) {
+        const filter = { project_id: projectId, id: { $in: group.map((k) => k.value) } }
+        const rows = await findAll<PersonDocument, ReadPerson>(
+          persons,
+          filter,
+          { _id: 0, id: 1, properties: 1, created_at: 1 },
+          group.length,
+        )
+        for (const row of rows) found.set(keyId({ projectId, value: row.id }), stored(row))
+      }
+      return found
+    })
+  }
+
+  byDistinctId(projectId: number, distinctId: string): Promise<StoredPerson | null> {
+    return this.personIds.find(this, projectId, distinctId)
+  }
+
+  /** One of the two reads `byDistinctId` is made of (remembered-person-ids.ts). */
+  findById(projectId: number, id: string): Promise<StoredPerson | undefined> {
+    return this.persons.get({ projectId, value: id })
+  }
+
+  /** The other one. */
+  async findThroughMapping(projectId: number, distinctId: string): Promise<StoredPerson | null> {
+    const personId = await this.mappings.get({ projectId, value: distinctId })
+    if (personId === undefined) return null
+    return (await this.persons.get({ projectId, value: personId })) ?? null
+  }
+
+  async personIdsOf(projectId: number, distinctIds: readonly string[]): Promise<string[]> {
+    const rows = await this.db
+      .collection<DistinctIdDocument>(PERSON_COLLECTIONS.distinctIds)
+      .find(
+        { project_id: projectId, distinct_id: { $in: [...distinctIds] } },
+        { projection: { _id: 0, distinct_id: 1, person_id: 1 } },
+      )
+      .toArray()
+    const byDistinctId = new Map(rows.map((row) => [row.distinct_id, row.person_id]))
+    return [...new Set(distinctIds.map((id) => byDistinctId.get(id)).filter((id): id is string => id !== undefined))]
+  }
+
+  distinctIdsOf(projectId: number, personId: string): Promise<string[]> {
+    return getDistinctIdsOfPerson(this.db, projectId, personId)
+  }
+}
