@@ -174,6 +174,22 @@ describe('loader', () => {
     expect(ctx.hooks.sink.taps.map((t) => t.name)).to.deep.equal(['sink-mongo'])
   })
 
+  it('hands each plugin tap-only hooks: it can tap them, never run them', async () => {
+    let seen: Record<string, string[]> = {}
+    const curious = definePlugin({
+      name: 'curious',
+      apiVersion: API_VERSION,
+      setup(api) {
+        seen = { validate: Object.keys(api.hooks.validate), closing: Object.keys(api.hooks.closing) }
+        api.hooks.sink.tapPromise({ name: api.id }, async () => undefined)
+      },
+    })
+    const ctx = context({ builtIns: { ...builtInPlugins, curious: curious as PluginDefinition } })
+    await loadPlugins([{ plugin: 'validate' }, { plugin: 'curious' }], ctx)
+    expect(seen).to.deep.equal({ validate: ['tap', 'tapAsync', 'tapPromise'], closing: ['tap'] })
+    expect(ctx.hooks.sink.taps.map((t) => t.name)).to.deep.equal(['curious'])
+  })
+
   it('refuses taps made after setup returned', async () => {
     await load([{ plugin: 'hedgerow-plugin-late-tap' }])
     const late = (globalThis as Record<symbol, () => void>)[Symbol.for('hedgerow.test.late-tap')]
