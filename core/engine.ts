@@ -75,7 +75,8 @@ export class Engine {
         hook,
         policy,
         timeoutMs: timed ? options.stepTimeoutMs : undefined,
-        ...plans[hook],
+        taps: plans[hook].taps,
+        observers: plans[hook].observers.length ? plans[hook].observers : undefined,
       }),
     )
     this.chain = new StepChain(steps, (info) => this.stepFailed(info))

@@ -11,7 +11,7 @@
 import type { EventContext, IngestEvent, StepValue } from './plugin-api.ts'
 import { isDropped } from './plugin-api.ts'
 import type { RegisteredTap, StepName } from './hooks.ts'
-import { callTap, stepFailure } from './isolation.ts'
+import { stepFailure } from './isolation.ts'
 import type { FailureReport, RunnableTap } from './isolation.ts'
 import { arm, disarm, timeoutError } from './deadlines.ts'
 import type { Deadline } from './deadlines.ts'
@@ -32,8 +32,8 @@ export interface StepPlan {
   readonly taps: readonly RunnableTap[]
   /** How long each of its taps may take; undefined for no limit. */
   readonly timeoutMs: number | undefined
-  /** Its interceptors that observe calls (call, tap, result, error); none in the common case. */
-  readonly observers: readonly Interceptor[]
+  /** Its interceptors that observe calls (call, tap, result, error); undefined in the common case, where they cost nothing. */
+  readonly observers: readonly Interceptor[] | undefined
 }
 
 /** Where the chain ended: the final value, and the step that dropped the event if it was dropped. */
@@ -106,10 +106,10 @@ class EventRun implements Deadline {
         const plan = this.steps[this.step]!
         if (this.tap < plan.taps.length && !isDropped(this.current)) {
           const step = plan.taps[this.tap]!
-          for (const observer of plan.observers) observer.tap?.(step.source)
+          if (plan.observers) for (const observer of plan.observers) observer.tap?.(step.source)
           let result: unknown
           try {
-            result = callTap(step, [this.current, this.ctx])
+            result = callStep(step, this.current, this.ctx)
           } catch (cause) {
             if (!this.failed(cause)) return
             continue
@@ -123,7 +123,7 @@ class EventRun implements Deadline {
           return
         }
         this.value = (this.current ?? this.value) as StepValue
-        for (const observer of plan.observers) observer.result?.(this.value)
+        if (plan.observers) for (const observer of plan.observers) observer.result?.(this.value)
         if (isDropped(this.value)) return this.finish({ value: this.value, droppedBy: plan.hook })
         if (++this.step === this.steps.length) return this.finish({ value: this.value })
         this.tap = 0
@@ -137,7 +137,8 @@ class EventRun implements Deadline {
 
   /** Tells the interceptors of the step being entered that it is called. */
   private enter(): void {
-    for (const observer of this.steps[this.step]!.observers) observer.call?.(this.current, this.ctx)
+    const { observers } = this.steps[this.step]!
+    if (observers) for (const observer of observers) observer.call?.(this.current, this.ctx)
   }
 
   /** Gives the pending tap its deadline, or none. */
@@ -159,7 +160,8 @@ class EventRun implements Deadline {
 
   private fail(error: unknown): void {
     if (this.armed) disarm(this)
-    for (const observer of this.steps[this.step]!.observers) observer.error?.(error as Error)
+    const { observers } = this.steps[this.step]!
+    if (observers) for (const observer of observers) observer.error?.(error as Error)
     this.reject(error)
   }
 
@@ -202,4 +204,12 @@ class EventRun implements Deadline {
     this.tap++
     return true
   }
+}
+
+/** `callTap` (isolation.ts) for a step's two arguments, without the array and spread it would cost per tap. */
+function callStep(step: RunnableTap, value: unknown, ctx: EventContext): unknown {
+  if (step.type !== 'async') return step.fn(value, ctx)
+  return new Promise((resolve, reject) =>
+    step.fn(value, ctx, (error: unknown, result: unknown) => (error ? reject(error) : resolve(result))),
+  )
 }
