@@ -24,6 +24,9 @@ export interface EngineOptions {
 /** Per hook, in table order, the ids of the plugins that tapped it, in the order their taps run. */
 export type TapOrder = { readonly [K in HookName]: readonly string[] }
 
+/** The hooks the table makes observers: what `observe` runs is checked against it. */
+type ObserverName = Extract<(typeof PHASES)[number], { policy: 'observe' }>['hook']
+
 const SINK = PHASES.find((phase) => phase.kind === 'sink')!
 
 interface Planned {
@@ -141,7 +144,7 @@ export class Engine {
     this.observe('stepFailed', [info])
   }
 
-  private observe(name: 'closing' | 'eventDropped' | 'stepFailed', args: unknown[]): void {
+  private observe(name: ObserverName, args: unknown[]): void {
     for (const tap of this.notify(name, args)) {
       try {
         callTap(tap, args)

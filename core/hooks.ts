@@ -113,7 +113,7 @@ export interface SetupScope {
 /** A tap as tapable keeps it in `hook.taps`, with the plugin that made it. */
 export type RegisteredTap = Hook<unknown, unknown>['taps'][number] & { readonly owner?: TapOwner }
 
-export class TapOutsideSetupError extends Error {
+class TapOutsideSetupError extends Error {
   readonly code = 'INGEST_ERR_TAP_OUTSIDE_SETUP'
 }
 
