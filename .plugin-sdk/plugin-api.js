@@ -7,6 +7,20 @@ export function drop(reason, details) {
 export function isDropped(value) {
     return typeof value === 'object' && value !== null && value.dropped === true;
 }
+/**
+ * Where a tap runs among the taps of its hook (tapable's `stage`): by stage, then in the order the
+ * config lists the plugins. Each hook has one own step, the built-in named after it (validate's
+ * rules, alias-resolve's person lookup…), tapped at `Stage.step`; a plugin that must run before or
+ * after it, wherever it is listed, taps at `Stage.beforeStep` or `Stage.afterStep`.
+ */
+export const Stage = Object.freeze({
+    /** Before the hook's own step: group-update strips `$groupidentify`'s person updates before alias-resolve reads them. */
+    beforeStep: -1000,
+    /** The hook's own step, and the default of every tap. */
+    step: 0,
+    /** After the hook's own step, seeing the event it left: spike-detection and group-update's key check after validate's rules. */
+    afterStep: 100,
+});
 /** Identity function that gives plugin authors type inference for their options. */
 export function definePlugin(definition) {
     return definition;

@@ -12,7 +12,8 @@ import type { Logger } from 'pino'
 import type { Config } from './config.ts'
 import type { EventsReader, IngestHooks, PluginDefinition, ServiceName } from './plugin-api.ts'
 import { createHooks } from './hooks.ts'
-import type { IsolationState } from './isolation.ts'
+import type { SetupScope } from './hooks.ts'
+import { Engine } from './engine.ts'
 import { loadPlugins, runTeardowns } from './loader.ts'
 import type { LoadedPlugin } from './loader.ts'
 import { createLogger, stdoutDestination } from './logger.ts'
@@ -50,6 +51,8 @@ export interface Service {
   readonly config: Config
   readonly app: Koa
   readonly hooks: IngestHooks
+  /** Runs the hooks' taps by the phase table; built once every plugin is set up. */
+  readonly engine: Engine
   readonly storage: Storage
   readonly projects: ProjectStore
   readonly plugins: readonly LoadedPlugin[]
@@ -66,11 +69,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const rootDir = path.resolve(options.rootDir ?? process.cwd())
   const logger = options.logger ?? createLogger(config.log.level, stdoutDestination(config.log.format))
   const dataDir = path.resolve(rootDir, config.storage.dataDir)
-  const state: IsolationState = {
-    stepTimeoutMs: config.pipeline.stepTimeoutMs,
-    onStepFailed: (info) => hooks.stepFailed.call(info),
-  }
-  const hooks = createHooks(state)
+  const scope: SetupScope = {}
+  const hooks = createHooks(scope)
   const storage = await openStorage({ ...config, storage: { ...config.storage, dataDir } }, logger)
   const projects = new ProjectStore(storage.db)
   const admin = resolveAdminKey(config.admin.apiKey, dataDir)
@@ -80,7 +80,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   try {
     plugins = await loadPlugins(config.plugins, {
       hooks,
-      state,
+      scope,
       db: storage.db,
       projects,
       isAdminKey: (token) => keysEqual(token, admin.key),
@@ -97,6 +97,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     await storage.close()
     throw error
   }
+  const engine = Engine.build(hooks, { stepTimeoutMs: config.pipeline.stepTimeoutMs })
+  logger.info({ taps: engine.order }, 'hooks tapped, in the order they run')
   let queue: QueueConnection | undefined
   if (config.mode === 'queue') {
     try {
@@ -114,13 +116,13 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     )
 
   let accepting = true
-  const pipeline = new Pipeline(hooks, storage.db, logger)
+  const pipeline = new Pipeline(engine, storage.db, logger)
   // In queue mode capture publishes to the stream; the hook chain runs on the workers.
   const intake = queue ? new QueuePublisher(queue) : pipeline
   const app = createApp({
     config,
     logger,
-    hooks,
+    engine,
     storage,
     projects,
     pipeline: intake,
@@ -129,7 +131,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     accepting: () => accepting,
     queueConnected: queue?.connected,
   })
-  await hooks.ready.promise()
+  await engine.ready()
   const queueWorker =
     queue && config.queue.role !== 'capture'
       ? new QueueWorker({ queue, pipeline, projects, db: storage.db, logger })
@@ -153,6 +155,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     config,
     app,
     hooks,
+    engine,
     storage,
     projects,
     plugins,
@@ -173,7 +176,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     close() {
       if (closing) return closing
       accepting = false
-      hooks.closing.call()
+      engine.closing()
       const budgetMs = config.server.shutdownTimeoutMs
       closing = shutDownWithin(budgetMs, [
         ['draining the requests in flight', () => stopServer(Math.floor(budgetMs * DRAIN_SHARE))],

@@ -2,7 +2,7 @@
  * Loads the configured plugins in order: resolve → import → shape and API version check →
  * options check (defaults applied) → setup under a timeout. Any failure stops boot with a message
  * naming the plugin, unless its entry is `optional`, in which case it is logged and its taps are
- * removed. Setups run one at a time so the isolation wrapper knows whose taps it sees.
+ * removed. Setups run one at a time so the hooks know whose taps they see (core/hooks.ts).
  */
 import type { Hook } from 'tapable'
 import type { Db } from 'mongodb'
@@ -19,7 +19,8 @@ import type {
 } from './plugin-api.ts'
 import type { PluginEntry } from './config.ts'
 import { ConfigError, checkSchema } from './config.ts'
-import type { IsolationState, TapOwner } from './isolation.ts'
+import { tapOnly } from './hooks.ts'
+import type { SetupScope, TapOwner } from './hooks.ts'
 import { describeSource, importUrl, resolvePlugin } from './plugin-resolve.ts'
 import { applyRenames } from './plugin-renames.ts'
 import type { PluginRename } from './plugin-renames.ts'
@@ -47,7 +48,8 @@ export interface LoadedPlugin {
 
 export interface LoaderContext {
   readonly hooks: IngestHooks
-  readonly state: IsolationState
+  /** Set to the plugin whose setup runs, so that its taps are its own. */
+  readonly scope: SetupScope
   readonly db: Db
   readonly projects: ProjectLookup
   readonly isAdminKey: (token: string) => boolean
@@ -117,7 +119,7 @@ async function runSetup(
   ctx: LoaderContext,
   owner: TapOwner,
 ): Promise<Teardown | undefined> {
-  ctx.state.owner = owner
+  ctx.scope.owner = owner
   try {
     const setup = Promise.resolve().then(() => def.setup(api, options as never))
     const tooSlow = () => new Error(`setup did not finish within ${ctx.setupTimeoutMs} ms`)
@@ -126,7 +128,7 @@ async function runSetup(
   } catch (error) {
     throw new PluginLoadError(api.id, 'INGEST_ERR_PLUGIN_SETUP', (error as Error).message, { cause: error })
   } finally {
-    ctx.state.owner = undefined
+    ctx.scope.owner = undefined
   }
 }
 
@@ -134,6 +136,7 @@ export async function loadPlugins(entries: readonly PluginEntry[], ctx: LoaderCo
   const services = ctx.services ?? new Map<string, unknown>()
   const loaded: LoadedPlugin[] = []
   const ids = new Set<string>()
+  const hooks = tapOnly(ctx.hooks)
   for (const [index, entry] of applyRenames(entries, ctx.renamed ?? {}, ctx.logger)) {
     const id = entry.id ?? entry.plugin
     try {
@@ -165,7 +168,7 @@ export async function loadPlugins(entries: readonly PluginEntry[], ctx: LoaderCo
       const api: PluginApi = Object.freeze({
         id,
         required: entry.required === true,
-        hooks: ctx.hooks,
+        hooks,
         logger,
         db: ctx.db,
         projects: ctx.projects,

@@ -5,9 +5,9 @@
  */
 import type { Db } from 'mongodb'
 import type { Logger } from 'pino'
-import type { EventContext, IngestEvent, IngestHooks, Project, SinkBatch, WireEvent } from './plugin-api.ts'
-import { StepError, outcomesOf } from './isolation.ts'
-import { StepChain } from './step-chain.ts'
+import type { EventContext, IngestEvent, Project, SinkBatch, WireEvent } from './plugin-api.ts'
+import { StepError } from './isolation.ts'
+import type { Engine } from './engine.ts'
 import { isDropped } from './plugin-api.ts'
 import { fromWire } from './event.ts'
 import { HttpError, unavailable } from './errors.ts'
@@ -34,15 +34,12 @@ type Slot = { kind: 'kept'; event: IngestEvent } | { kind: 'gone' }
 
 export class Pipeline {
   private readonly order = new KeyedLock()
-  private readonly chain: StepChain
 
   constructor(
-    private readonly hooks: IngestHooks,
+    private readonly engine: Engine,
     private readonly db: Db,
     private readonly logger: Logger,
-  ) {
-    this.chain = new StepChain(hooks)
-  }
+  ) {}
 
   async ingest(request: IngestRequest): Promise<IngestOutcome> {
     const warnings = new WarningBatch(request.project.id)
@@ -120,11 +117,11 @@ export class Pipeline {
       sequence,
     }
     try {
-      const { value, droppedBy } = await this.chain.run(event, ctx)
+      const { value, droppedBy } = await this.engine.runEvent(event, ctx)
       if (droppedBy !== undefined && isDropped(value)) {
         count('hedgerow_events_dropped_total', { step: droppedBy, reason: value.reason })
         warnings.add(value.reason, { step: droppedBy, ...value.details }, raw)
-        this.hooks.eventDropped.call(value, ctx)
+        this.engine.eventDropped(value, ctx)
         return { kind: 'gone' }
       }
       return { kind: 'kept', event: value as IngestEvent }
@@ -146,8 +143,8 @@ export class Pipeline {
   }
 
   private async sink(batch: SinkBatch): Promise<void> {
-    await this.hooks.sink.promise(batch)
-    const failed = outcomesOf(batch).filter((outcome) => outcome.required && outcome.error)
+    const outcomes = await this.engine.runSinks(batch)
+    const failed = outcomes.filter((outcome) => outcome.required && outcome.error)
     if (!failed.length) return
     // A required sink that refused the request itself (an event it can never store, 413) answers
     // for it: a retry would fail the same way, where a 503 would have the client retry forever.

@@ -3,8 +3,8 @@
  * published as the package's `plugin-api` subpath without pulling the service in.
  *
  * A plugin is a named object with an options schema and a `setup(api, options)` that taps hooks.
- * Every tap is wrapped by the core (see `core/isolation.ts`), which applies the failure policy of
- * the hook it is on; plugins never catch their own errors to protect the pipeline.
+ * The core runs every tap (`core/engine.ts`) with the failure policy of the hook it is on (the
+ * phase table, `core/hooks.ts`); plugins never catch their own errors to protect the pipeline.
  */
 import type { AsyncParallelHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncHook } from 'tapable'
 import type { Static, TSchema } from 'typebox'
@@ -119,8 +119,8 @@ export interface StepInfo {
 }
 
 /**
- * The hooks, in the order the core calls them for each event. Each is documented in
- * `core/hooks.ts` with its kind and failure policy.
+ * The hooks, in the order the core calls them for each event. Each is listed in the phase table,
+ * `core/hooks.ts`, with its kind and failure policy.
  */
 export interface IngestHooks {
   readonly validate: StepHook
@@ -144,6 +144,29 @@ export interface IngestHooks {
   /** Observer: a tap threw; the policy of its hook has been applied. */
   readonly stepFailed: SyncHook<[StepInfo]>
 }
+
+/**
+ * Where a tap runs among the taps of its hook (tapable's `stage`): by stage, then in the order the
+ * config lists the plugins. Each hook has one own step, the built-in named after it (validate's
+ * rules, alias-resolve's person lookup…), tapped at `Stage.step`; a plugin that must run before or
+ * after it, wherever it is listed, taps at `Stage.beforeStep` or `Stage.afterStep`.
+ */
+export const Stage = Object.freeze({
+  /** Before the hook's own step: group-update strips `$groupidentify`'s person updates before alias-resolve reads them. */
+  beforeStep: -1000,
+  /** The hook's own step, and the default of every tap. */
+  step: 0,
+  /** After the hook's own step, seeing the event it left: spike-detection and group-update's key check after validate's rules. */
+  afterStep: 100,
+} as const)
+
+/** A hook as a plugin holds it: it may tap it, never run it (the core does, by the phase table). */
+export type TapOnly<H> = H extends { tapPromise: unknown }
+  ? Pick<H, Extract<keyof H, 'tap' | 'tapAsync' | 'tapPromise'>>
+  : Pick<H, Extract<keyof H, 'tap'>>
+
+/** The hooks as `api.hooks` hands them to a plugin. */
+export type PluginHooks = { readonly [K in keyof IngestHooks]: TapOnly<IngestHooks[K]> }
 
 export type Teardown = () => void | Promise<void>
 
@@ -197,7 +220,8 @@ export interface PluginApi {
    * it may acknowledge on enqueue and flush later. Unset (an older core) means: assume required.
    */
   readonly required?: boolean
-  readonly hooks: IngestHooks
+  /** Tap-only: taps made outside `setup` throw, and every tap's name is forced to `id`. */
+  readonly hooks: PluginHooks
   /** pino child logger bound to `{ plugin: id }`. */
   readonly logger: Logger
   /** Shared MongoDB handle owned by the core. */

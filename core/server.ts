@@ -7,7 +7,8 @@ import Koa from 'koa'
 import Router from '@koa/router'
 import type { Logger } from 'pino'
 import type { Config } from './config.ts'
-import type { EventsReader, IngestHooks } from './plugin-api.ts'
+import type { Engine } from './engine.ts'
+import type { EventsReader } from './plugin-api.ts'
 import type { ProjectStore } from './projects.ts'
 import type { Storage } from './storage/mongo.ts'
 import { errorsAndAccessLog } from './http/errors.ts'
@@ -22,7 +23,7 @@ import { renderMetrics } from './metrics.ts'
 export interface AppDeps {
   readonly config: Config
   readonly logger: Logger
-  readonly hooks: IngestHooks
+  readonly engine: Engine
   readonly storage: Storage
   readonly projects: ProjectStore
   readonly pipeline: Intake
@@ -60,7 +61,7 @@ export function createApp(deps: AppDeps): Koa {
   mountCapture(router, deps)
   mountCaptureV1(router, deps)
   mountAdmin(router, { db: deps.storage.db, events: deps.events, projects: deps.projects, adminKey: deps.adminKey })
-  deps.hooks.routes.call(router)
+  deps.engine.mountRoutes(router)
 
   app.silent = true // errors are logged once, by errorsAndAccessLog
   app.use(errorsAndAccessLog(deps.logger))

@@ -1,26 +1,40 @@
 /**
- * Runs one event through the step hooks for the pipeline. The rules are exactly those of calling
- * each step hook's tapable `promise()` in STEPS order with the isolation wrapper in place: taps in
- * tapable's order, waterfall results (undefined keeps the value, anything else replaces it), a
- * dropped value ends the event, each tap's failure policy and deadline. What differs is the cost:
- * tapable's compiled hook, the wrapper's async function, its deadline race and the promise
- * adoptions between them made about eight promises per tap, kept alive while a step waits on the
- * database and promoted by the garbage collector (half the service's allocations in the capture
- * benchmark). Here an event is one promise and a small state machine; a tap costs its own promise
- * and one `then`, and a tap that answers synchronously costs nothing more.
+ * Runs one event through the step taps, as the engine planned them from the phase table: steps in
+ * table order, taps in tapable's order, waterfall results (undefined keeps the value, anything else
+ * replaces it), a dropped value ends the event, and each tap's failure policy and deadline.
  *
- * A hook with an interceptor that observes calls (call, tap, result, error, done, loop) goes
- * through tapable instead, so such an interceptor still sees every call.
+ * An event is one promise and a small state machine: a tap costs its own promise and one `then`,
+ * and a tap that answers synchronously costs nothing more. (tapable's compiled hook with a policy
+ * wrapper around each tap made about eight promises per tap, kept alive while a step waited on the
+ * database: half the service's allocations in the capture benchmark.)
  */
-import type { Hook } from 'tapable'
-import type { EventContext, IngestEvent, IngestHooks, StepValue } from './plugin-api.ts'
+import type { EventContext, IngestEvent, StepValue } from './plugin-api.ts'
 import { isDropped } from './plugin-api.ts'
-import { STEPS, isolationStateOf } from './hooks.ts'
-import type { StepName } from './hooks.ts'
-import { stepFailure, stepTapOf, stepTimeout } from './isolation.ts'
-import type { IsolationState, StepTap } from './isolation.ts'
-import { arm, disarm } from './deadlines.ts'
+import type { RegisteredTap, StepName } from './hooks.ts'
+import { stepFailure } from './isolation.ts'
+import type { FailureReport, RunnableTap } from './isolation.ts'
+import { arm, disarm, timeoutError } from './deadlines.ts'
 import type { Deadline } from './deadlines.ts'
+
+/** An interceptor added with tapable's `hook.intercept`: the engine calls the parts that observe calls. */
+export interface Interceptor {
+  call?(...args: unknown[]): void
+  tap?(tap: RegisteredTap): void
+  result?(result: unknown): void
+  error?(error: Error): void
+  done?(): void
+}
+
+/** One step hook as the engine runs it. */
+export interface StepPlan {
+  readonly hook: StepName
+  readonly policy: 'fail' | 'skip'
+  readonly taps: readonly RunnableTap[]
+  /** How long each of its taps may take; undefined for no limit. */
+  readonly timeoutMs: number | undefined
+  /** Its interceptors that observe calls (call, tap, result, error); undefined in the common case, where they cost nothing. */
+  readonly observers: readonly Interceptor[] | undefined
+}
 
 /** Where the chain ended: the final value, and the step that dropped the event if it was dropped. */
 export interface ChainOutcome {
@@ -28,65 +42,19 @@ export interface ChainOutcome {
   readonly droppedBy?: StepName
 }
 
-type AnyHook = Hook<unknown, unknown> & {
-  interceptors: ReadonlyArray<Record<string, unknown>>
-  taps: ReadonlyArray<object>
-}
-const OBSERVING = ['call', 'tap', 'loop', 'error', 'result', 'done'] as const
-
-interface Plan {
-  /** The `taps` arrays the plan was made from, to notice a change (tapable never removes a tap in place). */
-  readonly sources: ReadonlyArray<ReadonlyArray<object>>
-  readonly lengths: readonly number[]
-  /** Per step, its taps; undefined when the chain must go through tapable. */
-  readonly steps: ReadonlyArray<readonly StepTap[]> | undefined
-}
-
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function'
 
 export class StepChain {
-  private plan: Plan | undefined
-  private readonly state: IsolationState | undefined
-
-  constructor(private readonly hooks: IngestHooks) {
-    this.state = isolationStateOf(hooks)
-  }
+  constructor(
+    private readonly steps: readonly StepPlan[],
+    private readonly report: FailureReport,
+  ) {}
 
   run(event: IngestEvent, ctx: EventContext): Promise<ChainOutcome> {
-    const state = this.state
-    const steps = state && this.currentPlan().steps
-    if (!state || !steps) return this.runThroughTapable(event, ctx)
     return new Promise<ChainOutcome>((resolve, reject) =>
-      new EventRun(steps, event, ctx, state, resolve, reject).advance(),
+      new EventRun(this.steps, event, ctx, this.report, resolve, reject).start(),
     )
-  }
-
-  private currentPlan(): Plan {
-    const hooks = STEPS.map(({ hook }) => this.hooks[hook] as unknown as AnyHook)
-    const plan = this.plan
-    if (plan && hooks.every((hook, i) => hook.taps === plan.sources[i] && hook.taps.length === plan.lengths[i]))
-      return plan
-    const observed = hooks.some((hook) =>
-      hook.interceptors.some((interceptor) => OBSERVING.some((key) => interceptor[key] !== undefined)),
-    )
-    const steps = hooks.map((hook) => hook.taps.map((tap) => stepTapOf(tap)))
-    const complete = !observed && steps.every((taps) => taps.every((tap) => tap !== undefined))
-    this.plan = {
-      sources: hooks.map((hook) => hook.taps),
-      lengths: hooks.map((hook) => hook.taps.length),
-      steps: complete ? (steps as StepTap[][]) : undefined,
-    }
-    return this.plan
-  }
-
-  private async runThroughTapable(event: IngestEvent, ctx: EventContext): Promise<ChainOutcome> {
-    let value: StepValue = event
-    for (const { hook } of STEPS) {
-      value = ((await this.hooks[hook].promise(value, ctx)) ?? value) as StepValue
-      if (isDropped(value)) return { value, droppedBy: hook }
-    }
-    return { value }
   }
 }
 
@@ -110,10 +78,10 @@ class EventRun implements Deadline {
   private onError!: (cause: unknown) => void
 
   constructor(
-    private readonly steps: ReadonlyArray<readonly StepTap[]>,
+    private readonly steps: readonly StepPlan[],
     event: IngestEvent,
     private readonly ctx: EventContext,
-    private readonly state: IsolationState,
+    private readonly report: FailureReport,
     private readonly resolve: (outcome: ChainOutcome) => void,
     private readonly reject: (error: unknown) => void,
   ) {
@@ -122,40 +90,66 @@ class EventRun implements Deadline {
     this.listen()
   }
 
+  start(): void {
+    try {
+      this.enter()
+    } catch (error) {
+      return this.fail(error)
+    }
+    this.advance()
+  }
+
   /** Calls taps until one answers asynchronously or the chain ends. */
-  advance(): void {
+  private advance(): void {
     try {
       for (;;) {
-        const taps = this.steps[this.step]!
-        if (this.tap < taps.length && !isDropped(this.current)) {
-          const step = taps[this.tap]!
+        const plan = this.steps[this.step]!
+        if (this.tap < plan.taps.length && !isDropped(this.current)) {
+          const step = plan.taps[this.tap]!
+          if (plan.observers) for (const observer of plan.observers) observer.tap?.(step.source)
           let result: unknown
           try {
-            result = call(step, this.current, this.ctx)
+            result = callStep(step, this.current, this.ctx)
           } catch (cause) {
-            if (!this.failed(step, cause)) return
+            if (!this.failed(cause)) return
             continue
           }
           if (!isThenable(result)) {
             this.accept(result)
             continue
           }
-          if (this.armed) this.deadline = performance.now() + this.state.stepTimeoutMs
-          else {
-            arm(this, this.state.stepTimeoutMs)
-            this.armed = true
-          }
+          this.armUntil(plan.timeoutMs)
           result.then(this.onResult, this.onError)
           return
         }
         this.value = (this.current ?? this.value) as StepValue
-        if (isDropped(this.value)) return this.finish({ value: this.value, droppedBy: STEPS[this.step]!.hook })
+        if (plan.observers) for (const observer of plan.observers) observer.result?.(this.value)
+        if (isDropped(this.value)) return this.finish({ value: this.value, droppedBy: plan.hook })
         if (++this.step === this.steps.length) return this.finish({ value: this.value })
         this.tap = 0
         this.current = this.value
+        this.enter()
       }
     } catch (error) {
       this.fail(error)
+    }
+  }
+
+  /** Tells the interceptors of the step being entered that it is called. */
+  private enter(): void {
+    const { observers } = this.steps[this.step]!
+    if (observers) for (const observer of observers) observer.call?.(this.current, this.ctx)
+  }
+
+  /** Gives the pending tap its deadline, or none. */
+  private armUntil(ms: number | undefined): void {
+    if (ms === undefined) {
+      if (this.armed) disarm(this)
+      this.armed = false
+    } else if (this.armed) this.deadline = performance.now() + ms
+    else {
+      arm(this, ms)
+      this.armed = true
     }
   }
 
@@ -166,15 +160,17 @@ class EventRun implements Deadline {
 
   private fail(error: unknown): void {
     if (this.armed) disarm(this)
+    const { observers } = this.steps[this.step]!
+    if (observers) for (const observer of observers) observer.error?.(error as Error)
     this.reject(error)
   }
 
   /** The tap ran past its deadline: its answer, whenever it comes, is ignored. */
   expire(): void {
     this.armed = false // the sweeper took it out of the set
-    const step = this.steps[this.step]![this.tap]!
+    const plan = this.steps[this.step]!
     this.listen()
-    if (this.failed(step, stepTimeout(step, this.state.stepTimeoutMs))) this.advance()
+    if (this.failed(timeoutError(plan.taps[this.tap]!.label, plan.timeoutMs!))) this.advance()
   }
 
   /** Fresh handlers for the pending tap; those of an expired tap stop having any effect. */
@@ -187,7 +183,7 @@ class EventRun implements Deadline {
     }
     this.onError = (cause) => {
       if (generation !== this.generation) return
-      if (this.failed(this.steps[this.step]![this.tap]!, cause)) this.advance()
+      if (this.failed(cause)) this.advance()
     }
   }
 
@@ -197,9 +193,10 @@ class EventRun implements Deadline {
     this.tap++
   }
 
-  /** Applies the tap's policy; true when the chain goes on (skip), false when it failed the event. */
-  private failed(step: StepTap, cause: unknown): boolean {
-    const error = stepFailure(step, cause, this.state)
+  /** Applies the step's policy to its current tap; true when the chain goes on (skip), false when it failed the event. */
+  private failed(cause: unknown): boolean {
+    const plan = this.steps[this.step]!
+    const error = stepFailure(plan.taps[this.tap]!, plan.policy, cause, this.report)
     if (error) {
       this.fail(error)
       return false
@@ -209,8 +206,8 @@ class EventRun implements Deadline {
   }
 }
 
-/** Calls a plugin's tap the way tapable would for its kind: sync, callback (tapAsync) or promise. */
-function call(step: StepTap, value: unknown, ctx: EventContext): unknown {
+/** `callTap` (isolation.ts) for a step's two arguments, without the array and spread it would cost per tap. */
+function callStep(step: RunnableTap, value: unknown, ctx: EventContext): unknown {
   if (step.type !== 'async') return step.fn(value, ctx)
   return new Promise((resolve, reject) =>
     step.fn(value, ctx, (error: unknown, result: unknown) => (error ? reject(error) : resolve(result))),

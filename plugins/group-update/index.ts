@@ -8,17 +8,12 @@
  * Mounts the admin routes for groups and group types.
  */
 import { Type } from 'typebox'
-import { API_VERSION, definePlugin, drop } from '../../core/plugin-api.ts'
+import { API_VERSION, Stage, definePlugin, drop } from '../../core/plugin-api.ts'
 import { GROUP_IDENTIFY, MAX_GROUP_KEY_LENGTH, groupKeyOf, isGroupKeyTooLong, withoutPersonUpdates } from './rules.ts'
 import { GroupTypeMappings } from './type-mapping.ts'
 import { WarnOnce } from './warn-once.ts'
 import { processGroups } from './step.ts'
 import { mountGroupRoutes } from './routes.ts'
-
-/** After the validate plugin's own tap (stage 0), whatever order plugins were listed in. */
-const AFTER_VALIDATE = 100
-/** Before every other aliasResolve tap, whatever order plugins were listed in. */
-const BEFORE_PERSON_STEPS = -1000
 
 export const optionsSchema = Type.Object(
   {
@@ -40,7 +35,7 @@ export default definePlugin({
     }
 
     // the two checks are synchronous: sync taps cost the step chain no promise per event
-    api.hooks.validate.tap({ name: api.id, stage: AFTER_VALIDATE }, function checkGroupKey(event) {
+    api.hooks.validate.tap({ name: api.id, stage: Stage.afterStep }, function checkGroupKey(event) {
       if (!isGroupKeyTooLong(event)) return undefined
       return drop('group_key_too_long', {
         group_type: event.properties.$group_type,
@@ -48,7 +43,7 @@ export default definePlugin({
         max_length: MAX_GROUP_KEY_LENGTH,
       })
     })
-    api.hooks.aliasResolve.tap({ name: api.id, stage: BEFORE_PERSON_STEPS }, function stripPersonUpdates(event) {
+    api.hooks.aliasResolve.tap({ name: api.id, stage: Stage.beforeStep }, function stripPersonUpdates(event) {
       return event.event === GROUP_IDENTIFY ? withoutPersonUpdates(event) : undefined
     })
     api.hooks.groupUpdate.tapPromise({ name: api.id }, async function updateGroups(event, ctx) {

@@ -10,14 +10,12 @@
  * the mark. Historical-migration requests never count (design.md §1).
  */
 import { Type } from 'typebox'
-import { API_VERSION, definePlugin } from '../../core/plugin-api.ts'
+import { API_VERSION, Stage, definePlugin } from '../../core/plugin-api.ts'
 import type { EventContext, IngestEvent } from '../../core/plugin-api.ts'
 import { count } from '../../core/metrics.ts'
 import { SpikeDetector } from './detector.ts'
 
 export const OVERFLOW_PROPERTY = '$overflow'
-/** After the validate plugin's tap (stage 0), wherever this plugin is listed. */
-const AFTER_VALIDATE = 100
 
 export const optionsSchema = Type.Object(
   {
@@ -61,7 +59,7 @@ export default definePlugin({
       maxKeys: options.maxKeys,
     })
     // synchronous work: a sync tap costs the step chain no promise and no microtask per event
-    api.hooks.validate.tap({ name: api.id, stage: AFTER_VALIDATE }, function detectSpike(event, ctx) {
+    api.hooks.validate.tap({ name: api.id, stage: Stage.afterStep }, function detectSpike(event, ctx) {
       return markSpike(detector, event, ctx, Date.now(), options.windowSeconds)
     })
   },

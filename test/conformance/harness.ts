@@ -1,5 +1,5 @@
 /**
- * Runs the sink under test inside the real service: real config checks, loader, isolation wrapper,
+ * Runs the sink under test inside the real service: real config checks, loader, engine (failure policies and timeouts),
  * pipeline and HTTP on an ephemeral port. Next to it sits a probe sink that records what the
  * pipeline handed every sink and which sinks failed, so the suite can compare against it.
  */

@@ -7,7 +7,6 @@ import { expect } from 'chai'
 import { API_VERSION } from '../../core/plugin-api.ts'
 import type { IngestEvent, PluginDefinition, SinkBatch } from '../../core/plugin-api.ts'
 import { checkSchema, ConfigError } from '../../core/config.ts'
-import { outcomesOf } from '../../core/isolation.ts'
 import { deepFreeze, wireEvents } from './events.ts'
 import type { StoredEvent } from './events.ts'
 import { PROBE, startHarness, SuiteResources } from './harness.ts'
@@ -140,8 +139,8 @@ export function sinkConformance<O extends object>(subject: SinkConformanceSubjec
           historicalMigration: false,
         })
         const before = structuredClone(batch)
-        await harness.service.hooks.sink.promise(batch)
-        const outcome = outcomesOf(batch).find((o) => o.plugin === plugin.name)
+        const outcomes = await harness.service.engine.runSinks(batch)
+        const outcome = outcomes.find((o) => o.plugin === plugin.name)
         expect(outcome, 'the sink ran').to.exist
         expect(outcome?.error?.message, 'the sink failed on a frozen batch').to.equal(undefined)
         expect(batch).to.deep.equal(before)

@@ -1,5 +1,4 @@
 import { expect } from 'chai'
-import { outcomesOf } from '../../core/isolation.ts'
 import type { SinkBatch } from '../../core/plugin-api.ts'
 import { hooksWithOwner, sampleContext, sampleEvent } from '../helpers/hooks.ts'
 
@@ -12,7 +11,7 @@ const batch = (): SinkBatch => ({
 
 describe('isolation', () => {
   it('turns a promise tap that throws synchronously after the first tap into a rejection, not a hang (models.md §3)', async () => {
-    const { hooks, as } = hooksWithOwner()
+    const { hooks, as, engine } = hooksWithOwner()
     as('first', () => hooks.validate.tapPromise({ name: 'first' }, async () => undefined))
     as('sync-thrower', () =>
       hooks.validate.tapPromise({ name: 'sync-thrower' }, (() => {
@@ -20,20 +19,22 @@ describe('isolation', () => {
       }) as never),
     )
     const settled = await Promise.race([
-      hooks.validate.promise(sampleEvent(), sampleContext()).then(
-        () => 'resolved',
-        () => 'rejected',
-      ),
+      engine()
+        .runEvent(sampleEvent(), sampleContext())
+        .then(
+          () => 'resolved',
+          () => 'rejected',
+        ),
       new Promise((resolve) => setTimeout(() => resolve('hung'), 500)),
     ])
     expect(settled).to.equal('rejected')
   })
 
   it('accepts a promise tap that returns a non-promise value', async () => {
-    const { hooks, as } = hooksWithOwner()
+    const { hooks, as, engine } = hooksWithOwner()
     as('first', () => hooks.geoip.tapPromise({ name: 'first' }, async () => undefined))
     as('plain', () => hooks.geoip.tapPromise({ name: 'plain' }, ((e: object) => ({ ...e, event: 'plain' })) as never))
-    expect(await hooks.geoip.promise(sampleEvent(), sampleContext())).to.include({ event: 'plain' })
+    expect((await engine().runEvent(sampleEvent(), sampleContext())).value).to.include({ event: 'plain' })
   })
 
   it('refuses a tap made outside a plugin setup', () => {
@@ -42,13 +43,14 @@ describe('isolation', () => {
   })
 
   it('forces the tap name to the plugin id, whatever the plugin wrote', () => {
-    const { hooks, as } = hooksWithOwner()
+    const { hooks, as, engine } = hooksWithOwner()
     as('real-id', () => hooks.sink.tapPromise({ name: 'pretend' }, async () => undefined))
+    expect(engine().order.sink).to.deep.equal(['real-id'])
     expect(hooks.sink.taps.map((t) => t.name)).to.deep.equal(['real-id'])
   })
 
   it('runs every sink even when one fails, and records each outcome with its required flag', async () => {
-    const { hooks, as } = hooksWithOwner()
+    const { hooks, as, engine } = hooksWithOwner()
     const seen: string[] = []
     as('broken', () => hooks.sink.tapPromise({ name: 'broken' }, async () => Promise.reject(new Error('down'))), true)
     as('sync-broken', () =>
@@ -58,9 +60,9 @@ describe('isolation', () => {
     )
     as('fine', () => hooks.sink.tapPromise({ name: 'fine' }, async () => void seen.push('fine')))
     const b = batch()
-    await hooks.sink.promise(b)
+    const recorded = await engine().runSinks(b)
     expect(seen).to.deep.equal(['fine'])
-    const outcomes = outcomesOf(b).map((o) => ({ plugin: o.plugin, required: o.required, failed: Boolean(o.error) }))
+    const outcomes = recorded.map((o) => ({ plugin: o.plugin, required: o.required, failed: Boolean(o.error) }))
     expect(outcomes).to.have.deep.members([
       { plugin: 'broken', required: true, failed: true },
       { plugin: 'sync-broken', required: false, failed: true },
@@ -68,23 +70,23 @@ describe('isolation', () => {
     ])
   })
 
-  it('callback-style taps (tapAsync) are wrapped too', async () => {
-    const { hooks, as } = hooksWithOwner()
+  it('callback-style taps (tapAsync) run too', async () => {
+    const { hooks, as, engine } = hooksWithOwner()
     as('cb', () =>
       hooks.geoip.tapAsync({ name: 'cb' }, (event, _ctx, done) => done(null, { ...event, event: 'from-callback' })),
     )
-    expect(await hooks.geoip.promise(sampleEvent(), sampleContext())).to.include({ event: 'from-callback' })
+    expect((await engine().runEvent(sampleEvent(), sampleContext())).value).to.include({ event: 'from-callback' })
   })
 
   it('an observer that throws never breaks the caller', () => {
-    const { hooks, as } = hooksWithOwner()
+    const { hooks, as, engine } = hooksWithOwner()
     as('obs', () =>
       hooks.stepFailed.tap({ name: 'obs' }, () => {
         throw new Error('observer bug')
       }),
     )
     expect(() =>
-      hooks.stepFailed.call({ plugin: 'p', hook: 'h', error: new Error('x'), retryable: false }),
+      engine().stepFailed({ plugin: 'p', hook: 'h', error: new Error('x'), retryable: false }),
     ).not.to.throw()
   })
 })

@@ -9,6 +9,7 @@ import type { PluginEntry } from '../../core/config.ts'
 import { loadPlugins, PluginLoadError, runTeardowns } from '../../core/loader.ts'
 import type { LoaderContext } from '../../core/loader.ts'
 import { createHooks } from '../../core/hooks.ts'
+import { Engine } from '../../core/engine.ts'
 import { API_VERSION, definePlugin } from '../../core/plugin-api.ts'
 import type { PluginDefinition } from '../../core/plugin-api.ts'
 import { builtInPlugins } from '../../plugins/index.ts'
@@ -50,10 +51,10 @@ describe('loader', () => {
   after(() => client.close())
 
   function context(overrides: Partial<LoaderContext> = {}): LoaderContext {
-    const state = { stepTimeoutMs: 1000, onStepFailed: () => undefined }
+    const scope = {}
     return {
-      hooks: createHooks(state),
-      state,
+      hooks: createHooks(scope),
+      scope,
       db: client.db('loader'),
       projects: new ProjectStore(client.db('loader')),
       isAdminKey: () => false,
@@ -176,6 +177,22 @@ describe('loader', () => {
     expect(ctx.hooks.sink.taps.map((t) => t.name)).to.deep.equal(['sink-mongo'])
   })
 
+  it('hands each plugin tap-only hooks: it can tap them, never run them', async () => {
+    let seen: Record<string, string[]> = {}
+    const curious = definePlugin({
+      name: 'curious',
+      apiVersion: API_VERSION,
+      setup(api) {
+        seen = { validate: Object.keys(api.hooks.validate), closing: Object.keys(api.hooks.closing) }
+        api.hooks.sink.tapPromise({ name: api.id }, async () => undefined)
+      },
+    })
+    const ctx = context({ builtIns: { ...builtInPlugins, curious: curious as PluginDefinition } })
+    await loadPlugins([{ plugin: 'validate' }, { plugin: 'curious' }], ctx)
+    expect(seen).to.deep.equal({ validate: ['tap', 'tapAsync', 'tapPromise'], closing: ['tap'] })
+    expect(ctx.hooks.sink.taps.map((t) => t.name)).to.deep.equal(['curious'])
+  })
+
   it('refuses taps made after setup returned', async () => {
     await load([{ plugin: 'hedgerow-plugin-late-tap' }])
     const late = (globalThis as Record<symbol, () => void>)[Symbol.for('hedgerow.test.late-tap')]
@@ -250,7 +267,7 @@ describe('loader', () => {
     const ctx = context()
     await loadPlugins([{ plugin: 'validate' }, { plugin: 'hedgerow-plugin-sink-ok', id: 'mirror' }], ctx)
     const before = received().length
-    await ctx.hooks.sink.promise({
+    await Engine.build(ctx.hooks, { stepTimeoutMs: 1000 }).runSinks({
       project: { id: 1, name: 'p', apiToken: 't', secretApiToken: 's', timezone: 'UTC' },
       events: [{ uuid: 'u1', event: 'e', distinctId: 'd', properties: {}, timestamp: new Date() }],
       receivedAt: new Date(),

@@ -25,7 +25,7 @@ describe('Pipeline', () => {
 
   /** A pipeline whose step waits `slowMs` on distinct_id "slow" of project 1, recording the order steps end in. */
   function pipelineRecording(slowMs: number) {
-    const { hooks, as } = hooksWithOwner()
+    const { hooks, as, engine } = hooksWithOwner()
     const ended: string[] = []
     as('step', () =>
       hooks.aliasResolve.tapPromise({ name: 'step' }, async (event, ctx) => {
@@ -36,7 +36,7 @@ describe('Pipeline', () => {
       }),
     )
     as('sink', () => hooks.sink.tapPromise({ name: 'sink' }, async () => undefined), true)
-    return { pipeline: new Pipeline(hooks, client.db(testDbName('pipeline')), pino({ level: 'silent' })), ended }
+    return { pipeline: new Pipeline(engine(), client.db(testDbName('pipeline')), pino({ level: 'silent' })), ended }
   }
 
   it('runs the events of one project and distinct_id one after another across concurrent requests', async () => {
@@ -61,7 +61,7 @@ describe('Pipeline', () => {
   })
 
   it('gives the events of one distinct_id in one request one sequence, and no other event or request that sequence', async () => {
-    const { hooks, as } = hooksWithOwner()
+    const { hooks, as, engine } = hooksWithOwner()
     const seen: Array<[string, Map<string, unknown>]> = []
     as('step', () =>
       hooks.aliasResolve.tap({ name: 'step' }, (event, ctx) => {
@@ -71,7 +71,7 @@ describe('Pipeline', () => {
       }),
     )
     as('sink', () => hooks.sink.tapPromise({ name: 'sink' }, async () => undefined), true)
-    const pipeline = new Pipeline(hooks, client.db(testDbName('pipeline')), pino({ level: 'silent' }))
+    const pipeline = new Pipeline(engine(), client.db(testDbName('pipeline')), pino({ level: 'silent' }))
     await pipeline.ingest(request(1, ['a', 'b', 'a', 'a']))
     await pipeline.ingest(request(1, ['a']))
     const sequences = seen.map(([, sequence]) => sequence)
@@ -80,7 +80,7 @@ describe('Pipeline', () => {
     expect(sequences.map((sequence) => sequence.get('count'))).to.deep.equal([3, 1, 3, 3, 1])
   })
   it("answers a required sink's refusal of the request (413) as it is, and any other sink failure as a retryable 503", async () => {
-    const { hooks, as } = hooksWithOwner()
+    const { hooks, as, engine } = hooksWithOwner()
     as(
       'refusing',
       () =>
@@ -91,7 +91,7 @@ describe('Pipeline', () => {
         }),
       true,
     )
-    const pipeline = new Pipeline(hooks, client.db(testDbName('pipeline')), pino({ level: 'silent' }))
+    const pipeline = new Pipeline(engine(), client.db(testDbName('pipeline')), pino({ level: 'silent' }))
     const refused = await pipeline.ingest(request(1, ['huge'])).catch((e: unknown) => e)
     expect(refused).to.be.instanceOf(HttpError)
     expect((refused as HttpError).toBody()).to.deep.equal({

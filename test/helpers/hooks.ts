@@ -1,31 +1,36 @@
-/** Hooks with the real isolation wrapper, and a way to tap them as a named plugin would. */
+/** Hooks with the real registration rules, a way to tap them as a named plugin would, and the engine that runs them. */
 import { pino } from 'pino'
 import { createHooks } from '../../core/hooks.ts'
-import type { IsolationState, TapOwner } from '../../core/isolation.ts'
+import type { SetupScope, TapOwner } from '../../core/hooks.ts'
+import { Engine } from '../../core/engine.ts'
 import type { EventContext, IngestEvent, IngestHooks, StepInfo } from '../../core/plugin-api.ts'
 
 const logger = pino({ level: 'silent' })
 
 export function hooksWithOwner(stepTimeoutMs = 1000): {
   hooks: IngestHooks
-  state: IsolationState
+  scope: SetupScope
+  /** Every failure the `stepFailed` observers were told of. */
   failures: StepInfo[]
   as: (id: string, fn: () => void, required?: boolean) => TapOwner
+  /** The engine over the taps made so far, built as the service builds it once every setup is done. */
+  engine: () => Engine
 } {
   const failures: StepInfo[] = []
-  const state: IsolationState = { stepTimeoutMs, onStepFailed: (info) => failures.push(info) }
-  const hooks = createHooks(state)
+  const scope: SetupScope = {}
+  const hooks = createHooks(scope)
   const as = (id: string, fn: () => void, required = false) => {
     const owner: TapOwner = { id, required, logger, tapped: [] }
-    state.owner = owner
+    scope.owner = owner
     try {
       fn()
     } finally {
-      state.owner = undefined
+      scope.owner = undefined
     }
     return owner
   }
-  return { hooks, state, failures, as }
+  as('failure-recorder', () => hooks.stepFailed.tap({ name: 'failure-recorder' }, (info) => void failures.push(info)))
+  return { hooks, scope, failures, as, engine: () => Engine.build(hooks, { stepTimeoutMs }) }
 }
 
 export const sampleEvent = (): IngestEvent => ({
