@@ -10,6 +10,7 @@ import type { Logger } from 'pino'
 import { API_VERSION } from './plugin-api.ts'
 import type {
   IngestHooks,
+  NatsConnectionSettings,
   PluginApi,
   PluginDefinition,
   ProjectLookup,
@@ -22,6 +23,9 @@ import { ConfigError, checkSchema } from './config.ts'
 import type { IsolationState, TapOwner } from './isolation.ts'
 import { describeSource, importUrl, resolvePlugin } from './plugin-resolve.ts'
 import { withDeadline } from './deadlines.ts'
+import { count } from './metrics.ts'
+import { connectNats } from './nats.ts'
+import { createHttpKit } from './http/kit.ts'
 import type { PluginSource } from './plugin-resolve.ts'
 
 export class PluginLoadError extends Error {
@@ -123,6 +127,8 @@ async function runSetup(
 
 export async function loadPlugins(entries: readonly PluginEntry[], ctx: LoaderContext): Promise<LoadedPlugin[]> {
   const services = new Map<string, unknown>()
+  const http = createHttpKit({ projects: ctx.projects, isAdminKey: ctx.isAdminKey })
+  const metrics = Object.freeze({ count })
   const loaded: LoadedPlugin[] = []
   const ids = new Set<string>()
   for (const [index, entry] of entries.entries()) {
@@ -161,6 +167,10 @@ export async function loadPlugins(entries: readonly PluginEntry[], ctx: LoaderCo
         db: ctx.db,
         projects: ctx.projects,
         isAdminKey: ctx.isAdminKey,
+        http,
+        metrics,
+        withDeadline,
+        connectNats: (settings: NatsConnectionSettings, name: string) => connectNats(settings, name, logger),
         dataDir: ctx.dataDir,
         configDir: ctx.configDir,
         provide<K extends ServiceName>(name: K, service: Services[K]) {

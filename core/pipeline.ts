@@ -9,7 +9,7 @@ import type { EventContext, IngestEvent, IngestHooks, Project, SinkBatch, WireEv
 import { StepError, outcomesOf } from './isolation.ts'
 import { StepChain } from './step-chain.ts'
 import { isDropped } from './plugin-api.ts'
-import { fromWire } from './event.ts'
+import { fromWire, withUuid } from './event.ts'
 import { HttpError, unavailable } from './errors.ts'
 import { KeyedLock } from './keyed-lock.ts'
 import { WarningBatch } from './warnings.ts'
@@ -127,7 +127,7 @@ export class Pipeline {
         this.hooks.eventDropped.call(value, ctx)
         return { kind: 'gone' }
       }
-      return { kind: 'kept', event: value as IngestEvent }
+      return { kind: 'kept', event: withUuid(value as IngestEvent) }
     } catch (error) {
       if (!(error instanceof StepError) || error.retryable)
         throw error instanceof StepError ? unavailable(`${error.message}; retry the request`) : error

@@ -6,8 +6,7 @@
  * sends them, or cohort objects (`{name, is_static, filters}`), the only way to carry static
  * cohorts (PostHog leaves them out of its export).
  */
-import { badRequest } from '../../../core/plugin-api.ts'
-import { parseWith } from '../../../core/admin/schemas.ts'
+import { badRequest, parseWith } from '../../../core/plugin-api.ts'
 import type { FlagFilters } from '../evaluator/index.ts'
 import type { CohortDocument, FlagDocument } from '../store/documents.ts'
 import { DefinitionsBodySchema, checkPropertyGroup } from './schema.ts'

@@ -8,14 +8,13 @@
  */
 import type Router from '@koa/router'
 import { Type } from 'typebox'
-import { badRequest } from '../../../core/plugin-api.ts'
-import { parseWith } from '../../../core/admin/schemas.ts'
+import { badRequest, parseWith } from '../../../core/plugin-api.ts'
 import { checkPropertyGroup } from '../definitions/schema.ts'
 import { checkCohortRegexes } from '../definitions/regex-limit.ts'
 import { DefinitionEdits } from '../store/edits.ts'
 import type { CohortDocument } from '../store/documents.ts'
 import { CohortMembers } from '../store/members.ts'
-import { idParam, jsonBody, page, projectParam, route } from './admin-common.ts'
+import { idParam, route } from './admin-common.ts'
 import type { AdminDeps } from './admin-common.ts'
 
 const open = { additionalProperties: true } as const
@@ -64,7 +63,7 @@ function cohortJson(doc: CohortDocument, count: number | null) {
   }
 }
 
-export function mountCohortRoutes(router: Router, { db, projects, flags, bodyLimit, regexBudgetMs }: AdminDeps): void {
+export function mountCohortRoutes(router: Router, { db, http, flags, bodyLimit, regexBudgetMs }: AdminDeps): void {
   const base = '/api/projects/:id/cohorts'
   const edits = DefinitionEdits.cohorts(db)
   const members = new CohortMembers(db)
@@ -77,19 +76,19 @@ export function mountCohortRoutes(router: Router, { db, projects, flags, bodyLim
     return doc
   }
 
-  route(router, 'get', base, async (ctx) => {
-    const project = await projectParam(ctx, projects)
+  route(router, http, 'get', base, async (ctx) => {
+    const project = await http.projectParam(ctx)
     const live = (await flags.definitions(project.id)).cohortDocuments.filter((doc) => !doc.deleted)
-    const listed = page(ctx, live)
+    const listed = http.page(ctx, live)
     ctx.body = {
       ...listed,
       results: await Promise.all(listed.results.map(async (doc) => cohortJson(doc, await countOf(project.id, doc)))),
     }
   })
 
-  route(router, 'post', base, async (ctx) => {
-    const project = await projectParam(ctx, projects)
-    const body = parseWith(CohortCreateBody, await jsonBody(ctx, bodyLimit))
+  route(router, http, 'post', base, async (ctx) => {
+    const project = await http.projectParam(ctx)
+    const body = parseWith(CohortCreateBody, await http.readJson(ctx, bodyLimit))
     const isStatic = body.is_static === true
     if (!isStatic) checkPropertyGroup(body.filters?.properties, 'filters.properties')
     if (!isStatic)
@@ -115,15 +114,15 @@ export function mountCohortRoutes(router: Router, { db, projects, flags, bodyLim
     ctx.body = cohortJson(created, await countOf(project.id, created))
   })
 
-  route(router, 'get', `${base}/:cohort_id`, async (ctx) => {
-    const project = await projectParam(ctx, projects)
+  route(router, http, 'get', `${base}/:cohort_id`, async (ctx) => {
+    const project = await http.projectParam(ctx)
     const doc = await edits.get(project.id, idParam(ctx, 'cohort_id', 'cohort'))
     ctx.body = cohortJson(doc, await countOf(project.id, doc))
   })
 
-  route(router, 'patch', `${base}/:cohort_id`, async (ctx) => {
-    const project = await projectParam(ctx, projects)
-    const body = parseWith(CohortPatchBody, await jsonBody(ctx, bodyLimit))
+  route(router, http, 'patch', `${base}/:cohort_id`, async (ctx) => {
+    const project = await http.projectParam(ctx)
+    const body = parseWith(CohortPatchBody, await http.readJson(ctx, bodyLimit))
     const updated = await edits.update(project.id, idParam(ctx, 'cohort_id', 'cohort'), (doc) => {
       if (body.is_static !== undefined && body.is_static !== doc.is_static)
         throw badRequest('invalid_input', 'is_static: a cohort cannot change between static and dynamic', 'is_static')
@@ -145,8 +144,8 @@ export function mountCohortRoutes(router: Router, { db, projects, flags, bodyLim
     ctx.body = cohortJson(updated, await countOf(project.id, updated))
   })
 
-  route(router, 'delete', `${base}/:cohort_id`, async (ctx) => {
-    const project = await projectParam(ctx, projects)
+  route(router, http, 'delete', `${base}/:cohort_id`, async (ctx) => {
+    const project = await http.projectParam(ctx)
     await edits.update(project.id, idParam(ctx, 'cohort_id', 'cohort'), (doc) => ({
       ...doc,
       deleted: true,
@@ -156,8 +155,8 @@ export function mountCohortRoutes(router: Router, { db, projects, flags, bodyLim
     ctx.status = 204
   })
 
-  route(router, 'get', `${base}/:cohort_id/members`, async (ctx) => {
-    const project = await projectParam(ctx, projects)
+  route(router, http, 'get', `${base}/:cohort_id/members`, async (ctx) => {
+    const project = await http.projectParam(ctx)
     const cohort = await staticCohort(project.id, idParam(ctx, 'cohort_id', 'cohort'))
     const query = parseWith(MembersQuery, ctx.query)
     const limit = query.limit === undefined ? 1000 : Number(query.limit)
@@ -171,17 +170,17 @@ export function mountCohortRoutes(router: Router, { db, projects, flags, bodyLim
     ctx.body = { results, next }
   })
 
-  route(router, 'post', `${base}/:cohort_id/members`, async (ctx) => {
-    const project = await projectParam(ctx, projects)
+  route(router, http, 'post', `${base}/:cohort_id/members`, async (ctx) => {
+    const project = await http.projectParam(ctx)
     const cohort = await staticCohort(project.id, idParam(ctx, 'cohort_id', 'cohort'))
-    const body = parseWith(MembersBody, await jsonBody(ctx, bodyLimit))
+    const body = parseWith(MembersBody, await http.readJson(ctx, bodyLimit))
     ctx.body = { added: await members.add(project.id, cohort.id, body.distinct_ids) }
   })
 
-  route(router, 'delete', `${base}/:cohort_id/members`, async (ctx) => {
-    const project = await projectParam(ctx, projects)
+  route(router, http, 'delete', `${base}/:cohort_id/members`, async (ctx) => {
+    const project = await http.projectParam(ctx)
     const cohort = await staticCohort(project.id, idParam(ctx, 'cohort_id', 'cohort'))
-    const body = parseWith(MembersBody, await jsonBody(ctx, bodyLimit))
+    const body = parseWith(MembersBody, await http.readJson(ctx, bodyLimit))
     ctx.body = { removed: await members.remove(project.id, cohort.id, body.distinct_ids) }
   })
 }

@@ -7,8 +7,7 @@
 import JSON5 from 'json5'
 import { Type } from 'typebox'
 import type { Static } from 'typebox'
-import { badRequest } from '../../../core/plugin-api.ts'
-import { parseWith } from '../../../core/admin/schemas.ts'
+import { badRequest, parseWith } from '../../../core/plugin-api.ts'
 
 const Json = Type.Record(Type.String(), Type.Unknown())
 const Nullable = <T extends Parameters<typeof Type.Optional>[0]>(schema: T) =>

@@ -14,6 +14,7 @@ import { replaceDefinitions } from '../../../plugins/decide/store/replace.ts'
 import { openGeoip } from '../../../plugins/geoip/lookup.ts'
 import type { GeoipReader } from '../../../plugins/geoip/lookup.ts'
 import { testMongoUrl } from '../../helpers/mongo.ts'
+import { withDeadline } from '../../../core/deadlines.ts'
 import { writeMaxMindCityFixture } from '../geoip/fixtures.ts'
 import { insertPerson, openTestDb } from './store/db.ts'
 import type { TestDb } from './store/db.ts'
@@ -83,7 +84,7 @@ describe('decide flags service', () => {
       logger,
     )
   const service = (db = t.db, cache = cacheOf()) =>
-    new FlagsEvaluation({ db, cache, geoip, databaseTimeoutMs: 2000, regexBudgetMs: 100, logger })
+    new FlagsEvaluation({ db, cache, geoip, databaseTimeoutMs: 2000, withDeadline, regexBudgetMs: 100, logger })
 
   before(async () => {
     t = await openTestDb('decide_service')
@@ -199,6 +200,7 @@ describe('decide flags service', () => {
         cache: cacheOf(),
         geoip,
         databaseTimeoutMs: 100,
+        withDeadline,
         regexBudgetMs: 100,
         logger,
       })
