@@ -10,7 +10,7 @@ import { StepError, outcomesOf } from './isolation.ts'
 import { StepChain } from './step-chain.ts'
 import { isDropped } from './plugin-api.ts'
 import { fromWire, withUuid } from './event.ts'
-import { HttpError, unavailable } from './errors.ts'
+import { HttpError, httpError } from './errors.ts'
 import { KeyedLock } from './keyed-lock.ts'
 import { WarningBatch } from './warnings.ts'
 import { COLLECTIONS } from './storage/collections.ts'
@@ -130,7 +130,7 @@ export class Pipeline {
       return { kind: 'kept', event: withUuid(value as IngestEvent) }
     } catch (error) {
       if (!(error instanceof StepError) || error.retryable)
-        throw error instanceof StepError ? unavailable(`${error.message}; retry the request`) : error
+        throw error instanceof StepError ? httpError('unavailable', `${error.message}; retry the request`) : error
       // A non-retryable step error would fail on every retry: keep the event aside, acknowledge it.
       deadLetters.push({
         project_id: request.project.id,
@@ -153,7 +153,10 @@ export class Pipeline {
     // for it: a retry would fail the same way, where a 503 would have the client retry forever.
     const refused = failed.find((outcome) => outcome.error instanceof HttpError && !outcome.error.retryable)
     if (refused) throw refused.error
-    throw unavailable(`storage is unavailable (${failed.map((f) => f.plugin).join(', ')}); retry the request`)
+    throw httpError(
+      'unavailable',
+      `storage is unavailable (${failed.map((f) => f.plugin).join(', ')}); retry the request`,
+    )
   }
 }
 

@@ -6,7 +6,7 @@ import type { Db, Filter, Document } from 'mongodb'
 import type { Static } from 'typebox'
 import type { Project } from '../plugin-api.ts'
 import type { EventsQuery } from './schemas.ts'
-import { badRequest } from '../errors.ts'
+import { httpError } from '../errors.ts'
 import { COLLECTIONS } from '../storage/collections.ts'
 
 const DEFAULT_LIMIT = 100
@@ -15,14 +15,14 @@ const MAX_LIMIT = 1000
 function dateParam(value: string | undefined, name: string): Date | undefined {
   if (value === undefined) return undefined
   const date = new Date(value)
-  if (Number.isNaN(date.getTime())) throw badRequest('invalid_input', `${name} must be an ISO 8601 date`, name)
+  if (Number.isNaN(date.getTime())) throw httpError('invalid_input', `${name} must be an ISO 8601 date`, name)
   return date
 }
 
 function limitParam(value: string | undefined): number {
   const limit = value === undefined ? DEFAULT_LIMIT : Number(value)
   if (limit < 1 || limit > MAX_LIMIT)
-    throw badRequest('invalid_input', `limit must be between 1 and ${MAX_LIMIT}`, 'limit')
+    throw httpError('invalid_input', `limit must be between 1 and ${MAX_LIMIT}`, 'limit')
   return limit
 }
 
@@ -33,7 +33,7 @@ function decodeCursor(cursor: string): { t: Date; u: string } {
     if (typeof u !== 'string' || Number.isNaN(date.getTime())) throw new Error('bad cursor')
     return { t: date, u }
   } catch {
-    throw badRequest('invalid_input', 'cursor is not a cursor this API returned', 'cursor')
+    throw httpError('invalid_input', 'cursor is not a cursor this API returned', 'cursor')
   }
 }
 

@@ -3,6 +3,7 @@
  * them directly for group flags, so changing a field here is a change of contract.
  */
 import type { Db, IndexDescription } from 'mongodb'
+import { retryableError } from '../../core/plugin-api.ts'
 
 export const GROUP_COLLECTIONS = {
   groups: 'groups',
@@ -54,5 +55,5 @@ export function isDuplicateKey(error: unknown): boolean {
 
 /** A write that kept losing races: the request answers 503 and the SDK retries it. */
 export function contention(what: string): Error {
-  return Object.assign(new Error(`${what}: too many concurrent writers, retry`), { retryable: true })
+  return retryableError(`${what}: too many concurrent writers, retry`)
 }

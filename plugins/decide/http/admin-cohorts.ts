@@ -8,7 +8,7 @@
  */
 import type Router from '@koa/router'
 import { Type } from 'typebox'
-import { badRequest, parseWith } from '../../../core/plugin-api.ts'
+import { parseWith, httpError } from '../../../core/plugin-api.ts'
 import { checkPropertyGroup } from '../definitions/schema.ts'
 import { checkCohortRegexes } from '../definitions/regex-limit.ts'
 import { DefinitionEdits } from '../store/edits.ts'
@@ -72,7 +72,7 @@ export function mountCohortRoutes(router: Router, { db, http, flags, bodyLimit, 
   const staticCohort = async (projectId: number, id: number) => {
     const doc = await edits.get(projectId, id)
     if (!doc.is_static)
-      throw badRequest('not_static', `cohort ${id} is dynamic: its members come from its filters`, 'cohort_id')
+      throw httpError('not_static', `cohort ${id} is dynamic: its members come from its filters`, 'cohort_id')
     return doc
   }
 
@@ -94,7 +94,7 @@ export function mountCohortRoutes(router: Router, { db, http, flags, bodyLimit, 
     if (!isStatic)
       checkCohortRegexes(`cohort "${body.name}"`, body.filters?.properties, 'filters.properties', regexBudgetMs)
     if (!isStatic && body.distinct_ids)
-      throw badRequest('invalid_input', 'distinct_ids: only static cohorts have members', 'distinct_ids')
+      throw httpError('invalid_input', 'distinct_ids: only static cohorts have members', 'distinct_ids')
     const now = new Date()
     const created = await edits.create(project.id, (id) => ({
       id,
@@ -125,9 +125,9 @@ export function mountCohortRoutes(router: Router, { db, http, flags, bodyLimit, 
     const body = parseWith(CohortPatchBody, await http.readJson(ctx, bodyLimit))
     const updated = await edits.update(project.id, idParam(ctx, 'cohort_id', 'cohort'), (doc) => {
       if (body.is_static !== undefined && body.is_static !== doc.is_static)
-        throw badRequest('invalid_input', 'is_static: a cohort cannot change between static and dynamic', 'is_static')
+        throw httpError('invalid_input', 'is_static: a cohort cannot change between static and dynamic', 'is_static')
       if (body.filters !== undefined && doc.is_static)
-        throw badRequest('invalid_input', 'filters: a static cohort has members, not filters', 'filters')
+        throw httpError('invalid_input', 'filters: a static cohort has members, not filters', 'filters')
       if (body.filters !== undefined) checkPropertyGroup(body.filters.properties, 'filters.properties')
       if (body.filters !== undefined)
         checkCohortRegexes(`cohort ${doc.id}`, body.filters.properties, 'filters.properties', regexBudgetMs)

@@ -9,7 +9,7 @@
 import type Router from '@koa/router'
 import { Type } from 'typebox'
 import type { Static } from 'typebox'
-import { HttpError, badRequest, parseWith } from '../../../core/plugin-api.ts'
+import { parseWith, httpError } from '../../../core/plugin-api.ts'
 import type { FlagFilters } from '../evaluator/index.ts'
 import { FiltersSchema, FlagOptionalFields } from '../definitions/schema.ts'
 import { checkFlagRegexes } from '../definitions/regex-limit.ts'
@@ -84,7 +84,7 @@ export function flagJson(doc: FlagDocument, projectId: number) {
 
 function assertKeyFree(key: string, id: number | null, siblings: FlagDocument[]): void {
   if (siblings.some((flag) => flag.key === key && !flag.deleted && flag.id !== id))
-    throw badRequest('unique', 'There is already a feature flag with this key.', 'key')
+    throw httpError('unique', 'There is already a feature flag with this key.', 'key')
 }
 
 function applyChanges(doc: FlagDocument, changes: FlagChanges): FlagDocument {
@@ -148,9 +148,7 @@ export function mountFlagRoutes(router: Router, { db, http, flags, bodyLimit, re
     const body = parseWith(FlagPatchBody, await http.readJson(ctx, bodyLimit))
     const updated = await edits.update(project.id, id, async (doc, siblings) => {
       if (body.version !== undefined && body.version !== doc.version) {
-        throw new HttpError(
-          409,
-          'validation_error',
+        throw httpError(
           'stale_version',
           `the flag is at version ${doc.version}, not ${body.version}: it was changed meanwhile`,
           'version',

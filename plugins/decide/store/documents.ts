@@ -6,6 +6,7 @@
  */
 import type { Db, IndexDescription } from 'mongodb'
 import type { FlagFilters } from '../evaluator/index.ts'
+import { retryableError } from '../../../core/plugin-api.ts'
 
 export const DECIDE_COLLECTIONS = {
   flags: 'feature_flags',
@@ -109,5 +110,5 @@ export const isDuplicateKey = (error: unknown): boolean =>
 
 /** Writes that kept losing races with concurrent writers: the client should retry. */
 export function contention(what: string): Error {
-  return Object.assign(new Error(`${what}: too many concurrent writers, retry`), { retryable: true })
+  return retryableError(`${what}: too many concurrent writers, retry`)
 }

@@ -6,7 +6,7 @@
  * Added group types survive a failed replacement; they are facts about the project, not flags.
  */
 import type { Db } from 'mongodb'
-import { HttpError, badRequest } from '../../../core/plugin-api.ts'
+import { httpError } from '../../../core/plugin-api.ts'
 import { GROUP_COLLECTIONS } from '../../group-update/documents.ts'
 import type { GroupTypeMappingDocument } from '../../group-update/documents.ts'
 import { remapGroupTypeIndexes } from '../definitions/import.ts'
@@ -41,7 +41,7 @@ export async function ensureGroupTypes(
       const used = new Set(known.values())
       const free = [Number(source), 0, 1, 2, 3, 4].find((index) => !used.has(index))
       if (free === undefined)
-        throw badRequest(
+        throw httpError(
           'invalid_input',
           `group_type_mapping.${source}: the project already has ${MAX_GROUP_TYPES} group types, none is ${name}`,
           `group_type_mapping.${source}`,
@@ -89,9 +89,7 @@ export async function replaceDefinitions(db: Db, projectId: number, imported: Im
   }
   if (!(await generations.activate(projectId, generation))) {
     await generations.collect(projectId, generation)
-    throw new HttpError(
-      409,
-      'validation_error',
+    throw httpError(
       'conflict',
       'a later replacement of the flag definitions was applied while this one was written; nothing was changed by this one',
     )
