@@ -59,7 +59,7 @@ export default definePlugin({
 
     if (options.trackUsage) {
       api.hooks.routes.tap({ name: api.id }, (router) => {
-        router.get('/api/projects/:id/feature_flag_usage', async (ctx) => {
+        router.get('/api/projects/:id/feature_flag_usage', api.http.auth.adminKey, async (ctx) => {
           const project = await api.http.projectParam(ctx)
           ctx.body = { results: await listUsage(api.db, project.id) }
         })

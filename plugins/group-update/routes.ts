@@ -37,7 +37,7 @@ export function mountGroupRoutes(router: Router, db: Db, http: HttpKit): void {
   const mappings = db.collection<GroupTypeMappingDocument>(GROUP_COLLECTIONS.groupTypeMappings)
   const groups = db.collection<GroupDocument>(GROUP_COLLECTIONS.groups)
 
-  router.get('/api/projects/:id/group_types', async (ctx) => {
+  router.get('/api/projects/:id/group_types', http.auth.adminKey, async (ctx) => {
     const project = await http.projectParam(ctx)
     const docs = await mappings.find({ project_id: project.id }).sort({ group_type_index: 1 }).toArray()
     ctx.body = {
@@ -49,7 +49,7 @@ export function mountGroupRoutes(router: Router, db: Db, http: HttpKit): void {
     }
   })
 
-  router.get('/api/projects/:id/groups', async (ctx) => {
+  router.get('/api/projects/:id/groups', http.auth.adminKey, async (ctx) => {
     const project = await http.projectParam(ctx)
     const query = parseWith(GroupsQuery, ctx.query)
     const mapping = await mappings.findOne({ project_id: project.id, group_type: query.group_type })
