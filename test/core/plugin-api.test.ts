@@ -1,8 +1,11 @@
 import { expect } from 'chai'
+import { readFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
+import path from 'node:path'
 import Koa from 'koa'
 import { pino } from 'pino'
 import { errorsAndAccessLog } from '../../core/http/errors.ts'
+import { CONTRACT, ROOT, specifiers } from './import-graph.ts'
 import type { ErrorCode } from '../../core/plugin-api.ts'
 import {
   ERROR_CATALOGUE,
@@ -103,6 +106,24 @@ describe('plugin-api: the error catalogue', () => {
       expect([large.status, ((await large.json()) as { code: string }).code]).to.deep.equal([413, 'payload_too_large'])
     } finally {
       server.close()
+    }
+  })
+})
+
+describe('plugin-api: what the published file needs at run time', () => {
+  it('imports no file of the repository and no package the service does not depend on', () => {
+    const source = readFileSync(path.join(ROOT, CONTRACT), 'utf8')
+    const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>
+    }
+    const packageOf = (specifier: string) =>
+      specifier
+        .split('/')
+        .slice(0, specifier.startsWith('@') ? 2 : 1)
+        .join('/')
+    for (const specifier of specifiers(source)) {
+      expect(specifier, 'a relative import would be missing from the published single file').to.not.match(/^\./)
+      if (!specifier.startsWith('node:')) expect(pkg.dependencies, specifier).to.have.property(packageOf(specifier))
     }
   })
 })
