@@ -1,7 +1,8 @@
 // Generated from core/plugin-api.ts by `npm run build:plugin-sdk`; do not edit.
 /**
- * The plugin contract: the one file a plugin author reads. It imports only types, so it can be
- * published as the package's `plugin-api` subpath without pulling the service in.
+ * The plugin contract: the one file a plugin author reads. It imports only types and TypeBox (the
+ * schema library of every plugin's options), so it can be published as the package's
+ * `plugin-api` subpath without pulling the service in.
  *
  * A plugin is a named object with an options schema and a `setup(api, options)` that taps hooks.
  * The core runs every tap (`core/engine.ts`) with the failure policy of the hook it is on (the
@@ -9,10 +10,12 @@
  */
 import type { AsyncParallelHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncHook } from 'tapable';
 import type { Static, TSchema } from 'typebox';
+import { Type } from 'typebox';
 import type { Logger } from 'pino';
 import type { Db } from 'mongodb';
+import type { NatsConnection } from 'nats';
 import type Router from '@koa/router';
-import type { Context, Next } from 'koa';
+import type { Context, Middleware, Next } from 'koa';
 /** The loader refuses plugins built against another version of this contract. */
 export declare const API_VERSION: 1;
 /** A project (PostHog's "team"): events, persons and flags belong to exactly one. */
@@ -206,6 +209,12 @@ export interface PluginApi {
     readonly projects: ProjectLookup;
     /** Whether `token` is the admin API key (for plugin routes outside /api that also accept it). */
     isAdminKey(token: string): boolean;
+    /** Body reading, per-route auth, pagination and rate limits for the routes a plugin mounts. */
+    readonly http: HttpKit;
+    readonly metrics: Metrics;
+    readonly withDeadline: WithDeadline;
+    /** Opens a NATS connection the core watches; `name` is how the server lists it. Close it in teardown. */
+    connectNats(settings: NatsConnectionSettings, name: string): Promise<WatchedConnection>;
     /** The folder the service keeps its data in (absolute). */
     readonly dataDir: string;
     /** Folder of the config file that named this plugin, for resolving relative option paths. */
@@ -248,8 +257,9 @@ export declare function withFields<T extends object>(event: T, fields: Partial<T
 export declare function copyRecord(source: Readonly<Record<string, unknown>>, omit?: readonly string[]): Record<string, unknown>;
 /**
  * The errors a client can see. Every one is an HttpError: a status, a JSON body of the shape
- * `{type, code, detail, attr}`, and whether the client should retry. A plugin throws them (or
- * makes them with the helpers below) and the core answers with exactly that body.
+ * `{type, code, detail, attr}`, and whether the client should retry. The codes the service uses
+ * are listed once, in ERROR_CATALOGUE below, with their status, type and retryability; a plugin
+ * makes one with `httpError(code, detail, attr)` and the core answers with exactly that body.
  */
 export type ErrorType = 'validation_error' | 'authentication_error' | 'server_error';
 export interface ErrorBody {
@@ -258,6 +268,242 @@ export interface ErrorBody {
     detail: string;
     attr: string | null;
 }
+export interface CatalogueEntry {
+    readonly status: number;
+    readonly type: ErrorType;
+    /** The client should send the same request again later (SDKs retry 429 and 5xx). */
+    readonly retryable: boolean;
+}
+/** Every error code the service answers with, and what the client sees for it. */
+export declare const ERROR_CATALOGUE: {
+    readonly invalid_input: {
+        readonly status: 400;
+        readonly type: 'validation_error';
+        readonly retryable: false;
+    };
+    readonly invalid_json: {
+        readonly status: 400;
+        readonly type: 'validation_error';
+        readonly retryable: false;
+    };
+    readonly invalid_payload: {
+        readonly status: 400;
+        readonly type: 'validation_error';
+        readonly retryable: false;
+    };
+    readonly invalid_request: {
+        readonly status: 400;
+        readonly type: 'validation_error';
+        readonly retryable: false;
+    };
+    readonly required: {
+        readonly status: 400;
+        readonly type: 'validation_error';
+        readonly retryable: false;
+    };
+    readonly empty_body: {
+        readonly status: 400;
+        readonly type: 'validation_error';
+        readonly retryable: false;
+    };
+    readonly empty_payload: {
+        readonly status: 400;
+        readonly type: 'validation_error';
+        readonly retryable: false;
+    };
+    readonly body_read_failed: {
+        readonly status: 400;
+        readonly type: 'validation_error';
+        readonly retryable: false;
+    };
+    readonly no_events: {
+        readonly status: 400;
+        readonly type: 'validation_error';
+        readonly retryable: false;
+    };
+    readonly too_deeply_nested: {
+        readonly status: 400;
+        readonly type: 'validation_error';
+        readonly retryable: false;
+    };
+    readonly invalid_lz64: {
+        readonly status: 400;
+        readonly type: 'validation_error';
+        readonly retryable: false;
+    };
+    readonly invalid_utf8: {
+        readonly status: 400;
+        readonly type: 'validation_error';
+        readonly retryable: false;
+    };
+    readonly invalid_gzip: {
+        readonly status: 400;
+        readonly type: 'validation_error';
+        readonly retryable: false;
+    };
+    readonly invalid_deflate: {
+        readonly status: 400;
+        readonly type: 'validation_error';
+        readonly retryable: false;
+    };
+    readonly invalid_brotli: {
+        readonly status: 400;
+        readonly type: 'validation_error';
+        readonly retryable: false;
+    };
+    readonly invalid_header_value: {
+        readonly status: 400;
+        readonly type: 'validation_error';
+        readonly retryable: false;
+    };
+    readonly missing_required_headers: {
+        readonly status: 400;
+        readonly type: 'validation_error';
+        readonly retryable: false;
+    };
+    readonly request_parsing_error: {
+        readonly status: 400;
+        readonly type: 'validation_error';
+        readonly retryable: false;
+    };
+    readonly empty_batch: {
+        readonly status: 400;
+        readonly type: 'validation_error';
+        readonly retryable: false;
+    };
+    readonly invalid_batch: {
+        readonly status: 400;
+        readonly type: 'validation_error';
+        readonly retryable: false;
+    };
+    readonly missing_event_uuid: {
+        readonly status: 400;
+        readonly type: 'validation_error';
+        readonly retryable: false;
+    };
+    readonly invalid_event_uuid: {
+        readonly status: 400;
+        readonly type: 'validation_error';
+        readonly retryable: false;
+    };
+    readonly duplicate_event_uuid: {
+        readonly status: 400;
+        readonly type: 'validation_error';
+        readonly retryable: false;
+    };
+    readonly missing_token: {
+        readonly status: 400;
+        readonly type: 'validation_error';
+        readonly retryable: false;
+    };
+    readonly unique: {
+        readonly status: 400;
+        readonly type: 'validation_error';
+        readonly retryable: false;
+    };
+    readonly not_static: {
+        readonly status: 400;
+        readonly type: 'validation_error';
+        readonly retryable: false;
+    };
+    readonly too_many_backtracking_regexes: {
+        readonly status: 400;
+        readonly type: 'validation_error';
+        readonly retryable: false;
+    };
+    readonly not_authenticated: {
+        readonly status: 401;
+        readonly type: 'authentication_error';
+        readonly retryable: false;
+    };
+    readonly authentication_failed: {
+        readonly status: 401;
+        readonly type: 'authentication_error';
+        readonly retryable: false;
+    };
+    readonly missing_api_key: {
+        readonly status: 401;
+        readonly type: 'authentication_error';
+        readonly retryable: false;
+    };
+    readonly no_api_key: {
+        readonly status: 401;
+        readonly type: 'authentication_error';
+        readonly retryable: false;
+    };
+    readonly invalid_api_key: {
+        readonly status: 401;
+        readonly type: 'authentication_error';
+        readonly retryable: false;
+    };
+    readonly inconsistent_api_keys: {
+        readonly status: 401;
+        readonly type: 'authentication_error';
+        readonly retryable: false;
+    };
+    readonly missing_authorization: {
+        readonly status: 401;
+        readonly type: 'authentication_error';
+        readonly retryable: false;
+    };
+    readonly invalid_api_token: {
+        readonly status: 401;
+        readonly type: 'authentication_error';
+        readonly retryable: false;
+    };
+    readonly not_found: {
+        readonly status: 404;
+        readonly type: 'validation_error';
+        readonly retryable: false;
+    };
+    readonly conflict: {
+        readonly status: 409;
+        readonly type: 'validation_error';
+        readonly retryable: false;
+    };
+    readonly stale_version: {
+        readonly status: 409;
+        readonly type: 'validation_error';
+        readonly retryable: false;
+    };
+    readonly payload_too_large: {
+        readonly status: 413;
+        readonly type: 'validation_error';
+        readonly retryable: false;
+    };
+    readonly event_too_large: {
+        readonly status: 413;
+        readonly type: 'validation_error';
+        readonly retryable: false;
+    };
+    readonly unsupported_content_type: {
+        readonly status: 415;
+        readonly type: 'validation_error';
+        readonly retryable: false;
+    };
+    readonly unsupported_encoding: {
+        readonly status: 415;
+        readonly type: 'validation_error';
+        readonly retryable: false;
+    };
+    readonly rate_limited: {
+        readonly status: 429;
+        readonly type: 'validation_error';
+        readonly retryable: true;
+    };
+    readonly internal_error: {
+        readonly status: 500;
+        readonly type: 'server_error';
+        readonly retryable: false;
+    };
+    /** Storage or a step is unavailable or too slow right now. */
+    readonly unavailable: {
+        readonly status: 503;
+        readonly type: 'server_error';
+        readonly retryable: true;
+    };
+};
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 export declare class HttpError extends Error {
     readonly status: number;
     readonly type: ErrorType;
@@ -265,11 +511,25 @@ export declare class HttpError extends Error {
     readonly detail: string;
     readonly attr: string | null;
     static [Symbol.hasInstance](value: unknown): boolean;
+    /** Prefer `httpError(code, …)`, which takes status and type from the catalogue; this form is for codes outside it. */
     constructor(status: number, type: ErrorType, code: string, detail: string, attr?: string | null);
     get retryable(): boolean;
     toBody(): ErrorBody;
 }
+/** The error the catalogue describes for `code`, with this request's `detail` and offending field. */
+export declare function httpError(code: ErrorCode, detail: string, attr?: string | null): HttpError;
+/**
+ * An internal failure the client should retry (a lost optimistic race, definitions that kept
+ * changing while read): a step or read that throws it makes the request answer 503 `unavailable`.
+ */
+export declare function retryableError(message: string, options?: {
+    cause?: unknown;
+}): Error & {
+    retryable: true;
+};
+/** A 400 with any code: for codes outside the catalogue. */
 export declare const badRequest: (code: string, detail: string, attr?: string | null) => HttpError;
+/** A 401 with any code: for codes outside the catalogue. */
 export declare const unauthorized: (code: string, detail: string, attr?: string | null) => HttpError;
 export declare const tooLarge: (detail: string) => HttpError;
 export declare const unavailable: (detail: string) => HttpError;
@@ -380,4 +640,147 @@ export interface Services {
     groups: GroupsReader;
     events: EventsReader;
     geoip: GeoipLookup;
+}
+export declare const MAX_DISTINCT_ID_CHARS = 200;
+/** The hyphenated 8-4-4-4-12 hex form, any version, either case. */
+export declare function isUuid(text: string): boolean;
+/**
+ * RFC 9562 version 7: 48 bits of Unix milliseconds taken from `at`, then the version nibble,
+ * 12 random bits, the `10` variant and 62 random bits. Times before 1970 use 0.
+ */
+export declare function uuidv7(at?: Date): string;
+/** The first `max` Unicode scalars (code points), not UTF-16 units and not bytes. */
+export declare function cutToScalars(text: string, max: number): string;
+/**
+ * Text made a distinct_id (capture.md §1.6): NUL replaced by U+FFFD, cut to 200 Unicode scalars.
+ * The ids an event names besides its own (`$anon_distinct_id`, the `alias` of `$create_alias`)
+ * become distinct ids of a person too, so a step cuts them the same way.
+ */
+export declare function asDistinctId(text: string): string;
+export type Checked<T> = {
+    ok: true;
+    value: T;
+} | {
+    ok: false;
+    path: string;
+    reason: string;
+};
+/** Checks `value` (after applying the schema's defaults to a copy when `withDefaults`), without throwing. */
+export declare function check<S extends TSchema>(schema: S, value: unknown, withDefaults?: boolean): Checked<Static<S>>;
+/**
+ * `value` (a request body, a query) checked against `schema`, or the standard 400: code
+ * `invalid_input`, the offending field as `attr` (dotted) and in the detail.
+ */
+export declare function parseWith<S extends TSchema>(schema: S, value: unknown): Static<S>;
+export type MetricLabels = Readonly<Record<string, string>>;
+/** The service's Prometheus-style registry, rendered at `GET /_metrics`. */
+export interface Metrics {
+    /** Adds `by` (default 1) to the counter `name{labels}`; name it `hedgerow_<what>_total`. */
+    count(name: string, labels?: MetricLabels, by?: number): void;
+}
+/**
+ * `work`, or a rejection once `ms` have passed: by default a retryable error (`<what> timed out
+ * after <ms> ms`, so a request it fails answers 503), or the error `makeError` makes. Deadlines
+ * share one timer, so a deadline per event or per read costs nearly nothing.
+ */
+export type WithDeadline = <T>(work: Promise<T>, ms: number, what: string, makeError?: () => Error) => Promise<T>;
+/** Connection settings of a NATS server, as plugin options; spread into an options schema. */
+export declare const natsConnectionFields: {
+    servers: Type.TUnion<[Type.TString, Type.TArray<Type.TString>]>;
+    connectTimeoutMs: Type.TInteger;
+    /** Wait between reconnection attempts after the connection is lost (it is retried forever). */
+    reconnectTimeWaitMs: Type.TInteger;
+    token: Type.TOptional<Type.TString>;
+    user: Type.TOptional<Type.TString>;
+    pass: Type.TOptional<Type.TString>;
+};
+export interface NatsConnectionSettings {
+    readonly servers: string | string[];
+    readonly connectTimeoutMs: number;
+    readonly reconnectTimeWaitMs: number;
+    readonly token?: string;
+    readonly user?: string;
+    readonly pass?: string;
+}
+/** A NATS connection the core watches: reconnection retried forever, status changes logged. */
+export interface WatchedConnection {
+    readonly nc: NatsConnection;
+    /** False between a lost connection and the reconnect. */
+    connected(): boolean;
+    /** Drains within `timeoutMs`, then closes whatever is left; call it from the plugin's teardown. */
+    close(timeoutMs: number): Promise<void>;
+}
+/** Body limits of an endpoint SDKs call: the bytes on the wire, and once decompressed or decoded. */
+export interface PayloadLimits {
+    readonly maxBodyBytes: number;
+    readonly maxDecodedBytes: number;
+}
+/** A token bucket per project; refused callers should answer 429 with Retry-After. */
+export interface RateLimiter {
+    /** Takes `cost` from the project's bucket, or returns the seconds to wait when it is empty. */
+    take(projectId: number, cost: number): number | undefined;
+}
+/** DRF's page envelope, as PostHog's REST API answers lists. */
+export interface Page<T> {
+    count: number;
+    next: string | null;
+    previous: string | null;
+    results: T[];
+}
+export interface CursorPage<T> {
+    results: T[];
+    next: string | null;
+}
+/**
+ * Per-route authentication: put one first among a route's handlers (after `crossOrigin`). A refused
+ * request answers 401 with `not_authenticated` (no key), `authentication_failed` (a key this route
+ * does not take), `missing_api_key` or `invalid_api_key` (public key). Every route under `/api` is
+ * already behind the admin key (or, on the paths server SDKs call, a project's secret key).
+ */
+export interface RouteAuth {
+    /** `Authorization: Bearer <admin API key>`; sets `ctx.state.admin = true`. */
+    readonly adminKey: Middleware;
+    /**
+     * `Authorization: Bearer` with a project's secret key (`phs_…`), which sets `ctx.state.authProject`
+     * to that project, or the admin key, which sets `ctx.state.admin`.
+     */
+    readonly secretKey: Middleware;
+    /**
+     * A project's public key (`phc_…`) as `?token=`, `X-API-Key` or `Authorization: Bearer`; sets
+     * `ctx.state.project` (and the access log's project).
+     */
+    readonly publicKey: Middleware;
+}
+/** What a plugin that mounts routes needs; every failure is the catalogue's error. */
+export interface HttpKit {
+    readonly auth: RouteAuth;
+    /** The Bearer token of `Authorization`, if any. */
+    bearerToken(ctx: Context): string | undefined;
+    /** Constant-time comparison of two keys of any length. */
+    keysEqual(given: string, expected: string): boolean;
+    /** The project named by the `:id` path parameter, or a 404 `not_found` naming `id`. */
+    projectParam(ctx: Context): Promise<Project>;
+    /** The body as bytes; over `limitBytes` (declared or received) a 413 `payload_too_large`. */
+    readBody(ctx: Context, limitBytes: number): Promise<Buffer>;
+    /** The body as JSON (`{}` when empty); over the limit a 413, not JSON a 400 `invalid_json`. */
+    readJson(ctx: Context, limitBytes: number): Promise<unknown>;
+    /**
+     * The decoded JSON text of an SDK request, the way capture reads it: the body or `?data=`, in
+     * any encoding the SDKs use (gzip, deflate, Brotli, lz64, base64, form `data=`), within `limits`.
+     * With `allowEmpty`, a request with neither body nor `data=` gives undefined instead of a 400.
+     */
+    readPayload(ctx: Context, limits: PayloadLimits): Promise<string>;
+    readPayload(ctx: Context, limits: PayloadLimits, allowEmpty: true): Promise<string | undefined>;
+    /** The query with each parameter's first value (a repeated parameter keeps its first). */
+    query(ctx: Context): Record<string, string | undefined>;
+    /** `all` cut to the page `?limit=` (1-1000, default `defaultLimit`) and `?offset=` ask for, with links. */
+    page<T>(ctx: Context, all: T[], defaultLimit?: number): Page<T>;
+    /**
+     * Keyset pagination: `rows` read with a limit of `limit + 1` in cursor order give this page (the
+     * first `limit`) and the link to the next one (this URL with `?<param>=` the last row's cursor),
+     * or null when there is none.
+     */
+    cursorPage<T>(ctx: Context, rows: T[], limit: number, param: string, cursorOf: (last: T) => string): CursorPage<T>;
+    /** A per-project token bucket refilled at `perSecond` up to `burst` (default 10 seconds' worth). */
+    rateLimiter(perSecond: number, burst?: number): RateLimiter;
 }

@@ -4,6 +4,7 @@
  * short and run for every event, so a timer plus a Promise.race per step cost more than most
  * steps themselves (seen in the capture benchmark's profiles).
  */
+import { retryableError } from './plugin-api.ts'
 
 /** Something with a deadline: `expire` is called once the deadline has passed, unless disarmed first. */
 export interface Deadline {
@@ -51,7 +52,7 @@ export function disarm(run: Deadline): void {
 
 /** The error a step or read that ran out of time fails with: retryable, since a retry may be faster. */
 export function timeoutError(what: string, ms: number): Error {
-  return Object.assign(new Error(`${what} timed out after ${ms} ms`), { retryable: true })
+  return retryableError(`${what} timed out after ${ms} ms`)
 }
 
 /** A deadline that rejects a promise; a class, so that a call makes no named closure (tsx names each one it creates). */

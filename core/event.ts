@@ -3,6 +3,7 @@
  * sanitising of capture.md §2.2a. Rules that can drop an event belong to the `validate` step.
  */
 import type { IngestEvent, WireEvent } from './plugin-api.ts'
+import { uuidv7, withFields } from './plugin-api.ts'
 import { distinctIdOf } from './capture/distinct-id.ts'
 import { computeTimestamp } from './capture/timestamp.ts'
 import { canonicalUuid } from './capture/uuid.ts'
@@ -30,4 +31,14 @@ export function fromWire(raw: WireEvent, request: { receivedAt: Date; sentAt?: D
       ignoreSentAt: properties.$ignore_sent_at === true,
     }),
   }
+}
+
+/**
+ * A rule that must always run, so the core applies it rather than a step: an event the steps kept
+ * reaches the sinks with a uuid, its own or a UUIDv7 of its timestamp. The validate step makes
+ * one, but a replacement may not, and the sinks' unique (project, uuid) key would then store only
+ * one of the uuid-less events.
+ */
+export function withUuid(event: IngestEvent): IngestEvent {
+  return event.uuid ? event : withFields(event, { uuid: uuidv7(event.timestamp) })
 }

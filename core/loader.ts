@@ -10,6 +10,7 @@ import type { Logger } from 'pino'
 import { API_VERSION } from './plugin-api.ts'
 import type {
   IngestHooks,
+  NatsConnectionSettings,
   PluginApi,
   PluginDefinition,
   ProjectLookup,
@@ -25,6 +26,9 @@ import { describeSource, importUrl, resolvePlugin } from './plugin-resolve.ts'
 import { applyRenames } from './plugin-renames.ts'
 import type { PluginRename } from './plugin-renames.ts'
 import { withDeadline } from './deadlines.ts'
+import { count } from './metrics.ts'
+import { connectNats } from './nats.ts'
+import { createHttpKit } from './http/kit.ts'
 import type { PluginSource } from './plugin-resolve.ts'
 
 export class PluginLoadError extends Error {
@@ -134,6 +138,8 @@ async function runSetup(
 
 export async function loadPlugins(entries: readonly PluginEntry[], ctx: LoaderContext): Promise<LoadedPlugin[]> {
   const services = ctx.services ?? new Map<string, unknown>()
+  const http = createHttpKit({ projects: ctx.projects, isAdminKey: ctx.isAdminKey })
+  const metrics = Object.freeze({ count })
   const loaded: LoadedPlugin[] = []
   const ids = new Set<string>()
   const hooks = tapOnly(ctx.hooks)
@@ -173,6 +179,10 @@ export async function loadPlugins(entries: readonly PluginEntry[], ctx: LoaderCo
         db: ctx.db,
         projects: ctx.projects,
         isAdminKey: ctx.isAdminKey,
+        http,
+        metrics,
+        withDeadline,
+        connectNats: (settings: NatsConnectionSettings, name: string) => connectNats(settings, name, logger),
         dataDir: ctx.dataDir,
         configDir: ctx.configDir,
         provide<K extends ServiceName>(name: K, service: Services[K]) {

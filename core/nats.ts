@@ -1,41 +1,14 @@
 /**
- * NATS connections, for queue mode and the sink-nats plugin alike: the settings (a TypeBox
- * fragment both schemas spread), connecting with reconnection retried forever, logging status
- * changes, and closing with a bound so an unreachable server cannot hold up shutdown.
+ * NATS connections, for queue mode and plugins alike (`PluginApi.connectNats`): connecting with
+ * reconnection retried forever, logging status changes, and closing with a bound so an
+ * unreachable server cannot hold up shutdown.
  */
 import { connect } from 'nats'
-import type { NatsConnection } from 'nats'
 import type { Logger } from 'pino'
-import { Type } from 'typebox'
+import type { NatsConnectionSettings, WatchedConnection } from './plugin-api.ts'
 
-export const natsConnectionFields = {
-  servers: Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })], {
-    default: 'nats://127.0.0.1:4222',
-  }),
-  connectTimeoutMs: Type.Integer({ minimum: 1, default: 5000 }),
-  /** Wait between reconnection attempts after the connection is lost (it is retried forever). */
-  reconnectTimeWaitMs: Type.Integer({ minimum: 1, default: 2000 }),
-  token: Type.Optional(Type.String({ minLength: 1 })),
-  user: Type.Optional(Type.String({ minLength: 1 })),
-  pass: Type.Optional(Type.String({ minLength: 1 })),
-}
-
-export interface NatsConnectionSettings {
-  readonly servers: string | string[]
-  readonly connectTimeoutMs: number
-  readonly reconnectTimeWaitMs: number
-  readonly token?: string
-  readonly user?: string
-  readonly pass?: string
-}
-
-export interface WatchedConnection {
-  readonly nc: NatsConnection
-  /** False between a lost connection and the reconnect. */
-  connected(): boolean
-  /** Drains within `timeoutMs`, then closes whatever is left. */
-  close(timeoutMs: number): Promise<void>
-}
+// sink-nats takes the same settings in its options, so the fragment is in the plugin contract.
+export { natsConnectionFields, type NatsConnectionSettings, type WatchedConnection } from './plugin-api.ts'
 
 export async function connectNats(
   settings: NatsConnectionSettings,

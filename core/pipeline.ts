@@ -9,8 +9,8 @@ import type { EventContext, IngestEvent, Project, SinkBatch, WireEvent } from '.
 import { StepError } from './isolation.ts'
 import type { Engine } from './engine.ts'
 import { isDropped } from './plugin-api.ts'
-import { fromWire } from './event.ts'
-import { HttpError, unavailable } from './errors.ts'
+import { fromWire, withUuid } from './event.ts'
+import { HttpError, httpError } from './errors.ts'
 import { KeyedLock } from './keyed-lock.ts'
 import { WarningBatch } from './warnings.ts'
 import { COLLECTIONS } from './model/collections.ts'
@@ -124,10 +124,10 @@ export class Pipeline {
         this.engine.eventDropped(value, ctx)
         return { kind: 'gone' }
       }
-      return { kind: 'kept', event: value as IngestEvent }
+      return { kind: 'kept', event: withUuid(value as IngestEvent) }
     } catch (error) {
       if (!(error instanceof StepError) || error.retryable)
-        throw error instanceof StepError ? unavailable(`${error.message}; retry the request`) : error
+        throw error instanceof StepError ? httpError('unavailable', `${error.message}; retry the request`) : error
       // A non-retryable step error would fail on every retry: keep the event aside, acknowledge it.
       deadLetters.push({
         project_id: request.project.id,
@@ -150,7 +150,10 @@ export class Pipeline {
     // for it: a retry would fail the same way, where a 503 would have the client retry forever.
     const refused = failed.find((outcome) => outcome.error instanceof HttpError && !outcome.error.retryable)
     if (refused) throw refused.error
-    throw unavailable(`storage is unavailable (${failed.map((f) => f.plugin).join(', ')}); retry the request`)
+    throw httpError(
+      'unavailable',
+      `storage is unavailable (${failed.map((f) => f.plugin).join(', ')}); retry the request`,
+    )
   }
 }
 

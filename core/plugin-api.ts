@@ -1,17 +1,23 @@
 /**
- * The plugin contract: the one file a plugin author reads. It imports only types, so it can be
- * published as the package's `plugin-api` subpath without pulling the service in.
+ * The plugin contract: the one file a plugin author reads. It imports only types and TypeBox (the
+ * schema library of every plugin's options), so it can be published as the package's
+ * `plugin-api` subpath without pulling the service in.
  *
  * A plugin is a named object with an options schema and a `setup(api, options)` that taps hooks.
  * The core runs every tap (`core/engine.ts`) with the failure policy of the hook it is on (the
  * phase table, `core/hooks.ts`); plugins never catch their own errors to protect the pipeline.
  */
 import type { AsyncParallelHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncHook } from 'tapable'
+import { randomFillSync } from 'node:crypto'
 import type { Static, TSchema } from 'typebox'
+import { Type } from 'typebox'
+import { Compile } from 'typebox/compile'
+import { Value } from 'typebox/value'
 import type { Logger } from 'pino'
 import type { Db } from 'mongodb'
+import type { NatsConnection } from 'nats'
 import type Router from '@koa/router'
-import type { Context, Next } from 'koa'
+import type { Context, Middleware, Next } from 'koa'
 
 /** The loader refuses plugins built against another version of this contract. */
 export const API_VERSION = 1 as const
@@ -229,6 +235,12 @@ export interface PluginApi {
   readonly projects: ProjectLookup
   /** Whether `token` is the admin API key (for plugin routes outside /api that also accept it). */
   isAdminKey(token: string): boolean
+  /** Body reading, per-route auth, pagination and rate limits for the routes a plugin mounts. */
+  readonly http: HttpKit
+  readonly metrics: Metrics
+  readonly withDeadline: WithDeadline
+  /** Opens a NATS connection the core watches; `name` is how the server lists it. Close it in teardown. */
+  connectNats(settings: NatsConnectionSettings, name: string): Promise<WatchedConnection>
   /** The folder the service keeps its data in (absolute). */
   readonly dataDir: string
   /** Folder of the config file that named this plugin, for resolving relative option paths. */
@@ -315,8 +327,9 @@ export function copyRecord(
 
 /**
  * The errors a client can see. Every one is an HttpError: a status, a JSON body of the shape
- * `{type, code, detail, attr}`, and whether the client should retry. A plugin throws them (or
- * makes them with the helpers below) and the core answers with exactly that body.
+ * `{type, code, detail, attr}`, and whether the client should retry. The codes the service uses
+ * are listed once, in ERROR_CATALOGUE below, with their status, type and retryability; a plugin
+ * makes one with `httpError(code, detail, attr)` and the core answers with exactly that body.
  */
 export type ErrorType = 'validation_error' | 'authentication_error' | 'server_error'
 
@@ -327,8 +340,78 @@ export interface ErrorBody {
   attr: string | null
 }
 
+export interface CatalogueEntry {
+  readonly status: number
+  readonly type: ErrorType
+  /** The client should send the same request again later (SDKs retry 429 and 5xx). */
+  readonly retryable: boolean
+}
+
+const invalid = { status: 400, type: 'validation_error', retryable: false } as const
+const unauthenticated = { status: 401, type: 'authentication_error', retryable: false } as const
+const tooBig = { status: 413, type: 'validation_error', retryable: false } as const
+const unsupported = { status: 415, type: 'validation_error', retryable: false } as const
+const conflicting = { status: 409, type: 'validation_error', retryable: false } as const
+
+/** Every error code the service answers with, and what the client sees for it. */
+export const ERROR_CATALOGUE = {
+  // 400: the request is wrong; the same request would fail again
+  invalid_input: invalid,
+  invalid_json: invalid,
+  invalid_payload: invalid,
+  invalid_request: invalid,
+  required: invalid,
+  empty_body: invalid,
+  empty_payload: invalid,
+  body_read_failed: invalid,
+  no_events: invalid,
+  too_deeply_nested: invalid,
+  invalid_lz64: invalid,
+  invalid_utf8: invalid,
+  invalid_gzip: invalid,
+  invalid_deflate: invalid,
+  invalid_brotli: invalid,
+  invalid_header_value: invalid,
+  missing_required_headers: invalid,
+  request_parsing_error: invalid,
+  empty_batch: invalid,
+  invalid_batch: invalid,
+  missing_event_uuid: invalid,
+  invalid_event_uuid: invalid,
+  duplicate_event_uuid: invalid,
+  missing_token: invalid,
+  unique: invalid,
+  not_static: invalid,
+  too_many_backtracking_regexes: invalid,
+  // 401: no key, or not a key this route accepts
+  not_authenticated: unauthenticated,
+  authentication_failed: unauthenticated,
+  missing_api_key: unauthenticated,
+  no_api_key: unauthenticated,
+  invalid_api_key: unauthenticated,
+  inconsistent_api_keys: unauthenticated,
+  missing_authorization: unauthenticated,
+  invalid_api_token: unauthenticated,
+  not_found: { status: 404, type: 'validation_error', retryable: false },
+  conflict: conflicting,
+  stale_version: conflicting,
+  payload_too_large: tooBig,
+  event_too_large: tooBig,
+  unsupported_content_type: unsupported,
+  unsupported_encoding: unsupported,
+  rate_limited: { status: 429, type: 'validation_error', retryable: true },
+  internal_error: { status: 500, type: 'server_error', retryable: false },
+  /** Storage or a step is unavailable or too slow right now. */
+  unavailable: { status: 503, type: 'server_error', retryable: true },
+} as const satisfies Readonly<Record<string, CatalogueEntry>>
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE
+
 /** Brand of the global symbol registry, so `instanceof HttpError` holds across the service's copy of this file and the published one a plugin imports. */
 const HTTP_ERROR = Symbol.for('hedgerow.HttpError')
+
+/** The statuses an SDK retries; an error outside the catalogue is retryable by its status. */
+const RETRIED_STATUSES = new Set([429, 503])
 
 export class HttpError extends Error {
   static [Symbol.hasInstance](value: unknown): boolean {
@@ -336,6 +419,7 @@ export class HttpError extends Error {
     return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[HTTP_ERROR] === true
   }
 
+  /** Prefer `httpError(code, …)`, which takes status and type from the catalogue; this form is for codes outside it. */
   constructor(
     readonly status: number,
     readonly type: ErrorType,
@@ -349,7 +433,10 @@ export class HttpError extends Error {
   }
 
   get retryable(): boolean {
-    return this.status === 503 || this.status === 429
+    const entry: CatalogueEntry | undefined = Object.hasOwn(ERROR_CATALOGUE, this.code)
+      ? ERROR_CATALOGUE[this.code as ErrorCode]
+      : undefined
+    return entry?.status === this.status ? entry.retryable : RETRIED_STATUSES.has(this.status)
   }
 
   toBody(): ErrorBody {
@@ -357,15 +444,31 @@ export class HttpError extends Error {
   }
 }
 
+/** The error the catalogue describes for `code`, with this request's `detail` and offending field. */
+export function httpError(code: ErrorCode, detail: string, attr: string | null = null): HttpError {
+  const { status, type } = ERROR_CATALOGUE[code]
+  return new HttpError(status, type, code, detail, attr)
+}
+
+/**
+ * An internal failure the client should retry (a lost optimistic race, definitions that kept
+ * changing while read): a step or read that throws it makes the request answer 503 `unavailable`.
+ */
+export function retryableError(message: string, options?: { cause?: unknown }): Error & { retryable: true } {
+  return Object.assign(new Error(message, options), { retryable: true as const })
+}
+
+/** A 400 with any code: for codes outside the catalogue. */
 export const badRequest = (code: string, detail: string, attr: string | null = null) =>
   new HttpError(400, 'validation_error', code, detail, attr)
 
+/** A 401 with any code: for codes outside the catalogue. */
 export const unauthorized = (code: string, detail: string, attr: string | null = null) =>
   new HttpError(401, 'authentication_error', code, detail, attr)
 
-export const tooLarge = (detail: string) => new HttpError(413, 'validation_error', 'payload_too_large', detail)
+export const tooLarge = (detail: string) => httpError('payload_too_large', detail)
 
-export const unavailable = (detail: string) => new HttpError(503, 'server_error', 'unavailable', detail)
+export const unavailable = (detail: string) => httpError('unavailable', detail)
 
 /** Driver errors that mean "the database is unreachable right now", as opposed to a bad request. */
 const TRANSIENT_DRIVER_ERRORS = new Set([
@@ -552,4 +655,276 @@ export interface Services {
   groups: GroupsReader
   events: EventsReader
   geoip: GeoipLookup
+}
+
+/*
+ * Capture rules that plugins apply to ids of their own. An event that reaches the sinks always has
+ * a uuid, whatever the steps did: the core gives one to an event that still has none (see
+ * `core/event.ts`), since the sinks' unique (project, uuid) key would otherwise keep one of them.
+ */
+
+export const MAX_DISTINCT_ID_CHARS = 200
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** The hyphenated 8-4-4-4-12 hex form, any version, either case. */
+export function isUuid(text: string): boolean {
+  return UUID.test(text)
+}
+
+/** The 48-bit millisecond field of a UUIDv7 ends in the year 10889. */
+const MAX_V7_MS = 2 ** 48 - 1
+
+/** Cryptographic random bytes drawn in blocks: one `randomBytes` call per event cost 3-4 % of capture CPU. */
+const POOL = Buffer.alloc(4096)
+let poolOffset = POOL.length
+
+/** The offset in POOL of `count` fresh random bytes. */
+function randomOffset(count: number): number {
+  if (poolOffset + count > POOL.length) {
+    randomFillSync(POOL)
+    poolOffset = 0
+  }
+  const at = poolOffset
+  poolOffset += count
+  return at
+}
+
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'))
+
+/**
+ * RFC 9562 version 7: 48 bits of Unix milliseconds taken from `at`, then the version nibble,
+ * 12 random bits, the `10` variant and 62 random bits. Times before 1970 use 0.
+ */
+export function uuidv7(at: Date = new Date()): string {
+  const ms = Math.min(Math.max(Math.floor(at.getTime()) || 0, 0), MAX_V7_MS)
+  // built from a hex table: a Buffer, its hex string and five slices per event showed in profiles
+  const high = Math.floor(ms / 2 ** 32)
+  const low = ms >>> 0
+  const r = randomOffset(10)
+  const b = POOL
+  return (
+    HEX[(high >>> 8) & 0xff]! +
+    HEX[high & 0xff]! +
+    HEX[low >>> 24]! +
+    HEX[(low >>> 16) & 0xff]! +
+    '-' +
+    HEX[(low >>> 8) & 0xff]! +
+    HEX[low & 0xff]! +
+    '-' +
+    HEX[0x70 | (b[r]! & 0x0f)]! +
+    HEX[b[r + 1]!]! +
+    '-' +
+    HEX[0x80 | (b[r + 2]! & 0x3f)]! +
+    HEX[b[r + 3]!]! +
+    '-' +
+    HEX[b[r + 4]!]! +
+    HEX[b[r + 5]!]! +
+    HEX[b[r + 6]!]! +
+    HEX[b[r + 7]!]! +
+    HEX[b[r + 8]!]! +
+    HEX[b[r + 9]!]!
+  )
+}
+
+/** The first `max` Unicode scalars (code points), not UTF-16 units and not bytes. */
+export function cutToScalars(text: string, max: number): string {
+  if (text.length <= max) return text
+  let scalars = 0
+  let end = 0
+  for (const char of text) {
+    if (scalars === max) break
+    scalars++
+    end += char.length
+  }
+  return text.slice(0, end)
+}
+
+/**
+ * Text made a distinct_id (capture.md §1.6): NUL replaced by U+FFFD, cut to 200 Unicode scalars.
+ * The ids an event names besides its own (`$anon_distinct_id`, the `alias` of `$create_alias`)
+ * become distinct ids of a person too, so a step cuts them the same way.
+ */
+export function asDistinctId(text: string): string {
+  return cutToScalars(text, MAX_DISTINCT_ID_CHARS).replaceAll('\0', '\uFFFD')
+}
+
+/*
+ * Schema checks: one TypeBox engine for the service's config, plugin options and request bodies.
+ * Schemas are compiled once; a failure names the first offending JSON path with a readable reason.
+ */
+
+type Validator = ReturnType<typeof Compile>
+const compiled = new WeakMap<TSchema, Validator>()
+
+function validatorOf(schema: TSchema): Validator {
+  let validator = compiled.get(schema)
+  if (!validator) compiled.set(schema, (validator = Compile(schema)))
+  return validator
+}
+
+export type Checked<T> = { ok: true; value: T } | { ok: false; path: string; reason: string }
+
+/** Checks `value` (after applying the schema's defaults to a copy when `withDefaults`), without throwing. */
+export function check<S extends TSchema>(schema: S, value: unknown, withDefaults = false): Checked<Static<S>> {
+  const candidate = withDefaults ? Value.Default(schema, Value.Clone(value)) : value
+  const validator = validatorOf(schema)
+  if (validator.Check(candidate)) return { ok: true, value: candidate as Static<S> }
+  const errors = [...validator.Errors(candidate)]
+  // an unknown key is reported twice (a `false` schema and the keyword); the first names the key
+  const first = errors.find((e) => e.keyword !== 'additionalProperties') ?? errors[0]
+  const missing =
+    first?.keyword === 'required'
+      ? (first.params as { requiredProperties?: string[] }).requiredProperties?.[0]
+      : undefined
+  if (missing !== undefined) return { ok: false, path: `${first.instancePath}/${missing}`, reason: 'is required' }
+  const reason =
+    first?.keyword === 'boolean'
+      ? 'unknown key'
+      : first?.keyword === 'const' || first?.keyword === 'anyOf'
+        ? 'is not one of the allowed values'
+        : (first?.message ?? 'invalid')
+  return { ok: false, path: first?.instancePath ?? '', reason }
+}
+
+/**
+ * `value` (a request body, a query) checked against `schema`, or the standard 400: code
+ * `invalid_input`, the offending field as `attr` (dotted) and in the detail.
+ */
+export function parseWith<S extends TSchema>(schema: S, value: unknown): Static<S> {
+  const result = check(schema, value)
+  if (result.ok) return result.value
+  const attr = result.path.replace(/^\//, '').replaceAll('/', '.') || null
+  throw httpError('invalid_input', attr ? `${attr}: ${result.reason}` : `the request body: ${result.reason}`, attr)
+}
+
+/*
+ * Core services on the PluginApi: metrics, deadlines, NATS connections and the HTTP kit. They are
+ * the core's own (one metrics registry, one deadline sweeper, one way to read a body), handed out.
+ */
+
+export type MetricLabels = Readonly<Record<string, string>>
+
+/** The service's Prometheus-style registry, rendered at `GET /_metrics`. */
+export interface Metrics {
+  /** Adds `by` (default 1) to the counter `name{labels}`; name it `hedgerow_<what>_total`. */
+  count(name: string, labels?: MetricLabels, by?: number): void
+}
+
+/**
+ * `work`, or a rejection once `ms` have passed: by default a retryable error (`<what> timed out
+ * after <ms> ms`, so a request it fails answers 503), or the error `makeError` makes. Deadlines
+ * share one timer, so a deadline per event or per read costs nearly nothing.
+ */
+export type WithDeadline = <T>(work: Promise<T>, ms: number, what: string, makeError?: () => Error) => Promise<T>
+
+/** Connection settings of a NATS server, as plugin options; spread into an options schema. */
+export const natsConnectionFields = {
+  servers: Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })], {
+    default: 'nats://127.0.0.1:4222',
+  }),
+  connectTimeoutMs: Type.Integer({ minimum: 1, default: 5000 }),
+  /** Wait between reconnection attempts after the connection is lost (it is retried forever). */
+  reconnectTimeWaitMs: Type.Integer({ minimum: 1, default: 2000 }),
+  token: Type.Optional(Type.String({ minLength: 1 })),
+  user: Type.Optional(Type.String({ minLength: 1 })),
+  pass: Type.Optional(Type.String({ minLength: 1 })),
+}
+
+export interface NatsConnectionSettings {
+  readonly servers: string | string[]
+  readonly connectTimeoutMs: number
+  readonly reconnectTimeWaitMs: number
+  readonly token?: string
+  readonly user?: string
+  readonly pass?: string
+}
+
+/** A NATS connection the core watches: reconnection retried forever, status changes logged. */
+export interface WatchedConnection {
+  readonly nc: NatsConnection
+  /** False between a lost connection and the reconnect. */
+  connected(): boolean
+  /** Drains within `timeoutMs`, then closes whatever is left; call it from the plugin's teardown. */
+  close(timeoutMs: number): Promise<void>
+}
+
+/** Body limits of an endpoint SDKs call: the bytes on the wire, and once decompressed or decoded. */
+export interface PayloadLimits {
+  readonly maxBodyBytes: number
+  readonly maxDecodedBytes: number
+}
+
+/** A token bucket per project; refused callers should answer 429 with Retry-After. */
+export interface RateLimiter {
+  /** Takes `cost` from the project's bucket, or returns the seconds to wait when it is empty. */
+  take(projectId: number, cost: number): number | undefined
+}
+
+/** DRF's page envelope, as PostHog's REST API answers lists. */
+export interface Page<T> {
+  count: number
+  next: string | null
+  previous: string | null
+  results: T[]
+}
+
+export interface CursorPage<T> {
+  results: T[]
+  next: string | null
+}
+
+/**
+ * Per-route authentication: put one first among a route's handlers (after `crossOrigin`). A refused
+ * request answers 401 with `not_authenticated` (no key), `authentication_failed` (a key this route
+ * does not take), `missing_api_key` or `invalid_api_key` (public key). Every route under `/api` is
+ * already behind the admin key (or, on the paths server SDKs call, a project's secret key).
+ */
+export interface RouteAuth {
+  /** `Authorization: Bearer <admin API key>`; sets `ctx.state.admin = true`. */
+  readonly adminKey: Middleware
+  /**
+   * `Authorization: Bearer` with a project's secret key (`phs_…`), which sets `ctx.state.authProject`
+   * to that project, or the admin key, which sets `ctx.state.admin`.
+   */
+  readonly secretKey: Middleware
+  /**
+   * A project's public key (`phc_…`) as `?token=`, `X-API-Key` or `Authorization: Bearer`; sets
+   * `ctx.state.project` (and the access log's project).
+   */
+  readonly publicKey: Middleware
+}
+
+/** What a plugin that mounts routes needs; every failure is the catalogue's error. */
+export interface HttpKit {
+  readonly auth: RouteAuth
+  /** The Bearer token of `Authorization`, if any. */
+  bearerToken(ctx: Context): string | undefined
+  /** Constant-time comparison of two keys of any length. */
+  keysEqual(given: string, expected: string): boolean
+  /** The project named by the `:id` path parameter, or a 404 `not_found` naming `id`. */
+  projectParam(ctx: Context): Promise<Project>
+  /** The body as bytes; over `limitBytes` (declared or received) a 413 `payload_too_large`. */
+  readBody(ctx: Context, limitBytes: number): Promise<Buffer>
+  /** The body as JSON (`{}` when empty); over the limit a 413, not JSON a 400 `invalid_json`. */
+  readJson(ctx: Context, limitBytes: number): Promise<unknown>
+  /**
+   * The decoded JSON text of an SDK request, the way capture reads it: the body or `?data=`, in
+   * any encoding the SDKs use (gzip, deflate, Brotli, lz64, base64, form `data=`), within `limits`.
+   * With `allowEmpty`, a request with neither body nor `data=` gives undefined instead of a 400.
+   */
+  readPayload(ctx: Context, limits: PayloadLimits): Promise<string>
+  readPayload(ctx: Context, limits: PayloadLimits, allowEmpty: true): Promise<string | undefined>
+  /** The query with each parameter's first value (a repeated parameter keeps its first). */
+  query(ctx: Context): Record<string, string | undefined>
+  /** `all` cut to the page `?limit=` (1-1000, default `defaultLimit`) and `?offset=` ask for, with links. */
+  page<T>(ctx: Context, all: T[], defaultLimit?: number): Page<T>
+  /**
+   * Keyset pagination: `rows` read with a limit of `limit + 1` in cursor order give this page (the
+   * first `limit`) and the link to the next one (this URL with `?<param>=` the last row's cursor),
+   * or null when there is none.
+   */
+  cursorPage<T>(ctx: Context, rows: T[], limit: number, param: string, cursorOf: (last: T) => string): CursorPage<T>
+  /** A per-project token bucket refilled at `perSecond` up to `burst` (default 10 seconds' worth). */
+  rateLimiter(perSecond: number, burst?: number): RateLimiter
 }

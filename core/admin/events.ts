@@ -8,7 +8,7 @@ import type { Db } from 'mongodb'
 import type { Static } from 'typebox'
 import type { EventDocument, EventsPageQuery, EventsReader, Project } from '../plugin-api.ts'
 import type { EventsQuery } from './schemas.ts'
-import { HttpError, badRequest } from '../errors.ts'
+import { httpError } from '../errors.ts'
 import { COLLECTIONS } from '../model/collections.ts'
 
 const DEFAULT_LIMIT = 100
@@ -17,14 +17,14 @@ const MAX_LIMIT = 1000
 function dateParam(value: string | undefined, name: string): Date | undefined {
   if (value === undefined) return undefined
   const date = new Date(value)
-  if (Number.isNaN(date.getTime())) throw badRequest('invalid_input', `${name} must be an ISO 8601 date`, name)
+  if (Number.isNaN(date.getTime())) throw httpError('invalid_input', `${name} must be an ISO 8601 date`, name)
   return date
 }
 
 function limitParam(value: string | undefined): number {
   const limit = value === undefined ? DEFAULT_LIMIT : Number(value)
   if (limit < 1 || limit > MAX_LIMIT)
-    throw badRequest('invalid_input', `limit must be between 1 and ${MAX_LIMIT}`, 'limit')
+    throw httpError('invalid_input', `limit must be between 1 and ${MAX_LIMIT}`, 'limit')
   return limit
 }
 
@@ -35,7 +35,7 @@ function decodeCursor(cursor: string): { t: Date; u: string } {
     if (typeof u !== 'string' || Number.isNaN(date.getTime())) throw new Error('bad cursor')
     return { t: date, u }
   } catch {
-    throw badRequest('invalid_input', 'cursor is not a cursor this API returned', 'cursor')
+    throw httpError('invalid_input', 'cursor is not a cursor this API returned', 'cursor')
   }
 }
 
@@ -73,9 +73,7 @@ export async function listEvents(
     below: cursor && { timestamp: cursor.t, uuid: cursor.u },
   }
   if (!events)
-    throw new HttpError(
-      404,
-      'validation_error',
+    throw httpError(
       'not_found',
       'no configured plugin provides the events service (sink-mongo does), so stored events cannot be read back',
     )

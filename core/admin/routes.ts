@@ -5,14 +5,15 @@
  */
 import type Router from '@koa/router'
 import { koaBody } from 'koa-body'
-import type { Context, Middleware, Next } from 'koa'
+import type { Middleware } from 'koa'
 import type { Db } from 'mongodb'
-import type { EventsReader, Project, ProjectLookup } from '../plugin-api.ts'
+import type { EventsReader, Project } from '../plugin-api.ts'
+import { httpError, parseWith } from '../plugin-api.ts'
 import type { ProjectStore } from '../projects.ts'
 import { isValidTimezone } from '../projects.ts'
-import { HttpError, badRequest, unauthorized } from '../errors.ts'
-import { bearerToken, keysEqual } from './key.ts'
-import { CreateProjectBody, EventsQuery, parseWith } from './schemas.ts'
+import { NEEDS_ADMIN_KEY, keyGuard, projectParam } from '../http/kit.ts'
+import { keysEqual } from './key.ts'
+import { CreateProjectBody, EventsQuery } from './schemas.ts'
 import { listEvents, listWarnings } from './events.ts'
 
 export interface AdminDeps {
@@ -33,24 +34,13 @@ export const SECRET_KEY_PATHS: readonly RegExp[] = [
   /^\/api\/projects\/[^/]+\/feature_flags\/[^/]+\/remote_config\/?$/,
 ]
 
+/** The admin key everywhere under /api, and a project's secret key on SECRET_KEY_PATHS (the kit's key guard). */
 export function adminAuth(adminKey: string, projects: ProjectStore): Middleware {
-  return async function requireAdminKey(ctx: Context, next: Next) {
-    const token = bearerToken(ctx.get('Authorization'))
-    if (!token)
-      throw unauthorized('not_authenticated', 'the admin API needs the header Authorization: Bearer <admin API key>')
-    if (keysEqual(token, adminKey)) {
-      ctx.state.admin = true
-      return next()
-    }
-    if (token.startsWith('phs_') && SECRET_KEY_PATHS.some((path) => path.test(ctx.path))) {
-      const project = await projects.bySecretToken(token)
-      if (project) {
-        ctx.state.authProject = project
-        return next()
-      }
-    }
-    throw unauthorized('authentication_failed', 'the API key is not valid for this route')
-  }
+  return keyGuard(
+    { projects, isAdminKey: (token) => keysEqual(token, adminKey) },
+    (ctx) => SECRET_KEY_PATHS.some((path) => path.test(ctx.path)),
+    NEEDS_ADMIN_KEY,
+  )
 }
 
 export function projectJson(project: Project) {
@@ -61,14 +51,6 @@ export function projectJson(project: Project) {
     secret_api_token: project.secretApiToken,
     timezone: project.timezone,
   }
-}
-
-/** The project named by `:id`, or a 404. */
-export async function projectParam(ctx: Context, projects: ProjectLookup): Promise<Project> {
-  const id = Number(ctx.params.id)
-  const project = Number.isSafeInteger(id) && id > 0 ? await projects.get(id) : undefined
-  if (!project) throw new HttpError(404, 'validation_error', 'not_found', `no project with id ${ctx.params.id}`, 'id')
-  return project
 }
 
 export function mountAdmin(router: Router, { db, events, projects, adminKey }: AdminDeps): void {
@@ -85,7 +67,7 @@ export function mountAdmin(router: Router, { db, events, projects, adminKey }: A
   router.post('/api/projects', json, async (ctx) => {
     const body = parseWith(CreateProjectBody, ctx.request.body)
     if (body.timezone !== undefined && !isValidTimezone(body.timezone))
-      throw badRequest('invalid_input', `timezone "${body.timezone}" is not an IANA time zone`, 'timezone')
+      throw httpError('invalid_input', `timezone "${body.timezone}" is not an IANA time zone`, 'timezone')
     ctx.status = 201
     ctx.body = projectJson(await projects.create(body))
   })
@@ -106,5 +88,5 @@ export function mountAdmin(router: Router, { db, events, projects, adminKey }: A
 }
 
 function jsonError(error: Error): never {
-  throw badRequest('invalid_json', `the request body is not valid JSON: ${error.message}`)
+  throw httpError('invalid_json', `the request body is not valid JSON: ${error.message}`)
 }

@@ -1,8 +1,5 @@
-/** Request schemas of the admin API, checked with TypeBox; a failure is a 400 naming the field. */
+/** Request schemas of the admin API, checked with the contract's `parseWith` (a 400 naming the field). */
 import { Type } from 'typebox'
-import type { Static, TSchema } from 'typebox'
-import { check } from '../schema.ts'
-import { badRequest } from '../errors.ts'
 
 export const CreateProjectBody = Type.Object(
   {
@@ -20,11 +17,3 @@ export const EventsQuery = Type.Object({
   cursor: Type.Optional(Type.String()),
   limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,5}$' })),
 })
-
-/** Validates `value` against `schema`, or throws a 400 whose `attr` is the offending field. */
-export function parseWith<S extends TSchema>(schema: S, value: unknown): Static<S> {
-  const result = check(schema, value)
-  if (result.ok) return result.value
-  const attr = result.path.replace(/^\//, '').replaceAll('/', '.') || null
-  throw badRequest('invalid_input', attr ? `${attr}: ${result.reason}` : `the request body: ${result.reason}`, attr)
-}

@@ -3,7 +3,7 @@
  * Liberal on purpose: every encoding PostHog SDKs have ever used is accepted on every path.
  */
 import { brotliDecompress, gunzip, inflate } from 'node:zlib'
-import { badRequest, type HttpError, tooLarge } from '../errors.ts'
+import { type HttpError, httpError } from '../errors.ts'
 import { decompressLz64 } from './lz64.ts'
 import {
   compressionHint,
@@ -43,9 +43,12 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
 export async function decodePayload(req: RawCaptureRequest, limits: DecodeLimits): Promise<string> {
   const fromQuery = req.query.data
   const raw = fromQuery ? Buffer.from(restorePlus(fromQuery), 'utf8') : req.body
-  if (raw.length === 0) throw badRequest('empty_payload', 'request missing data payload')
+  if (raw.length === 0) throw httpError('empty_payload', 'request missing data payload')
   if (raw.length > limits.maxBodyBytes) {
-    throw tooLarge(`request payload of ${raw.length} bytes is over the limit of ${limits.maxBodyBytes} bytes`)
+    throw httpError(
+      'payload_too_large',
+      `request payload of ${raw.length} bytes is over the limit of ${limits.maxBodyBytes} bytes`,
+    )
   }
 
   let bytes: Buffer = raw
@@ -53,7 +56,7 @@ export async function decodePayload(req: RawCaptureRequest, limits: DecodeLimits
   if (!fromQuery && isForm(raw, req.contentType)) {
     const form = new URLSearchParams(raw.toString('utf8'))
     const data = form.get('data')
-    if (!data) throw badRequest('empty_payload', 'form body has no data field', 'data')
+    if (!data) throw httpError('empty_payload', 'form body has no data field', 'data')
     bytes = Buffer.from(restorePlus(data), 'utf8')
     formHint = compressionHint(form.get('compression') ?? undefined)
   }
@@ -64,7 +67,7 @@ export async function decodePayload(req: RawCaptureRequest, limits: DecodeLimits
 
   let text = await decompress(bytes, hint, limits.maxDecodedBytes)
   if (LEGACY_PATH.test(req.path)) text = unwrapBase64Text(text)
-  if (text.trim() === '') throw badRequest('empty_payload', 'request payload is empty once decoded')
+  if (text.trim() === '') throw httpError('empty_payload', 'request payload is empty once decoded')
   return text
 }
 
@@ -123,7 +126,7 @@ export function decompressBounded(codec: Codec, bytes: Buffer, maxBytes: number)
         return reject(overDecodedLimit(maxBytes))
       }
       reject(
-        badRequest(
+        httpError(
           `invalid_${codec === 'br' ? 'brotli' : codec}`,
           `invalid ${codec === 'br' ? 'Brotli' : codec.toUpperCase()} data: ${error.message}`,
         ),
@@ -136,10 +139,10 @@ async function inflateLz64(text: string, maxBytes: number): Promise<string> {
   const result = await decompressLz64(text, maxBytes)
   if (!result.ok) {
     if (result.reason === 'too_large') throw overDecodedLimit(maxBytes)
-    throw badRequest('invalid_lz64', 'invalid lz64 (lz-string) data')
+    throw httpError('invalid_lz64', 'invalid lz64 (lz-string) data')
   }
   if (LONE_SURROGATE.test(result.text)) {
-    throw badRequest('invalid_lz64', 'lz64 data decompresses to text that is not valid Unicode')
+    throw httpError('invalid_lz64', 'lz64 data decompresses to text that is not valid Unicode')
   }
   if (Buffer.byteLength(result.text, 'utf8') > maxBytes) throw overDecodedLimit(maxBytes)
   return result.text
@@ -151,10 +154,10 @@ function utf8(bytes: Buffer): string {
   try {
     return strictUtf8.decode(bytes)
   } catch {
-    throw badRequest('invalid_utf8', 'invalid UTF8 in request payload')
+    throw httpError('invalid_utf8', 'invalid UTF8 in request payload')
   }
 }
 
 function overDecodedLimit(maxBytes: number): HttpError {
-  return tooLarge(`decoded request payload is over the limit of ${maxBytes} bytes`)
+  return httpError('payload_too_large', `decoded request payload is over the limit of ${maxBytes} bytes`)
 }

@@ -8,7 +8,7 @@
  *
  * The size is the event's JSON as the service writes it again (JSON.stringify, UTF-8 bytes).
  */
-import { HttpError } from '../errors.ts'
+import { type HttpError, httpError } from '../errors.ts'
 
 /**
  * JSON.stringify writes at most 6 characters for one character of the parsed text (a lone
@@ -26,9 +26,7 @@ export function eventTooLarge(
   limit: number,
 ): HttpError {
   const uuid = typeof event.uuid === 'string' && event.uuid.length <= MAX_ECHOED_UUID ? ` (uuid ${event.uuid})` : ''
-  return new HttpError(
-    413,
-    'validation_error',
+  return httpError(
     'event_too_large',
     `maximum event size exceeded: event ${index} of the request${uuid} takes ${bytes} bytes as JSON; one event may take at most ${limit} bytes (server.eventLimitBytes)`,
   )

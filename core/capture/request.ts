@@ -5,7 +5,7 @@
  */
 import { Type } from 'typebox'
 import { Compile } from 'typebox/compile'
-import { badRequest } from '../errors.ts'
+import { httpError } from '../errors.ts'
 import { parseTimestamp } from './timestamp.ts'
 import { batchTokenOf, resolveToken } from './token.ts'
 import { MAX_NESTING, nestsDeeperThan } from './nesting.ts'
@@ -66,7 +66,7 @@ export function parseCaptureRequest(
   opts: { path: string; query: Record<string, string | undefined>; maxEventBytes?: number },
 ): CaptureRequest {
   const shape = shapeOf(parseJson(text), opts.path)
-  if (shape.events.length === 0) throw badRequest('no_events', 'request holds no event')
+  if (shape.events.length === 0) throw httpError('no_events', 'request holds no event')
   const token = resolveToken(shape.batchToken, shape.events)
   if (opts.maxEventBytes !== undefined) checkEventSizes(shape.events, text.length, opts.maxEventBytes)
   return {
@@ -79,11 +79,11 @@ export function parseCaptureRequest(
 
 export function parseJson(text: string): unknown {
   if (nestsDeeperThan(text, MAX_NESTING))
-    throw badRequest('too_deeply_nested', `the request nests objects and arrays more than ${MAX_NESTING} levels deep`)
+    throw httpError('too_deeply_nested', `the request nests objects and arrays more than ${MAX_NESTING} levels deep`)
   try {
     return JSON.parse(text)
   } catch (error) {
-    throw badRequest('invalid_json', `failed to parse request: ${(error as Error).message}`)
+    throw httpError('invalid_json', `failed to parse request: ${(error as Error).message}`)
   }
 }
 
@@ -108,12 +108,12 @@ function shapeOf(json: unknown, path: string): Shape {
     if (ENGAGE_PATH.test(path) && (event.event === undefined || event.event === null)) event.event = '$identify'
     return { events: [event], historicalMigration: false }
   }
-  throw badRequest('invalid_payload', 'request body must be a JSON object or an array of event objects')
+  throw httpError('invalid_payload', 'request body must be a JSON object or an array of event objects')
 }
 
 function shapeError(error: { instancePath: string; message: string } | undefined, attr: string | null = null) {
   const where = error?.instancePath || '/'
-  return badRequest(
+  return httpError(
     'invalid_payload',
     `failed to parse request: ${where} ${error?.message ?? 'has the wrong shape'}`,
     attr,

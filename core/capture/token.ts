@@ -2,7 +2,7 @@
  * Where a capture request carries its project API key, and which keys are refused outright
  * (capture.md §1.5). Whether the key belongs to a project is decided later, with the database.
  */
-import { unauthorized } from '../errors.ts'
+import { httpError } from '../errors.ts'
 import type { WireEvent } from './request.ts'
 
 const MAX_TOKEN_BYTES = 64
@@ -56,12 +56,12 @@ export function resolveToken(batchToken: string | undefined, events: readonly Wi
       if (own !== undefined) named.add(own.trim())
     }
     if (named.size > 1) {
-      throw unauthorized('inconsistent_api_keys', 'batch submitted with inconsistent api_key values', 'api_key')
+      throw httpError('inconsistent_api_keys', 'batch submitted with inconsistent api_key values', 'api_key')
     }
     token = named.values().next().value
   }
-  if (token === undefined) throw unauthorized('missing_api_key', 'event submitted without an api_key', 'api_key')
+  if (token === undefined) throw httpError('missing_api_key', 'event submitted without an api_key', 'api_key')
   const problem = tokenProblem(token)
-  if (problem) throw unauthorized('invalid_api_key', `API key is not valid: ${problem}`, 'api_key')
+  if (problem) throw httpError('invalid_api_key', `API key is not valid: ${problem}`, 'api_key')
   return token
 }

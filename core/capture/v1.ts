@@ -6,7 +6,7 @@
  * what is wrong with the request or the batch refuses it whole (4xx); what is wrong with one event
  * drops that event, reported by its uuid.
  */
-import { badRequest, HttpError, unauthorized } from '../errors.ts'
+import { httpError } from '../errors.ts'
 import type { WireEvent } from './request.ts'
 import { tokenProblem } from './token.ts'
 import { isUuid } from './uuid.ts'
@@ -44,7 +44,7 @@ const MAX_DISTINCT_ID_LENGTH = 200
 const MAX_SDK_INFO_LENGTH = 200
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/
 
-const invalidHeader = (detail: string) => badRequest('invalid_header_value', detail)
+const invalidHeader = (detail: string) => httpError('invalid_header_value', detail)
 
 function rfc3339(text: unknown): Date | undefined {
   if (typeof text !== 'string' || !RFC3339.test(text)) return undefined
@@ -56,25 +56,17 @@ function rfc3339(text: unknown): Date | undefined {
 export function readV1Headers(header: (name: string) => string): V1Request {
   const authorization = header('authorization')
   if (!authorization)
-    throw unauthorized(
-      'missing_authorization',
-      'the request has no Authorization header: send "Bearer <project API key>"',
-    )
+    throw httpError('missing_authorization', 'the request has no Authorization header: send "Bearer <project API key>"')
   const missing = REQUIRED_HEADERS.filter((name) => !header(name))
   if (missing.length > 0)
-    throw badRequest('missing_required_headers', `request is missing required headers: ${missing.join(', ')}`)
+    throw httpError('missing_required_headers', `request is missing required headers: ${missing.join(', ')}`)
   if (!/^bearer /i.test(authorization) || authorization.length <= 7)
     throw invalidHeader('Authorization must use the Bearer scheme')
   const token = authorization.slice(7).trim()
-  if (tokenProblem(token)) throw unauthorized('invalid_api_token', 'the provided API token is not valid')
+  if (tokenProblem(token)) throw httpError('invalid_api_token', 'the provided API token is not valid')
   const mime = header('content-type').split(';')[0].trim().toLowerCase()
   if (mime !== 'application/json')
-    throw new HttpError(
-      415,
-      'validation_error',
-      'unsupported_content_type',
-      `unsupported content type: ${header('content-type')}`,
-    )
+    throw httpError('unsupported_content_type', `unsupported content type: ${header('content-type')}`)
   if (!isUuid(header('posthog-request-id')))
     throw invalidHeader(`PostHog-Request-Id is not a valid UUID: ${header('posthog-request-id')}`)
   if (!/^[1-9]\d{0,8}$/.test(header('posthog-attempt')))
@@ -98,9 +90,7 @@ export function v1Encoding(value: string): (typeof V1_ENCODINGS)[number] | undef
   if (!value || value.toLowerCase() === 'identity') return undefined
   const encoding = V1_ENCODINGS.find((e) => e === value.toLowerCase())
   if (!encoding)
-    throw new HttpError(
-      415,
-      'validation_error',
+    throw httpError(
       'unsupported_encoding',
       `unsupported content encoding: ${value} (gzip, deflate and br are read here)`,
     )
@@ -162,25 +152,25 @@ function dropReason(event: Record<string, unknown>): string | undefined {
  */
 export function readV1Batch(body: unknown, request: V1Request, maxEventBytes = Infinity): V1Batch {
   if (!isRecord(body) || !Array.isArray(body.batch) || typeof body.created_at !== 'string') {
-    throw badRequest(
+    throw httpError(
       'request_parsing_error',
       'failed to parse request: the body must be {"created_at": "<RFC 3339>", "batch": [events]}',
     )
   }
-  if (body.batch.length === 0) throw badRequest('empty_batch', 'request batch is empty')
+  if (body.batch.length === 0) throw httpError('empty_batch', 'request batch is empty')
   if (!rfc3339(body.created_at))
-    throw badRequest('invalid_batch', `invalid batch: created_at is not valid RFC 3339: ${body.created_at}`)
+    throw httpError('invalid_batch', `invalid batch: created_at is not valid RFC 3339: ${body.created_at}`)
   const results = new Map<string, EventResult>()
   const events: WireEvent[] = []
   body.batch.forEach((raw, index) => {
     if (!isRecord(raw) || typeof raw.uuid !== 'string' || raw.uuid.trim() === '')
-      throw badRequest('missing_event_uuid', `event ${index} was submitted without a uuid`, `batch.${index}.uuid`)
+      throw httpError('missing_event_uuid', `event ${index} was submitted without a uuid`, `batch.${index}.uuid`)
     const uuid = raw.uuid.trim()
     if (!isUuid(uuid))
-      throw badRequest('invalid_event_uuid', `event ${index} has an invalid uuid: ${uuid}`, `batch.${index}.uuid`)
+      throw httpError('invalid_event_uuid', `event ${index} has an invalid uuid: ${uuid}`, `batch.${index}.uuid`)
     const key = uuid.toLowerCase()
     if (results.has(key))
-      throw badRequest('duplicate_event_uuid', `duplicate event uuid: ${uuid}`, `batch.${index}.uuid`)
+      throw httpError('duplicate_event_uuid', `duplicate event uuid: ${uuid}`, `batch.${index}.uuid`)
     const reason =
       dropReason(raw) ?? (Buffer.byteLength(JSON.stringify(raw)) > maxEventBytes ? 'event_too_big' : undefined)
     const options = reason ? undefined : optionProperties(raw.options)

@@ -4,7 +4,7 @@
  */
 import type { Middleware } from 'koa'
 import type { Logger } from 'pino'
-import { HttpError } from '../errors.ts'
+import { HttpError, httpError } from '../errors.ts'
 import { count } from '../metrics.ts'
 
 export function errorsAndAccessLog(logger: Logger): Middleware {
@@ -13,7 +13,7 @@ export function errorsAndAccessLog(logger: Logger): Middleware {
     try {
       await next()
       if (ctx.status === 404 && ctx.body === undefined) {
-        throw new HttpError(404, 'validation_error', 'not_found', `no route for ${ctx.method} ${ctx.path}`)
+        throw httpError('not_found', `no route for ${ctx.method} ${ctx.path}`)
       }
     } catch (error) {
       const known = error instanceof HttpError ? error : toHttpError(error)
@@ -34,16 +34,15 @@ export function errorsAndAccessLog(logger: Logger): Middleware {
   }
 }
 
-/** Errors thrown by Koa itself (koa-body's 413, bad JSON) keep their status; anything else is a 500. */
+/**
+ * A 4xx thrown by the HTTP framework itself (a body parser's 413) becomes the catalogue's
+ * `payload_too_large` or `invalid_request`; anything else is a 500.
+ */
 function toHttpError(error: unknown): HttpError {
   const e = error as { status?: number; expose?: boolean; message?: string }
   if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
-    return new HttpError(
-      e.status,
-      'validation_error',
-      e.status === 413 ? 'payload_too_large' : 'invalid_request',
-      e.expose && e.message ? e.message : 'the request is invalid',
-    )
+    const detail = e.expose && e.message ? e.message : 'the request is invalid'
+    return httpError(e.status === 413 ? 'payload_too_large' : 'invalid_request', detail)
   }
-  return new HttpError(500, 'server_error', 'internal_error', 'an internal error occurred; it has been logged')
+  return httpError('internal_error', 'an internal error occurred; it has been logged')
 }

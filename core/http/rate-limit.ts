@@ -7,7 +7,7 @@
  * The buckets live in this process: with `server.workers` > 1 each HTTP process keeps its own, so
  * a project may send up to workers × the limit.
  */
-import { HttpError } from '../errors.ts'
+import { httpError } from '../errors.ts'
 
 export interface RateLimitConfig {
   readonly eventsPerSecond?: number
@@ -45,12 +45,7 @@ export class ProjectRateLimiter {
 }
 
 export const rateLimited = (retryAfterSeconds: number) =>
-  new HttpError(
-    429,
-    'validation_error',
-    'rate_limited',
-    `this project sends events faster than its rate limit; retry in ${retryAfterSeconds} s`,
-  )
+  httpError('rate_limited', `this project sends events faster than its rate limit; retry in ${retryAfterSeconds} s`)
 
 /** The limiter for a config, or undefined when no limit is set (the default). */
 export function rateLimiterFor(config: RateLimitConfig | undefined): ProjectRateLimiter | undefined {

@@ -8,10 +8,9 @@
  * defineProperty), and four per request were ~1.5 % of a flags request.
  */
 import type { IncomingMessage } from 'node:http'
-import { HttpError, tooLarge } from '../errors.ts'
+import { type HttpError, httpError } from '../errors.ts'
 
-const readFailed = (message: string) =>
-  new HttpError(400, 'validation_error', 'body_read_failed', `the request body could not be read: ${message}`)
+const readFailed = (message: string) => httpError('body_read_failed', `the request body could not be read: ${message}`)
 
 /**
  * Stops the request's stream as leaving a `for await` loop does (Node's `destroyer`): the socket is
@@ -51,7 +50,7 @@ function onData(this: ReadRequest, chunk: Buffer): void {
   if (reading.size <= reading.limit) return void reading.chunks.push(chunk)
   stop(this)
   discard(this)
-  reading.reject(tooLarge(`the request body is over the limit of ${reading.limit} bytes`))
+  reading.reject(httpError('payload_too_large', `the request body is over the limit of ${reading.limit} bytes`))
 }
 
 function onEnd(this: ReadRequest): void {
@@ -70,7 +69,9 @@ function onClose(this: ReadRequest): void {
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length'])
   if (Number.isFinite(declared) && declared > limit)
-    return Promise.reject(tooLarge(`the request body is ${declared} bytes, over the limit of ${limit} bytes`))
+    return Promise.reject(
+      httpError('payload_too_large', `the request body is ${declared} bytes, over the limit of ${limit} bytes`),
+    )
   if (req.readableEnded) return Promise.resolve(Buffer.alloc(0))
   return new Promise((resolve, reject) => {
     ;(req as ReadRequest)[READING] = { chunks: [], size: 0, limit, resolve, reject }

@@ -6,7 +6,7 @@
  */
 import type { IngestRequest } from '../pipeline.ts'
 import { canonicalUuid, isUuid, uuidv7 } from '../capture/uuid.ts'
-import { unavailable } from '../errors.ts'
+import { httpError } from '../errors.ts'
 import { count } from '../metrics.ts'
 import type { QueueConnection } from './connection.ts'
 import { encodeQueuedEvent, partitionOf, subjectOf } from './message.ts'
@@ -38,7 +38,8 @@ export class QueuePublisher {
     const results = await Promise.allSettled(acks)
     const failed = results.find((r) => r.status === 'rejected')
     if (failed)
-      throw unavailable(
+      throw httpError(
+        'unavailable',
         `the ingest queue did not acknowledge the events (${(failed.reason as Error).message}); retry the request`,
       )
     count('hedgerow_events_queued_total', {}, acks.length)

@@ -6,7 +6,7 @@
  */
 import type Router from '@koa/router'
 import type { Context } from 'koa'
-import { HttpError, isRetryable, unauthorized } from '../errors.ts'
+import { HttpError, isRetryable, httpError } from '../errors.ts'
 import { readBody } from '../http/read-body.ts'
 import { rateLimited, rateLimiterFor } from '../http/rate-limit.ts'
 import { decompressBounded } from '../capture/decode.ts'
@@ -27,11 +27,10 @@ export function captureV1Handler({ config, projects, pipeline }: CaptureDeps) {
       const request = readV1Headers((name) => ctx.get(name))
       const encoding = v1Encoding(ctx.get('Content-Encoding'))
       const project = await projects.byApiToken(request.token)
-      if (!project)
-        throw unauthorized('invalid_api_token', 'the provided API token is not valid: no project has this key')
+      if (!project) throw httpError('invalid_api_token', 'the provided API token is not valid: no project has this key')
       ctx.state.projectId = project.id
       const raw = await readBody(ctx.req, config.server.bodyLimitBytes)
-      if (raw.length === 0) throw new HttpError(400, 'validation_error', 'empty_body', 'request body is empty')
+      if (raw.length === 0) throw httpError('empty_body', 'request body is empty')
       const bytes = encoding ? await decompressBounded(encoding, raw, config.server.decodedLimitBytes) : raw
       const batch = readV1Batch(parseJson(bytes.toString('utf8')), request, config.server.eventLimitBytes)
       const retryAfter = rateLimiter?.take(project.id, batch.events.length)

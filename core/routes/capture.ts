@@ -7,7 +7,7 @@ import type { Context } from 'koa'
 import type { Config } from '../config.ts'
 import type { IngestRequest } from '../pipeline.ts'
 import type { ProjectStore } from '../projects.ts'
-import { unauthorized } from '../errors.ts'
+import { httpError } from '../errors.ts'
 import { readPayload, singleValues } from '../http/payload.ts'
 import { parseCaptureRequest } from '../capture/request.ts'
 import { rateLimited, rateLimiterFor } from '../http/rate-limit.ts'
@@ -36,7 +36,7 @@ export function captureHandler({ config, projects, pipeline }: CaptureDeps) {
     const request = parseCaptureRequest(text, { path: ctx.path, query, maxEventBytes: config.server.eventLimitBytes })
     const project = await projects.byApiToken(request.token)
     if (!project)
-      throw unauthorized('invalid_api_key', 'the project API key is not valid: no project has this key', 'api_key')
+      throw httpError('invalid_api_key', 'the project API key is not valid: no project has this key', 'api_key')
     ctx.state.projectId = project.id
     const retryAfter = rateLimiter?.take(project.id, request.events.length)
     if (retryAfter !== undefined) {

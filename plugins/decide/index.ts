@@ -23,7 +23,6 @@ import { mountFlagRoutes } from './http/admin-flags.ts'
 import { mountCohortRoutes } from './http/admin-cohorts.ts'
 import { mountOfrepRoutes } from './http/ofrep-routes.ts'
 import { DefinitionEventStreams } from './ofrep/event-stream.ts'
-import { ProjectRateLimiter } from '../../core/http/rate-limit.ts'
 
 export type { FlagsRequest, FlagsService } from './service.ts'
 
@@ -114,13 +113,14 @@ export default definePlugin({
       cache,
       geoip: optionalGeoip(api),
       databaseTimeoutMs: options.databaseTimeoutMs,
+      withDeadline: api.withDeadline,
       regexBudgetMs: options.regexBudgetMs,
       logger: api.logger,
     })
     api.provide('flags', flags)
     const admin = {
       db: api.db,
-      projects: api.projects,
+      http: api.http,
       flags,
       bodyLimit: options.adminBodyLimitBytes,
       regexBudgetMs: options.regexBudgetMs,
@@ -130,13 +130,14 @@ export default definePlugin({
     api.hooks.closing.tap({ name: api.id }, () => streams.close())
     api.hooks.routes.tap({ name: api.id }, (router) => {
       const limits = { maxBodyBytes: options.requestBodyLimitBytes, maxDecodedBytes: options.requestDecodedLimitBytes }
-      mountFlagsRoutes(router, { projects: api.projects, flags, limits })
+      mountFlagsRoutes(router, { projects: api.projects, http: api.http, flags, limits })
       const rate = options.ofrepRateLimit
       mountOfrepRoutes(router, {
         projects: api.projects,
+        http: api.http,
         flags,
         limits,
-        rateLimiter: rate && new ProjectRateLimiter(rate.requestsPerSecond, rate.burst),
+        rateLimiter: rate && api.http.rateLimiter(rate.requestsPerSecond, rate.burst),
         minPollingIntervalMs: options.pollIntervalMs,
         streams,
       })

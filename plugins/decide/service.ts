@@ -7,7 +7,7 @@
  */
 import type { Db } from 'mongodb'
 import type { Logger } from 'pino'
-import type { GeoipLookup, GroupsReader, PersonsService, Project } from '../../core/plugin-api.ts'
+import type { GeoipLookup, GroupsReader, PersonsService, Project, WithDeadline } from '../../core/plugin-api.ts'
 import { evaluateFlagsInSlices, normalizeDistinctId, planEvaluation } from './evaluator/index.ts'
 import type {
   DatabaseState,
@@ -20,7 +20,6 @@ import type { DefinitionsCache } from './cache.ts'
 import type { ProjectDefinitions } from './project-definitions.ts'
 import { loadRequestData } from './store/request-data.ts'
 import { readHashKeyOverrides, writeHashKeyOverrides } from './store/hash-key-overrides.ts'
-import { withDeadline } from '../../core/deadlines.ts'
 
 export interface FlagsRequest {
   /** A number is hashed as its JSON text (flags.md §4.1); '' is accepted (§4.5). */
@@ -81,6 +80,8 @@ export interface FlagsServiceDeps {
   cache: DefinitionsCache
   geoip?: GeoipLookup
   databaseTimeoutMs: number
+  /** The core's deadlines (`PluginApi.withDeadline`). */
+  withDeadline: WithDeadline
   /** Milliseconds of regular-expression matching one request may spend (the decide option `regexBudgetMs`). */
   regexBudgetMs: number
   logger: Logger
@@ -235,7 +236,7 @@ export class FlagsEvaluation implements FlagsService {
   }
 
   private withTimeout<T>(work: Promise<T>): Promise<T> {
-    return withDeadline(
+    return this.deps.withDeadline(
       work,
       this.deps.databaseTimeoutMs,
       'flags database read',

@@ -6,7 +6,6 @@
  */
 import { Type } from 'typebox'
 import { API_VERSION, definePlugin, drop } from '../../core/plugin-api.ts'
-import { projectParam } from '../../core/admin/routes.ts'
 import { attributionProperties, featureValues, withActiveFlags } from './attribution.ts'
 import { ensureUsageIndexes, listUsage, recordCall, responseValue } from './usage.ts'
 
@@ -60,8 +59,8 @@ export default definePlugin({
 
     if (options.trackUsage) {
       api.hooks.routes.tap({ name: api.id }, (router) => {
-        router.get('/api/projects/:id/feature_flag_usage', async (ctx) => {
-          const project = await projectParam(ctx, api.projects)
+        router.get('/api/projects/:id/feature_flag_usage', api.http.auth.adminKey, async (ctx) => {
+          const project = await api.http.projectParam(ctx)
           ctx.body = { results: await listUsage(api.db, project.id) }
         })
       })

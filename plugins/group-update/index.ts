@@ -49,6 +49,6 @@ export default definePlugin({
     api.hooks.groupUpdate.tapPromise({ name: api.id }, async function updateGroups(event, ctx) {
       return processGroups(event, ctx, deps)
     })
-    api.hooks.routes.tap({ name: api.id }, (router) => mountGroupRoutes(router, api.db, api.projects))
+    api.hooks.routes.tap({ name: api.id }, (router) => mountGroupRoutes(router, api.db, api.http))
   },
 })

@@ -6,11 +6,9 @@
  */
 import type Router from '@koa/router'
 import type { Db, Filter } from 'mongodb'
-import type { ProjectLookup } from '../../core/plugin-api.ts'
+import type { HttpKit } from '../../core/plugin-api.ts'
 import { Type } from 'typebox'
-import { GROUP_COLLECTIONS, HttpError } from '../../core/plugin-api.ts'
-import { projectParam } from '../../core/admin/routes.ts'
-import { parseWith } from '../../core/admin/schemas.ts'
+import { GROUP_COLLECTIONS, httpError, parseWith } from '../../core/plugin-api.ts'
 import type { GroupDocument, GroupTypeMappingDocument } from '../../core/plugin-api.ts'
 
 const DEFAULT_LIMIT = 100
@@ -23,8 +21,6 @@ const GroupsQuery = Type.Object({
   limit: Type.Optional(Type.String({ pattern: '^(1000|[1-9][0-9]{0,2})$' })),
 })
 
-const notFound = (detail: string, attr: string) => new HttpError(404, 'validation_error', 'not_found', detail, attr)
-
 function groupJson(doc: GroupDocument, groupType: string) {
   return {
     group_type: groupType,
@@ -36,12 +32,12 @@ function groupJson(doc: GroupDocument, groupType: string) {
   }
 }
 
-export function mountGroupRoutes(router: Router, db: Db, projects: ProjectLookup): void {
+export function mountGroupRoutes(router: Router, db: Db, http: HttpKit): void {
   const mappings = db.collection<GroupTypeMappingDocument>(GROUP_COLLECTIONS.groupTypeMappings)
   const groups = db.collection<GroupDocument>(GROUP_COLLECTIONS.groups)
 
-  router.get('/api/projects/:id/group_types', async (ctx) => {
-    const project = await projectParam(ctx, projects)
+  router.get('/api/projects/:id/group_types', http.auth.adminKey, async (ctx) => {
+    const project = await http.projectParam(ctx)
     const docs = await mappings.find({ project_id: project.id }).sort({ group_type_index: 1 }).toArray()
     ctx.body = {
       results: docs.map((d) => ({
@@ -52,8 +48,8 @@ export function mountGroupRoutes(router: Router, db: Db, projects: ProjectLookup
     }
   })
 
-  router.get('/api/projects/:id/groups', async (ctx) => {
-    const project = await projectParam(ctx, projects)
+  router.get('/api/projects/:id/groups', http.auth.adminKey, async (ctx) => {
+    const project = await http.projectParam(ctx)
     const query = parseWith(GroupsQuery, ctx.query)
     const mapping = await mappings.findOne({ project_id: project.id, group_type: query.group_type })
     if (query.group_key !== undefined) {
@@ -64,7 +60,7 @@ export function mountGroupRoutes(router: Router, db: Db, projects: ProjectLookup
           group_type_index: mapping.group_type_index,
           group_key: query.group_key,
         }))
-      if (!group) throw notFound(`no ${query.group_type} group with key ${query.group_key}`, 'group_key')
+      if (!group) throw httpError('not_found', `no ${query.group_type} group with key ${query.group_key}`, 'group_key')
       ctx.body = groupJson(group, query.group_type)
       return
     }
@@ -80,13 +76,7 @@ export function mountGroupRoutes(router: Router, db: Db, projects: ProjectLookup
       .sort({ group_key: 1 })
       .limit(limit + 1)
       .toArray()
-    const page = docs.slice(0, limit)
-    let next: string | null = null
-    if (docs.length > limit) {
-      const url = new URL(ctx.URL)
-      url.searchParams.set('after', page[page.length - 1].group_key)
-      next = url.toString()
-    }
-    ctx.body = { results: page.map((doc) => groupJson(doc, query.group_type)), next }
+    const page = http.cursorPage(ctx, docs, limit, 'after', (last) => last.group_key)
+    ctx.body = { results: page.results.map((doc) => groupJson(doc, query.group_type)), next: page.next }
   })
 }

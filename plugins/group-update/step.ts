@@ -5,6 +5,7 @@
  */
 import type { Db } from 'mongodb'
 import type { EventContext, IngestEvent } from '../../core/plugin-api.ts'
+import { cutToScalars } from '../../core/plugin-api.ts'
 import {
   GROUP_IDENTIFY,
   MAX_GROUP_TYPES,
@@ -14,7 +15,6 @@ import {
   withoutGroupColumns,
 } from './rules.ts'
 import type { GroupTypeMappings } from './type-mapping.ts'
-import { cutToScalars } from '../../core/capture/distinct-id.ts'
 import { upsertGroup } from './groups.ts'
 import type { WarnOnce } from './warn-once.ts'
 

@@ -6,8 +6,7 @@
  * event stores an id of megabytes in the person tables.
  */
 import type { IngestEvent } from '../../core/plugin-api.ts'
-import { asDistinctId } from '../../core/capture/distinct-id.ts'
-import { copyRecord, withFields } from '../../core/plugin-api.ts'
+import { asDistinctId, copyRecord, withFields } from '../../core/plugin-api.ts'
 import { hasOwn } from './properties.ts'
 
 const MERGE_ID_PROPERTY = new Map([

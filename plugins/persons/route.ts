@@ -4,26 +4,19 @@
  */
 import type Router from '@koa/router'
 import type { Db } from 'mongodb'
-import { HttpError, badRequest } from '../../core/plugin-api.ts'
+import { httpError } from '../../core/plugin-api.ts'
 import { getDistinctIdsOfPerson, getPersonByDistinctId } from './person-store.ts'
 
 export function mountPersonRoute(router: Router, db: Db): void {
   router.get('/api/projects/:id/persons', async (ctx) => {
     const projectId = Number(ctx.params.id)
     if (!Number.isSafeInteger(projectId) || projectId <= 0)
-      throw new HttpError(404, 'validation_error', 'not_found', `no project with id ${ctx.params.id}`, 'id')
+      throw httpError('not_found', `no project with id ${ctx.params.id}`, 'id')
     const distinctId = ctx.query.distinct_id
     if (typeof distinctId !== 'string' || distinctId === '')
-      throw badRequest('required', 'give the person to look up as ?distinct_id=', 'distinct_id')
+      throw httpError('required', 'give the person to look up as ?distinct_id=', 'distinct_id')
     const person = await getPersonByDistinctId(db, projectId, distinctId)
-    if (!person)
-      throw new HttpError(
-        404,
-        'validation_error',
-        'not_found',
-        `no person has the distinct_id "${distinctId}"`,
-        'distinct_id',
-      )
+    if (!person) throw httpError('not_found', `no person has the distinct_id "${distinctId}"`, 'distinct_id')
     ctx.body = {
       id: person.id,
       distinct_ids: await getDistinctIdsOfPerson(db, projectId, person.id),

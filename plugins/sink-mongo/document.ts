@@ -1,7 +1,7 @@
 /** The stored event document's size (the document itself, EventDocument, is in the contract). */
 import { BSON } from 'mongodb'
 import type { EventDocument } from '../../core/plugin-api.ts'
-import { HttpError } from '../../core/plugin-api.ts'
+import { type HttpError, httpError } from '../../core/plugin-api.ts'
 
 /** MongoDB's limit on one document (every server's `maxBsonObjectSize`); the driver refuses a larger one before sending anything. */
 export const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024
@@ -22,9 +22,7 @@ export function tooLargeToStore(docs: readonly EventDocument[]): HttpError | und
   for (const doc of docs) {
     const bytes = measurable(doc)
     if (bytes === undefined || bytes < MAX_DOCUMENT_BYTES) continue
-    return new HttpError(
-      413,
-      'validation_error',
+    return httpError(
       'event_too_large',
       `maximum event size exceeded: event ${doc.uuid} would be stored as ${bytes} bytes (its properties and person_properties together); the database stores at most ${MAX_DOCUMENT_BYTES - 1} bytes per event`,
     )

@@ -7,10 +7,9 @@
  */
 import type { JetStreamClient } from 'nats'
 import { Type } from 'typebox'
-import { connectNats, natsConnectionFields } from '../../core/nats.ts'
 import { API_VERSION, definePlugin } from '../../core/plugin-api.ts'
 import type { SinkBatch } from '../../core/plugin-api.ts'
-import { toDocument } from '../../core/plugin-api.ts'
+import { natsConnectionFields, toDocument } from '../../core/plugin-api.ts'
 import { ensureStream } from './stream.ts'
 import { subjectTemplate } from './subject.ts'
 import type { SubjectTemplate } from './subject.ts'
@@ -69,7 +68,7 @@ export default definePlugin({
   optionsSchema,
   async setup(api, options) {
     const subject = subjectTemplate(options.subject)
-    const connection = await connectNats(options, `hedgerow ${api.id}`, api.logger)
+    const connection = await api.connectNats(options, `hedgerow ${api.id}`)
     const { nc } = connection
     try {
       await ensureStream(

@@ -11,8 +11,7 @@
  */
 import { Type } from 'typebox'
 import { API_VERSION, Stage, definePlugin } from '../../core/plugin-api.ts'
-import type { EventContext, IngestEvent } from '../../core/plugin-api.ts'
-import { count } from '../../core/metrics.ts'
+import type { EventContext, IngestEvent, Metrics } from '../../core/plugin-api.ts'
 import { SpikeDetector } from './detector.ts'
 
 export const OVERFLOW_PROPERTY = '$overflow'
@@ -34,11 +33,12 @@ export function markSpike(
   ctx: EventContext,
   now: number,
   windowSeconds: number,
+  metrics: Metrics,
 ): IngestEvent | undefined {
   if (ctx.historicalMigration || event.historicalMigration) return undefined
   const verdict = detector.record(ctx.project.id, event.distinctId, now)
   if (!verdict.overflow) return undefined
-  count('hedgerow_events_overflow_total', { project: String(ctx.project.id) })
+  metrics.count('hedgerow_events_overflow_total', { project: String(ctx.project.id) })
   if (verdict.warn)
     ctx.warn('event_overflow', {
       distinct_id: event.distinctId,
@@ -60,7 +60,7 @@ export default definePlugin({
     })
     // synchronous work: a sync tap costs the step chain no promise and no microtask per event
     api.hooks.validate.tap({ name: api.id, stage: Stage.afterStep }, function detectSpike(event, ctx) {
-      return markSpike(detector, event, ctx, Date.now(), options.windowSeconds)
+      return markSpike(detector, event, ctx, Date.now(), options.windowSeconds, api.metrics)
     })
   },
 })

@@ -10,7 +10,7 @@
  */
 import type Router from '@koa/router'
 import type { Context } from 'koa'
-import { HttpError, crossOrigin } from '../../core/plugin-api.ts'
+import { crossOrigin, httpError } from '../../core/plugin-api.ts'
 import type { SdkAsset, SdkAssets } from './assets.ts'
 
 export interface StaticRouteOptions {
@@ -18,7 +18,7 @@ export interface StaticRouteOptions {
   readonly versionedMaxAgeSeconds: number
 }
 
-const notFound = (detail: string) => new HttpError(404, 'validation_error', 'not_found', detail)
+const notFound = (detail: string) => httpError('not_found', detail)
 
 function acceptsGzip(ctx: Context): boolean {
   return ctx.acceptsEncodings('gzip', 'identity') === 'gzip'

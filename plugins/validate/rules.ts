@@ -3,8 +3,7 @@
  * what drops an event, and the normalisation every kept event gets before enrichment.
  */
 import type { Dropped, EventContext, IngestEvent } from '../../core/plugin-api.ts'
-import { drop, copyRecord, withFields } from '../../core/plugin-api.ts'
-import { isUuid, uuidv7 } from '../../core/capture/uuid.ts'
+import { drop, copyRecord, isUuid, uuidv7, withFields } from '../../core/plugin-api.ts'
 
 export interface ValidateOptions {
   readonly maxEventNameLength: number

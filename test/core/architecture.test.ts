@@ -10,49 +10,12 @@ import { importGraph, specifiers, violation, type ImportEdge } from './import-gr
 /** Known violations, `importer -> imported`, grouped by what the contract still lacks. */
 const ALLOWED: ReadonlyArray<{ reason: string; imports: readonly string[] }> = [
   {
-    reason: 'the HTTP kit (admin routes and schemas, admin key, body reading, rate limit) is not in the contract yet',
-    imports: [
-      'plugins/decide/http/definitions-routes.ts -> core/admin/key.ts',
-      'plugins/flag-attribution/index.ts -> core/admin/routes.ts',
-      'plugins/group-update/routes.ts -> core/admin/routes.ts',
-      'plugins/decide/definitions/import.ts -> core/admin/schemas.ts',
-      'plugins/decide/http/admin-cohorts.ts -> core/admin/schemas.ts',
-      'plugins/decide/http/admin-flags.ts -> core/admin/schemas.ts',
-      'plugins/decide/http/flags-request.ts -> core/admin/schemas.ts',
-      'plugins/group-update/routes.ts -> core/admin/schemas.ts',
-      'plugins/decide/http/flags-routes.ts -> core/capture/decode.ts',
-      'plugins/decide/http/ofrep-routes.ts -> core/capture/decode.ts',
-      'plugins/decide/http/definitions-routes.ts -> core/http/payload.ts',
-      'plugins/decide/http/flags-routes.ts -> core/http/payload.ts',
-      'plugins/decide/http/ofrep-routes.ts -> core/http/payload.ts',
-      'plugins/decide/http/ofrep-routes.ts -> core/http/rate-limit.ts',
-      'plugins/decide/index.ts -> core/http/rate-limit.ts',
-      'plugins/decide/http/admin-common.ts -> core/http/read-body.ts',
-    ],
-  },
-  {
-    reason: 'capture rules every event needs (distinct id, uuid) live in core but are not exposed by the contract',
-    imports: [
-      'plugins/persons/merge-id.ts -> core/capture/distinct-id.ts',
-      'plugins/group-update/step.ts -> core/capture/distinct-id.ts',
-      'plugins/validate/rules.ts -> core/capture/uuid.ts',
-    ],
-  },
-  {
     reason: 'batched database reads of persons (core/model/coalesce, find-all) wait for the persons service',
     imports: [
       'plugins/persons/batched-commands.ts -> core/model/coalesce.ts',
       'plugins/persons/persons-reader.ts -> core/model/coalesce.ts',
       'plugins/persons/batched-commands.ts -> core/model/find-all.ts',
       'plugins/persons/persons-reader.ts -> core/model/find-all.ts',
-    ],
-  },
-  {
-    reason: 'deadlines, metrics and the NATS connection are core services the contract does not hand out yet',
-    imports: [
-      'plugins/decide/service.ts -> core/deadlines.ts',
-      'plugins/spike-detection/index.ts -> core/metrics.ts',
-      'plugins/sink-nats/index.ts -> core/nats.ts',
     ],
   },
 ]

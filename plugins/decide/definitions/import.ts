@@ -6,8 +6,7 @@
  * sends them, or cohort objects (`{name, is_static, filters}`), the only way to carry static
  * cohorts (PostHog leaves them out of its export).
  */
-import { badRequest } from '../../../core/plugin-api.ts'
-import { parseWith } from '../../../core/admin/schemas.ts'
+import { parseWith, httpError } from '../../../core/plugin-api.ts'
 import type { FlagFilters } from '../evaluator/index.ts'
 import type { CohortDocument, FlagDocument } from '../store/documents.ts'
 import { DefinitionsBodySchema, checkPropertyGroup } from './schema.ts'
@@ -27,7 +26,7 @@ export interface ImportedDefinitions {
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
 
-const invalid = (attr: string, reason: string) => badRequest('invalid_input', `${attr}: ${reason}`, attr)
+const invalid = (attr: string, reason: string) => httpError('invalid_input', `${attr}: ${reason}`, attr)
 
 /** The optional PostHog fields of a flag, copied when present. */
 const OPTIONAL_FIELDS = [

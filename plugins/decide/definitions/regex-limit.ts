@@ -5,7 +5,7 @@
  * such filters than fit in one request's budget (`regexBudgetMs`) could be made to fail on every
  * request, so it is refused when written, with a 400 naming the filter past the limit.
  */
-import { badRequest } from '../../../core/plugin-api.ts'
+import { httpError } from '../../../core/plugin-api.ts'
 import { BACKTRACKING_MATCH_LIMIT_MS, needsBacktracking } from '../evaluator/index.ts'
 import { toText } from '../evaluator/properties/values.ts'
 
@@ -71,7 +71,7 @@ function refuseBeyond(found: FoundFilter[], regexBudgetMs: number, what: string)
   const allowed = backtrackingFiltersAllowed(regexBudgetMs)
   if (found.length <= allowed) return
   const first = found[allowed]
-  throw badRequest(
+  throw httpError(
     'too_many_backtracking_regexes',
     `${first.path}: ${what}, ${first.place}, property "${first.key}": ${found.length} regular expressions need the backtracking engine ` +
       `(look-around or back-references), at most ${allowed} may: each can take ${BACKTRACKING_MATCH_LIMIT_MS} ms on a crafted value, ` +

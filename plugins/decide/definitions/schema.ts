@@ -5,7 +5,7 @@
  */
 import { Type } from 'typebox'
 import type { Static, TSchema } from 'typebox'
-import { badRequest } from '../../../core/plugin-api.ts'
+import { httpError } from '../../../core/plugin-api.ts'
 import { MAX_COHORT_FILTER_DEPTH } from '../evaluator/cohort-tree.ts'
 
 const open = { additionalProperties: true } as const
@@ -129,7 +129,7 @@ const MAX_GROUP_DEPTH = MAX_COHORT_FILTER_DEPTH + 1
  */
 export function checkPropertyGroup(value: unknown, path: string, depth = 0): void {
   const fail = (reason: string, at = path) => {
-    throw badRequest('invalid_input', `${at}: ${reason}`, at)
+    throw httpError('invalid_input', `${at}: ${reason}`, at)
   }
   if (!isRecord(value)) return fail('must be a property group {type, values}')
   if (depth === 0 ? value.type !== 'AND' && value.type !== 'OR' : typeof value.type !== 'string')

@@ -8,14 +8,13 @@
  */
 import type Router from '@koa/router'
 import { Type } from 'typebox'
-import { badRequest } from '../../../core/plugin-api.ts'
-import { parseWith } from '../../../core/admin/schemas.ts'
+import { parseWith, httpError } from '../../../core/plugin-api.ts'
 import { checkPropertyGroup } from '../definitions/schema.ts'
 import { checkCohortRegexes } from '../definitions/regex-limit.ts'
 import { DefinitionEdits } from '../store/edits.ts'
 import type { CohortDocument } from '../store/documents.ts'
 import { CohortMembers } from '../store/members.ts'
-import { idParam, jsonBody, page, projectParam, route } from './admin-common.ts'
+import { idParam, route } from './admin-common.ts'
 import type { AdminDeps } from './admin-common.ts'
 
 const open = { additionalProperties: true } as const
@@ -64,7 +63,7 @@ function cohortJson(doc: CohortDocument, count: number | null) {
   }
 }
 
-export function mountCohortRoutes(router: Router, { db, projects, flags, bodyLimit, regexBudgetMs }: AdminDeps): void {
+export function mountCohortRoutes(router: Router, { db, http, flags, bodyLimit, regexBudgetMs }: AdminDeps): void {
   const base = '/api/projects/:id/cohorts'
   const edits = DefinitionEdits.cohorts(db)
   const members = new CohortMembers(db)
@@ -73,29 +72,29 @@ export function mountCohortRoutes(router: Router, { db, projects, flags, bodyLim
   const staticCohort = async (projectId: number, id: number) => {
     const doc = await edits.get(projectId, id)
     if (!doc.is_static)
-      throw badRequest('not_static', `cohort ${id} is dynamic: its members come from its filters`, 'cohort_id')
+      throw httpError('not_static', `cohort ${id} is dynamic: its members come from its filters`, 'cohort_id')
     return doc
   }
 
-  route(router, 'get', base, async (ctx) => {
-    const project = await projectParam(ctx, projects)
+  route(router, http, 'get', base, async (ctx) => {
+    const project = await http.projectParam(ctx)
     const live = (await flags.definitions(project.id)).cohortDocuments.filter((doc) => !doc.deleted)
-    const listed = page(ctx, live)
+    const listed = http.page(ctx, live)
     ctx.body = {
       ...listed,
       results: await Promise.all(listed.results.map(async (doc) => cohortJson(doc, await countOf(project.id, doc)))),
     }
   })
 
-  route(router, 'post', base, async (ctx) => {
-    const project = await projectParam(ctx, projects)
-    const body = parseWith(CohortCreateBody, await jsonBody(ctx, bodyLimit))
+  route(router, http, 'post', base, async (ctx) => {
+    const project = await http.projectParam(ctx)
+    const body = parseWith(CohortCreateBody, await http.readJson(ctx, bodyLimit))
     const isStatic = body.is_static === true
     if (!isStatic) checkPropertyGroup(body.filters?.properties, 'filters.properties')
     if (!isStatic)
       checkCohortRegexes(`cohort "${body.name}"`, body.filters?.properties, 'filters.properties', regexBudgetMs)
     if (!isStatic && body.distinct_ids)
-      throw badRequest('invalid_input', 'distinct_ids: only static cohorts have members', 'distinct_ids')
+      throw httpError('invalid_input', 'distinct_ids: only static cohorts have members', 'distinct_ids')
     const now = new Date()
     const created = await edits.create(project.id, (id) => ({
       id,
@@ -115,20 +114,20 @@ export function mountCohortRoutes(router: Router, { db, projects, flags, bodyLim
     ctx.body = cohortJson(created, await countOf(project.id, created))
   })
 
-  route(router, 'get', `${base}/:cohort_id`, async (ctx) => {
-    const project = await projectParam(ctx, projects)
+  route(router, http, 'get', `${base}/:cohort_id`, async (ctx) => {
+    const project = await http.projectParam(ctx)
     const doc = await edits.get(project.id, idParam(ctx, 'cohort_id', 'cohort'))
     ctx.body = cohortJson(doc, await countOf(project.id, doc))
   })
 
-  route(router, 'patch', `${base}/:cohort_id`, async (ctx) => {
-    const project = await projectParam(ctx, projects)
-    const body = parseWith(CohortPatchBody, await jsonBody(ctx, bodyLimit))
+  route(router, http, 'patch', `${base}/:cohort_id`, async (ctx) => {
+    const project = await http.projectParam(ctx)
+    const body = parseWith(CohortPatchBody, await http.readJson(ctx, bodyLimit))
     const updated = await edits.update(project.id, idParam(ctx, 'cohort_id', 'cohort'), (doc) => {
       if (body.is_static !== undefined && body.is_static !== doc.is_static)
-        throw badRequest('invalid_input', 'is_static: a cohort cannot change between static and dynamic', 'is_static')
+        throw httpError('invalid_input', 'is_static: a cohort cannot change between static and dynamic', 'is_static')
       if (body.filters !== undefined && doc.is_static)
-        throw badRequest('invalid_input', 'filters: a static cohort has members, not filters', 'filters')
+        throw httpError('invalid_input', 'filters: a static cohort has members, not filters', 'filters')
       if (body.filters !== undefined) checkPropertyGroup(body.filters.properties, 'filters.properties')
       if (body.filters !== undefined)
         checkCohortRegexes(`cohort ${doc.id}`, body.filters.properties, 'filters.properties', regexBudgetMs)
@@ -145,8 +144,8 @@ export function mountCohortRoutes(router: Router, { db, projects, flags, bodyLim
     ctx.body = cohortJson(updated, await countOf(project.id, updated))
   })
 
-  route(router, 'delete', `${base}/:cohort_id`, async (ctx) => {
-    const project = await projectParam(ctx, projects)
+  route(router, http, 'delete', `${base}/:cohort_id`, async (ctx) => {
+    const project = await http.projectParam(ctx)
     await edits.update(project.id, idParam(ctx, 'cohort_id', 'cohort'), (doc) => ({
       ...doc,
       deleted: true,
@@ -156,8 +155,8 @@ export function mountCohortRoutes(router: Router, { db, projects, flags, bodyLim
     ctx.status = 204
   })
 
-  route(router, 'get', `${base}/:cohort_id/members`, async (ctx) => {
-    const project = await projectParam(ctx, projects)
+  route(router, http, 'get', `${base}/:cohort_id/members`, async (ctx) => {
+    const project = await http.projectParam(ctx)
     const cohort = await staticCohort(project.id, idParam(ctx, 'cohort_id', 'cohort'))
     const query = parseWith(MembersQuery, ctx.query)
     const limit = query.limit === undefined ? 1000 : Number(query.limit)
@@ -171,17 +170,17 @@ export function mountCohortRoutes(router: Router, { db, projects, flags, bodyLim
     ctx.body = { results, next }
   })
 
-  route(router, 'post', `${base}/:cohort_id/members`, async (ctx) => {
-    const project = await projectParam(ctx, projects)
+  route(router, http, 'post', `${base}/:cohort_id/members`, async (ctx) => {
+    const project = await http.projectParam(ctx)
     const cohort = await staticCohort(project.id, idParam(ctx, 'cohort_id', 'cohort'))
-    const body = parseWith(MembersBody, await jsonBody(ctx, bodyLimit))
+    const body = parseWith(MembersBody, await http.readJson(ctx, bodyLimit))
     ctx.body = { added: await members.add(project.id, cohort.id, body.distinct_ids) }
   })
 
-  route(router, 'delete', `${base}/:cohort_id/members`, async (ctx) => {
-    const project = await projectParam(ctx, projects)
+  route(router, http, 'delete', `${base}/:cohort_id/members`, async (ctx) => {
+    const project = await http.projectParam(ctx)
     const cohort = await staticCohort(project.id, idParam(ctx, 'cohort_id', 'cohort'))
-    const body = parseWith(MembersBody, await jsonBody(ctx, bodyLimit))
+    const body = parseWith(MembersBody, await http.readJson(ctx, bodyLimit))
     ctx.body = { removed: await members.remove(project.id, cohort.id, body.distinct_ids) }
   })
 }

@@ -10,7 +10,7 @@ import { readDefinitions } from '../definitions/import.ts'
 import { replaceDefinitions } from '../store/replace.ts'
 import { toSdkDefinitions } from '../sdk-format.ts'
 import type { ProjectDefinitions } from '../project-definitions.ts'
-import { jsonBody, projectParam, route } from './admin-common.ts'
+import { route } from './admin-common.ts'
 import type { AdminDeps } from './admin-common.ts'
 
 export function exportDefinitions(definitions: ProjectDefinitions) {
@@ -27,18 +27,15 @@ export function exportDefinitions(definitions: ProjectDefinitions) {
   return { ...sdk, cohorts }
 }
 
-export function mountDefinitionRoutes(
-  router: Router,
-  { db, projects, flags, bodyLimit, regexBudgetMs }: AdminDeps,
-): void {
+export function mountDefinitionRoutes(router: Router, { db, http, flags, bodyLimit, regexBudgetMs }: AdminDeps): void {
   const path = '/api/projects/:id/flag_definitions'
-  route(router, 'get', path, async (ctx) => {
-    const project = await projectParam(ctx, projects)
+  route(router, http, 'get', path, async (ctx) => {
+    const project = await http.projectParam(ctx)
     ctx.body = exportDefinitions(await flags.definitions(project.id))
   })
-  route(router, 'put', path, async (ctx) => {
-    const project = await projectParam(ctx, projects)
-    const imported = readDefinitions(await jsonBody(ctx, bodyLimit), regexBudgetMs)
+  route(router, http, 'put', path, async (ctx) => {
+    const project = await http.projectParam(ctx)
+    const imported = readDefinitions(await http.readJson(ctx, bodyLimit), regexBudgetMs)
     await replaceDefinitions(db, project.id, imported)
     await flags.refresh(project.id)
     ctx.body = exportDefinitions(await flags.definitions(project.id))

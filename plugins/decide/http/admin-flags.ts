@@ -9,14 +9,13 @@
 import type Router from '@koa/router'
 import { Type } from 'typebox'
 import type { Static } from 'typebox'
-import { HttpError, badRequest } from '../../../core/plugin-api.ts'
-import { parseWith } from '../../../core/admin/schemas.ts'
+import { parseWith, httpError } from '../../../core/plugin-api.ts'
 import type { FlagFilters } from '../evaluator/index.ts'
 import { FiltersSchema, FlagOptionalFields } from '../definitions/schema.ts'
 import { checkFlagRegexes } from '../definitions/regex-limit.ts'
 import { DefinitionEdits } from '../store/edits.ts'
 import type { FlagDocument } from '../store/documents.ts'
-import { idParam, jsonBody, page, projectParam, route } from './admin-common.ts'
+import { idParam, route } from './admin-common.ts'
 import type { AdminDeps } from './admin-common.ts'
 
 const open = { additionalProperties: true } as const
@@ -85,7 +84,7 @@ export function flagJson(doc: FlagDocument, projectId: number) {
 
 function assertKeyFree(key: string, id: number | null, siblings: FlagDocument[]): void {
   if (siblings.some((flag) => flag.key === key && !flag.deleted && flag.id !== id))
-    throw badRequest('unique', 'There is already a feature flag with this key.', 'key')
+    throw httpError('unique', 'There is already a feature flag with this key.', 'key')
 }
 
 function applyChanges(doc: FlagDocument, changes: FlagChanges): FlagDocument {
@@ -98,22 +97,22 @@ function applyChanges(doc: FlagDocument, changes: FlagChanges): FlagDocument {
   return next
 }
 
-export function mountFlagRoutes(router: Router, { db, projects, flags, bodyLimit, regexBudgetMs }: AdminDeps): void {
+export function mountFlagRoutes(router: Router, { db, http, flags, bodyLimit, regexBudgetMs }: AdminDeps): void {
   const base = '/api/projects/:id/feature_flags'
   const edits = DefinitionEdits.flags(db)
 
-  route(router, 'get', base, async (ctx) => {
-    const project = await projectParam(ctx, projects)
+  route(router, http, 'get', base, async (ctx) => {
+    const project = await http.projectParam(ctx)
     const live = (await flags.definitions(project.id)).flagDocuments.filter((flag) => !flag.deleted)
-    ctx.body = page(
+    ctx.body = http.page(
       ctx,
       live.map((flag) => flagJson(flag, project.id)),
     )
   })
 
-  route(router, 'post', base, async (ctx) => {
-    const project = await projectParam(ctx, projects)
-    const body = parseWith(FlagCreateBody, await jsonBody(ctx, bodyLimit))
+  route(router, http, 'post', base, async (ctx) => {
+    const project = await http.projectParam(ctx)
+    const body = parseWith(FlagCreateBody, await http.readJson(ctx, bodyLimit))
     if (body.deleted !== true) checkFlagRegexes(body.key, body.filters, 'filters', regexBudgetMs)
     const now = new Date()
     const created = await edits.create(project.id, (id, siblings) => {
@@ -137,21 +136,19 @@ export function mountFlagRoutes(router: Router, { db, projects, flags, bodyLimit
     ctx.body = flagJson(created, project.id)
   })
 
-  route(router, 'get', `${base}/:flag_id`, async (ctx) => {
-    const project = await projectParam(ctx, projects)
+  route(router, http, 'get', `${base}/:flag_id`, async (ctx) => {
+    const project = await http.projectParam(ctx)
     const doc = await edits.get(project.id, idParam(ctx, 'flag_id', 'feature flag'))
     ctx.body = flagJson(doc, project.id)
   })
 
-  route(router, 'patch', `${base}/:flag_id`, async (ctx) => {
-    const project = await projectParam(ctx, projects)
+  route(router, http, 'patch', `${base}/:flag_id`, async (ctx) => {
+    const project = await http.projectParam(ctx)
     const id = idParam(ctx, 'flag_id', 'feature flag')
-    const body = parseWith(FlagPatchBody, await jsonBody(ctx, bodyLimit))
+    const body = parseWith(FlagPatchBody, await http.readJson(ctx, bodyLimit))
     const updated = await edits.update(project.id, id, async (doc, siblings) => {
       if (body.version !== undefined && body.version !== doc.version) {
-        throw new HttpError(
-          409,
-          'validation_error',
+        throw httpError(
           'stale_version',
           `the flag is at version ${doc.version}, not ${body.version}: it was changed meanwhile`,
           'version',
@@ -169,8 +166,8 @@ export function mountFlagRoutes(router: Router, { db, projects, flags, bodyLimit
     ctx.body = flagJson(updated, project.id)
   })
 
-  route(router, 'delete', `${base}/:flag_id`, async (ctx) => {
-    const project = await projectParam(ctx, projects)
+  route(router, http, 'delete', `${base}/:flag_id`, async (ctx) => {
+    const project = await http.projectParam(ctx)
     await edits.update(project.id, idParam(ctx, 'flag_id', 'feature flag'), (doc) => ({
       ...doc,
       deleted: true,

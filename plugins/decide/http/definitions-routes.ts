@@ -12,42 +12,38 @@
 import type Router from '@koa/router'
 import type { Context } from 'koa'
 import type { PluginApi, Project } from '../../../core/plugin-api.ts'
-import { HttpError, badRequest, unauthorized } from '../../../core/plugin-api.ts'
-import { bearerToken, keysEqual } from '../../../core/admin/key.ts'
+import { httpError } from '../../../core/plugin-api.ts'
 import type { FlagsService } from '../service.ts'
-import { singleValues } from '../../../core/http/payload.ts'
-
-const notFound = (detail: string, attr: string) => new HttpError(404, 'validation_error', 'not_found', detail, attr)
 
 async function projectOfToken(api: PluginApi, token: string | undefined): Promise<Project> {
-  if (!token) throw badRequest('missing_token', 'the project API key is required as ?token=', 'token')
+  if (!token) throw httpError('missing_token', 'the project API key is required as ?token=', 'token')
   const project = await api.projects.byApiToken(token)
-  if (!project) throw unauthorized('invalid_api_key', 'no project has this API key', 'token')
+  if (!project) throw httpError('invalid_api_key', 'no project has this API key', 'token')
   return project
 }
 
 /** /flags/definitions: the project of `token`, if the Bearer key is its secret key or the admin key. */
 async function definitionsProject(api: PluginApi, ctx: Context): Promise<Project> {
-  const key = bearerToken(ctx.get('Authorization'))
+  const key = api.http.bearerToken(ctx)
   if (!key)
-    throw unauthorized(
+    throw httpError(
       'not_authenticated',
       'Authentication credentials were not provided: send Authorization: Bearer <project secret key>',
     )
-  const project = await projectOfToken(api, singleValues(ctx.query).token)
-  if (!keysEqual(key, project.secretApiToken) && !api.isAdminKey(key)) {
-    throw unauthorized('authentication_failed', "the key is not this project's secret key")
+  const project = await projectOfToken(api, api.http.query(ctx).token)
+  if (!api.http.keysEqual(key, project.secretApiToken) && !api.isAdminKey(key)) {
+    throw httpError('authentication_failed', "the key is not this project's secret key")
   }
   return project
 }
 
 /** /api paths: the secret key's own project (a token naming another one is refused), or any project for the admin key. */
 async function apiProject(api: PluginApi, ctx: Context): Promise<Project> {
-  const token = singleValues(ctx.query).token
+  const token = api.http.query(ctx).token
   const authProject = ctx.state.authProject as Project | undefined
   if (!authProject) return projectOfToken(api, token)
   if (token !== undefined && token !== authProject.apiToken)
-    throw unauthorized('authentication_failed', "the key is not this project's secret key", 'token')
+    throw httpError('authentication_failed', "the key is not this project's secret key", 'token')
   return authProject
 }
 
@@ -77,10 +73,10 @@ export function mountDefinitionsRoutes(router: Router, api: PluginApi, flags: Fl
   router.get('/api/projects/:id/feature_flags/:key/remote_config', async (ctx) => {
     const project = await apiProject(api, ctx)
     if (ctx.params.id !== '@current' && ctx.params.id !== String(project.id))
-      throw notFound(`project ${ctx.params.id} is not the project of this key`, 'id')
+      throw httpError('not_found', `project ${ctx.params.id} is not the project of this key`, 'id')
     ctx.state.projectId = project.id
     const flag = (await flags.definitions(project.id)).flagByKey(String(ctx.params.key))
-    if (!flag) throw notFound(`no feature flag with key ${ctx.params.key}`, 'key')
+    if (!flag) throw httpError('not_found', `no feature flag with key ${ctx.params.key}`, 'key')
     const payloads = flag.filters.payloads
     const payload = payloads && Object.hasOwn(payloads, 'true') ? payloads.true : null
     ctx.type = 'application/json'

@@ -7,8 +7,7 @@
 import JSON5 from 'json5'
 import { Type } from 'typebox'
 import type { Static } from 'typebox'
-import { badRequest } from '../../../core/plugin-api.ts'
-import { parseWith } from '../../../core/admin/schemas.ts'
+import { parseWith, httpError } from '../../../core/plugin-api.ts'
 
 const Json = Type.Record(Type.String(), Type.Unknown())
 const Nullable = <T extends Parameters<typeof Type.Optional>[0]>(schema: T) =>
@@ -68,10 +67,10 @@ export function parseFlagsJson(text: string): Record<string, unknown> {
     try {
       value = finite(JSON5.parse(text))
     } catch (error) {
-      throw badRequest('invalid_json', `failed to parse the request body: ${(error as Error).message}`)
+      throw httpError('invalid_json', `failed to parse the request body: ${(error as Error).message}`)
     }
   }
-  if (!isRecord(value)) throw badRequest('invalid_json', 'the request body must be a JSON object')
+  if (!isRecord(value)) throw httpError('invalid_json', 'the request body must be a JSON object')
   return value
 }
 

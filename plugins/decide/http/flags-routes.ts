@@ -6,10 +6,8 @@
 import { randomUUID } from 'node:crypto'
 import type Router from '@koa/router'
 import type { Context } from 'koa'
-import type { Project, ProjectLookup } from '../../../core/plugin-api.ts'
-import { HttpError, unauthorized, unavailable, crossOrigin } from '../../../core/plugin-api.ts'
-import { readPayload, singleValues } from '../../../core/http/payload.ts'
-import type { DecodeLimits } from '../../../core/capture/decode.ts'
+import type { HttpKit, PayloadLimits, Project, ProjectLookup } from '../../../core/plugin-api.ts'
+import { HttpError, crossOrigin, httpError } from '../../../core/plugin-api.ts'
 import { detectEvaluationRuntime, normalizeDistinctId } from '../evaluator/index.ts'
 import type { EvaluationResult } from '../evaluator/index.ts'
 import type { FlagsRequest, FlagsService } from '../service.ts'
@@ -23,8 +21,9 @@ export const FLAGS_PATHS = ['/flags', '/flags/', '/decide', '/decide/'] as const
 
 export interface FlagsRouteDeps {
   projects: ProjectLookup
+  http: HttpKit
   flags: FlagsService
-  limits: DecodeLimits
+  limits: PayloadLimits
 }
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
@@ -32,12 +31,8 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
 const NO_FLAGS: EvaluationResult = { flags: {}, errorsWhileComputingFlags: false }
 
 /** The request's JSON object; a GET with neither body nor `data=` is read as an empty object. */
-async function requestObject(
-  ctx: Context,
-  query: Record<string, string | undefined>,
-  limits: DecodeLimits,
-): Promise<Record<string, unknown>> {
-  const text = await readPayload(ctx, query, limits, true)
+async function requestObject(ctx: Context, http: HttpKit, limits: PayloadLimits): Promise<Record<string, unknown>> {
+  const text = await http.readPayload(ctx, limits, true)
   return text === undefined ? {} : parseFlagsJson(text)
 }
 
@@ -78,15 +73,15 @@ async function configFields(project: Project, flags: FlagsService): Promise<Reco
   return fields
 }
 
-export function mountFlagsRoutes(router: Router, { projects, flags, limits }: FlagsRouteDeps): void {
+export function mountFlagsRoutes(router: Router, { projects, http, flags, limits }: FlagsRouteDeps): void {
   async function flagsEndpoint(ctx: Context): Promise<void> {
-    const query = singleValues(ctx.query)
-    const body = await requestObject(ctx, query, limits)
+    const query = http.query(ctx)
+    const body = await requestObject(ctx, http, limits)
     const token = tokenOf(body, query)
     if (!token)
-      throw unauthorized('no_api_key', 'No API token provided: send the project API key as token or api_key', 'token')
+      throw httpError('no_api_key', 'No API token provided: send the project API key as token or api_key', 'token')
     const project = await projects.byApiToken(token)
-    if (!project) throw unauthorized('invalid_api_key', 'The provided API key is invalid or has expired', 'token')
+    if (!project) throw httpError('invalid_api_key', 'The provided API key is invalid or has expired', 'token')
     ctx.state.projectId = project.id
     const fields = readFlagsBody(body)
     const shape = shapeFor(ctx.path, query.v)
@@ -98,7 +93,7 @@ export function mountFlagsRoutes(router: Router, { projects, flags, limits }: Fl
       } catch (error) {
         if (error instanceof HttpError) throw error
         // the evaluator answers per-flag errors itself: what escapes is storage (the definitions could not be loaded)
-        throw Object.assign(unavailable('the flags could not be evaluated; retry'), { cause: error })
+        throw Object.assign(httpError('unavailable', 'the flags could not be evaluated; retry'), { cause: error })
       }
     }
     const isDecide = ctx.path.startsWith('/decide')

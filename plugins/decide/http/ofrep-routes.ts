@@ -10,11 +10,8 @@
 import { createHash } from 'node:crypto'
 import type Router from '@koa/router'
 import type { Context } from 'koa'
-import type { Project, ProjectLookup } from '../../../core/plugin-api.ts'
+import type { HttpKit, PayloadLimits, Project, ProjectLookup, RateLimiter } from '../../../core/plugin-api.ts'
 import { HttpError, crossOrigin } from '../../../core/plugin-api.ts'
-import { readPayload, singleValues } from '../../../core/http/payload.ts'
-import type { DecodeLimits } from '../../../core/capture/decode.ts'
-import type { ProjectRateLimiter } from '../../../core/http/rate-limit.ts'
 import type { FlagsService } from '../service.ts'
 import type { FlagDocument } from '../store/documents.ts'
 import { disabled, missingKey, needsTargetingKey, OfrepError, readContext, toOfrep } from '../ofrep/mapping.ts'
@@ -23,9 +20,10 @@ import type { DefinitionEventStreams } from '../ofrep/event-stream.ts'
 
 export interface OfrepRouteDeps {
   projects: ProjectLookup
+  http: HttpKit
   flags: FlagsService
-  limits: DecodeLimits
-  rateLimiter?: ProjectRateLimiter
+  limits: PayloadLimits
+  rateLimiter?: RateLimiter
   /** Polling floor announced to providers, in ms: how often the definitions cache looks for changes. */
   minPollingIntervalMs: number
   streams: DefinitionEventStreams
@@ -63,8 +61,8 @@ async function authenticate(ctx: Context, deps: OfrepRouteDeps): Promise<Project
   return project
 }
 
-async function contextOf(ctx: Context, limits: DecodeLimits): Promise<ContextRequest> {
-  const text = await readPayload(ctx, singleValues(ctx.query), limits, true)
+async function contextOf(ctx: Context, http: HttpKit, limits: PayloadLimits): Promise<ContextRequest> {
+  const text = await http.readPayload(ctx, limits, true)
   let body: unknown = {}
   if (text !== undefined && text.trim() !== '') {
     try {
@@ -147,7 +145,7 @@ function ofrepErrors(withKey: boolean) {
 export function mountOfrepRoutes(router: Router, deps: OfrepRouteDeps): void {
   router.post('/ofrep/v1/evaluate/flags/:key', crossOrigin, ofrepErrors(true), async (ctx) => {
     const project = await authenticate(ctx, deps)
-    const request = await contextOf(ctx, deps.limits)
+    const request = await contextOf(ctx, deps.http, deps.limits)
     const key = ctx.params.key
     const flag = (await deps.flags.definitions(project.id)).flagByKey(key)
     if (!flag) throw new OfrepError(404, 'FLAG_NOT_FOUND', `no flag has the key ${key}`)
@@ -167,7 +165,7 @@ export function mountOfrepRoutes(router: Router, deps: OfrepRouteDeps): void {
 
   router.post('/ofrep/v1/evaluate/flags', crossOrigin, ofrepErrors(false), async (ctx) => {
     const project = await authenticate(ctx, deps)
-    const request = await contextOf(ctx, deps.limits)
+    const request = await contextOf(ctx, deps.http, deps.limits)
     const flags = await evaluateAll(deps, project, request)
     const etag = etagOf(flags)
     ctx.set('ETag', etag)

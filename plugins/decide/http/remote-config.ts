@@ -7,7 +7,7 @@
 import type Router from '@koa/router'
 import type { Context } from 'koa'
 import type { Project, ProjectLookup } from '../../../core/plugin-api.ts'
-import { HttpError, crossOrigin } from '../../../core/plugin-api.ts'
+import { crossOrigin, httpError } from '../../../core/plugin-api.ts'
 import type { FlagsService } from '../service.ts'
 
 export function remoteConfig(project: Project, hasFeatureFlags: boolean): Record<string, unknown> {
@@ -51,7 +51,7 @@ export function mountRemoteConfig(router: Router, projects: ProjectLookup, flags
   const configFor = async (ctx: Context) => {
     const project = await projects.byApiToken(String(ctx.params.token))
     // posthog-js falls back to /flags on a 404, as it does against PostHog for an unknown key
-    if (!project) throw new HttpError(404, 'validation_error', 'not_found', 'no project has this API key', 'token')
+    if (!project) throw httpError('not_found', 'no project has this API key', 'token')
     ctx.state.projectId = project.id
     const definitions = await flags.definitions(project.id)
     ctx.set('Cache-Control', 'public, max-age=60')

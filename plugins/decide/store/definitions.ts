@@ -9,6 +9,7 @@ import type { CohortDefinition, FlagDefinition } from '../evaluator/index.ts'
 import { DECIDE_COLLECTIONS } from './documents.ts'
 import type { CohortDocument, FlagDocument } from './documents.ts'
 import { Generations } from './generations.ts'
+import { retryableError } from '../../../core/plugin-api.ts'
 
 export interface StoredDefinitions {
   generation: number
@@ -89,6 +90,6 @@ export class DefinitionsReader {
       if (after.generation === live.generation)
         return { ...live, flags: flags as FlagDocument[], cohorts: cohorts as CohortDocument[], groupTypeMapping }
     }
-    throw Object.assign(new Error('flag definitions kept changing while they were read'), { retryable: true })
+    throw retryableError('flag definitions kept changing while they were read')
   }
 }

@@ -6,6 +6,7 @@
  */
 import type { Db, IndexDescription } from 'mongodb'
 import type { FlagFilters } from '../evaluator/index.ts'
+import { retryableError } from '../../../core/plugin-api.ts'
 
 export const DECIDE_COLLECTIONS = {
   flags: 'feature_flags',
@@ -106,5 +107,5 @@ export async function ensureDecideIndexes(db: Db): Promise<void> {
 
 /** Writes that kept losing races with concurrent writers: the client should retry. */
 export function contention(what: string): Error {
-  return Object.assign(new Error(`${what}: too many concurrent writers, retry`), { retryable: true })
+  return retryableError(`${what}: too many concurrent writers, retry`)
 }

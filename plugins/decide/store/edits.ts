@@ -6,8 +6,7 @@
  * version reads again.
  */
 import type { Collection, Db } from 'mongodb'
-import { HttpError } from '../../../core/plugin-api.ts'
-import { isDuplicateKey } from '../../../core/plugin-api.ts'
+import { httpError, isDuplicateKey } from '../../../core/plugin-api.ts'
 import { DECIDE_COLLECTIONS, contention } from './documents.ts'
 import type { CohortDocument, FlagDocument } from './documents.ts'
 import { Generations } from './generations.ts'
@@ -16,8 +15,7 @@ const ATTEMPTS = 8
 
 type Definition = FlagDocument | CohortDocument
 
-export const notFound = (what: string, id: number | string) =>
-  new HttpError(404, 'validation_error', 'not_found', `no ${what} with id ${id}`, 'id')
+export const notFound = (what: string, id: number | string) => httpError('not_found', `no ${what} with id ${id}`, 'id')
 
 export class DefinitionEdits<D extends Definition> {
   private readonly generations: Generations

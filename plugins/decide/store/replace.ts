@@ -6,7 +6,7 @@
  * Added group types survive a failed replacement; they are facts about the project, not flags.
  */
 import type { Db } from 'mongodb'
-import { GROUP_COLLECTIONS, HttpError, badRequest, isDuplicateKey } from '../../../core/plugin-api.ts'
+import { GROUP_COLLECTIONS, httpError, isDuplicateKey } from '../../../core/plugin-api.ts'
 import type { GroupTypeMappingDocument } from '../../../core/plugin-api.ts'
 import { remapGroupTypeIndexes } from '../definitions/import.ts'
 import type { ImportedDefinitions } from '../definitions/import.ts'
@@ -40,7 +40,7 @@ export async function ensureGroupTypes(
       const used = new Set(known.values())
       const free = [Number(source), 0, 1, 2, 3, 4].find((index) => !used.has(index))
       if (free === undefined)
-        throw badRequest(
+        throw httpError(
           'invalid_input',
           `group_type_mapping.${source}: the project already has ${MAX_GROUP_TYPES} group types, none is ${name}`,
           `group_type_mapping.${source}`,
@@ -88,9 +88,7 @@ export async function replaceDefinitions(db: Db, projectId: number, imported: Im
   }
   if (!(await generations.activate(projectId, generation))) {
     await generations.collect(projectId, generation)
-    throw new HttpError(
-      409,
-      'validation_error',
+    throw httpError(
       'conflict',
       'a later replacement of the flag definitions was applied while this one was written; nothing was changed by this one',
     )

@@ -16,6 +16,7 @@ import { openGeoip } from '../../../plugins/geoip/lookup.ts'
 import { PersonsReader } from '../../../plugins/persons/persons-reader.ts'
 import type { GeoipReader } from '../../../plugins/geoip/lookup.ts'
 import { testMongoUrl } from '../../helpers/mongo.ts'
+import { withDeadline } from '../../../core/deadlines.ts'
 import { writeMaxMindCityFixture } from '../geoip/fixtures.ts'
 import { insertPerson, openTestDb } from './store/db.ts'
 import type { TestDb } from './store/db.ts'
@@ -92,6 +93,7 @@ describe('decide flags service', () => {
       cache,
       geoip,
       databaseTimeoutMs: 2000,
+      withDeadline,
       regexBudgetMs: 100,
       logger,
     })
@@ -212,6 +214,7 @@ describe('decide flags service', () => {
         cache: cacheOf(),
         geoip,
         databaseTimeoutMs: 100,
+        withDeadline,
         regexBudgetMs: 100,
         logger,
       })

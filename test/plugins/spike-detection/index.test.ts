@@ -1,7 +1,7 @@
 import { expect } from 'chai'
 import { markSpike, OVERFLOW_PROPERTY } from '../../../plugins/spike-detection/index.ts'
 import { SpikeDetector } from '../../../plugins/spike-detection/detector.ts'
-import { counterValue } from '../../../core/metrics.ts'
+import { count, counterValue } from '../../../core/metrics.ts'
 import type { EventContext, IngestEvent } from '../../../core/plugin-api.ts'
 import { sampleContext } from '../../helpers/hooks.ts'
 
@@ -27,12 +27,15 @@ function context(
   }
 }
 
+/** The service's registry, as `PluginApi.metrics` hands it out. */
+const metrics = { count }
+
 describe('spike-detection step', () => {
   it('marks events over the rate with $overflow, keeps their properties, counts them and warns once', () => {
     const detector = new SpikeDetector({ windowMs: 1000, maxEventsPerWindow: 2, maxKeys: 10 })
     const ctx = context()
     const before = counterValue('hedgerow_events_overflow_total', { project: '9001' })
-    const results = [0, 1, 2, 3].map((t) => markSpike(detector, event('hot'), ctx, t, 1))
+    const results = [0, 1, 2, 3].map((t) => markSpike(detector, event('hot'), ctx, t, 1, metrics))
     expect(results.slice(0, 2)).to.deep.equal([undefined, undefined])
     expect(results[2]?.properties).to.deep.equal({ a: 1, [OVERFLOW_PROPERTY]: true })
     expect(results[3]?.properties[OVERFLOW_PROPERTY]).to.equal(true)
@@ -45,17 +48,21 @@ describe('spike-detection step', () => {
   it('never counts historical migration events', () => {
     const detector = new SpikeDetector({ windowMs: 1000, maxEventsPerWindow: 1, maxKeys: 10 })
     for (let t = 0; t < 5; t++) {
-      expect(markSpike(detector, event('bulk'), context({ historicalMigration: true }), t, 1)).to.equal(undefined)
-      expect(markSpike(detector, event('bulk', { historicalMigration: true }), context(), t, 1)).to.equal(undefined)
+      expect(markSpike(detector, event('bulk'), context({ historicalMigration: true }), t, 1, metrics)).to.equal(
+        undefined,
+      )
+      expect(markSpike(detector, event('bulk', { historicalMigration: true }), context(), t, 1, metrics)).to.equal(
+        undefined,
+      )
     }
     expect(detector.size).to.equal(0)
   })
 
   it('keys by project and distinct_id', () => {
     const detector = new SpikeDetector({ windowMs: 1000, maxEventsPerWindow: 1, maxKeys: 10 })
-    markSpike(detector, event('same'), context(), 0, 1)
+    markSpike(detector, event('same'), context(), 0, 1, metrics)
     const otherProject = context({ project: { ...sampleContext().project, id: 2 } })
-    expect(markSpike(detector, event('same'), otherProject, 1, 1)).to.equal(undefined)
-    expect(markSpike(detector, event('same'), context(), 2, 1)?.properties[OVERFLOW_PROPERTY]).to.equal(true)
+    expect(markSpike(detector, event('same'), otherProject, 1, 1, metrics)).to.equal(undefined)
+    expect(markSpike(detector, event('same'), context(), 2, 1, metrics)?.properties[OVERFLOW_PROPERTY]).to.equal(true)
   })
 })
