@@ -9,6 +9,4 @@ export {
   tooLarge,
   unavailable,
   isRetryable,
-  type ErrorType,
-  type ErrorBody,
 } from './plugin-api.ts'

@@ -26,8 +26,6 @@ import { mountOfrepRoutes } from './http/ofrep-routes.ts'
 import { DefinitionEventStreams } from './ofrep/event-stream.ts'
 import { ProjectRateLimiter } from '../../core/http/rate-limit.ts'
 
-export type { FlagsRequest, FlagsService } from './service.ts'
-
 declare module '../../core/plugin-api.ts' {
   interface Services {
     /** Evaluates a project's flags for a distinct id with stored properties (plugins/decide/service.ts). */

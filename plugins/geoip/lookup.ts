@@ -13,7 +13,7 @@ import { toGeoLocation } from './record.ts'
 import type { GeoLocation } from './record.ts'
 
 export { GEOIP_KEYS, geoipProperties } from './record.ts'
-export type { GeoLocation, GeoipKey } from './record.ts'
+export type { GeoLocation } from './record.ts'
 
 export interface GeoipOptions {
   /**
