@@ -44,7 +44,11 @@ function build() {
   const started = new Date()
   rmSync(DIST, { recursive: true, force: true })
   try {
-    execFileSync(process.execPath, [tsc, '-p', path.join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'inherit' })
+    // tsc's diagnostics go to stderr: stdout belongs to the entry point (the CLI's output may be piped)
+    execFileSync(process.execPath, [tsc, '-p', path.join(ROOT, 'tsconfig.build.json')], {
+      cwd: ROOT,
+      stdio: ['ignore', 2, 2],
+    })
   } catch {
     throw new Error('compiling dist/ failed (tsc -p tsconfig.build.json): see the errors above')
   }
