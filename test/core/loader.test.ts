@@ -60,7 +60,8 @@ describe('loader', () => {
       logger: pino({ level: 'silent' }),
       builtIns: builtInPlugins,
       dataDir: app.rootDir,
-      setupTimeoutMs: 150,
+      // generous: sink-mongo's first setup creates indexes, which a loaded machine can slow past 150 ms
+      setupTimeoutMs: 10_000,
       ...app,
       ...overrides,
     }
@@ -150,7 +151,9 @@ describe('loader', () => {
   })
 
   it('fails a setup that does not finish within the timeout, and refuses its late tap', async () => {
-    const error = await failure([{ plugin: 'hedgerow-plugin-sink-slow' }, { plugin: 'sink-mongo' }])
+    const error = await failure([{ plugin: 'hedgerow-plugin-sink-slow' }, { plugin: 'sink-mongo' }], {
+      setupTimeoutMs: 150,
+    })
     expect(error).to.include({ code: 'INGEST_ERR_PLUGIN_SETUP' })
     expect(error.message).to.match(/150 ms/)
   })
