@@ -55,28 +55,16 @@ export function timeoutError(what: string, ms: number): Error {
   return retryableError(`${what} timed out after ${ms} ms`)
 }
 
-/** A deadline that rejects a promise; a class, so that a call makes no named closure (tsx names each one it creates). */
-class Rejection implements Deadline {
-  deadline = 0
-  constructor(
-    private readonly reject: (error: Error) => void,
-    private readonly what: string,
-    private readonly ms: number,
-    private readonly makeError: (() => Error) | undefined,
-  ) {}
-
-  expire(): void {
-    this.reject(this.makeError ? this.makeError() : timeoutError(this.what, this.ms))
-  }
-}
-
 /**
  * `work`, or a rejection once `ms` have passed: by default a retryable error naming `what`, or the
  * error `makeError` makes.
  */
 export function withDeadline<T>(work: Promise<T>, ms: number, what: string, makeError?: () => Error): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const run = new Rejection(reject, what, ms, makeError)
+    const run: Deadline = {
+      deadline: 0,
+      expire: () => reject(makeError ? makeError() : timeoutError(what, ms)),
+    }
     arm(run, ms)
     work.then(
       (value) => {

@@ -3,16 +3,8 @@
  * or third-party, throw the same errors the core does; the core's own files import it from here.
  */
 export {
-  ERROR_CATALOGUE,
   HttpError,
   httpError,
-  retryableError,
-  badRequest,
-  unauthorized,
   tooLarge,
-  unavailable,
   isRetryable,
-  type ErrorCode,
-  type ErrorType,
-  type ErrorBody,
 } from './plugin-api.ts'

@@ -113,7 +113,7 @@ export class Pipeline {
       ip: request.ip,
       historicalMigration: request.historicalMigration,
       logger: this.logger,
-      warn: warnFor(warnings, raw),
+      warn: (type, details) => warnings.add(type, details, raw),
       sequence,
     }
     try {
@@ -155,9 +155,4 @@ export class Pipeline {
       `storage is unavailable (${failed.map((f) => f.plugin).join(', ')}); retry the request`,
     )
   }
-}
-
-/** ctx.warn of one event. Returned unnamed: tsx names (defineProperty) every closure bound to a name. */
-function warnFor(warnings: WarningBatch, raw: WireEvent): EventContext['warn'] {
-  return (type, details) => warnings.add(type, details, raw)
 }

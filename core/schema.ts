@@ -2,4 +2,4 @@
  * The TypeBox engine (compiled schemas, first offending path) lives in the plugin contract, so
  * that plugin options, request bodies and the service's config are checked alike.
  */
-export { check, type Checked } from './plugin-api.ts'
+export { check } from './plugin-api.ts'

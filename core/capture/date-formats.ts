@@ -133,7 +133,6 @@ function isLeap(year: number): boolean {
  * rest of an event's first form. Same checks and result as `build`, zone Z.
  */
 function canonical(text: string): Date | undefined {
-  // no closure or array per call: tsx names every closure it creates (a defineProperty each)
   const year = digits(text, 0, 4)
   const month = digits(text, 5, 7)
   const day = digits(text, 8, 10)

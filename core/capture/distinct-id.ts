@@ -6,7 +6,7 @@ import { boundedJson } from './bounded-json.ts'
 import { MAX_DISTINCT_ID_CHARS, asDistinctId } from '../plugin-api.ts'
 
 // Steps cut the other ids an event names the same way, so these rules are in the contract.
-export { MAX_DISTINCT_ID_CHARS, asDistinctId, cutToScalars } from '../plugin-api.ts'
+export { cutToScalars } from '../plugin-api.ts'
 
 /** '' when the event carries no usable id; the caller drops such an event. */
 export function distinctIdOf(event: WireEvent): string {

@@ -3,12 +3,10 @@
  * declared Content-Length is checked first, then the bytes actually received. Listens to the
  * stream's events rather than iterating it with `for await`, whose async iterator cost a
  * measurable share of a single-event capture request; the outcomes are the same (the stream is
- * discarded when the body is refused, a read error or an early close is a 400). The listeners are
- * module functions rather than closures: tsx names every closure it creates (`__name`, a
- * defineProperty), and four per request were ~1.5 % of a flags request.
+ * discarded when the body is refused, a read error or an early close is a 400).
  */
 import type { IncomingMessage } from 'node:http'
-import { type HttpError, httpError } from '../errors.ts'
+import { httpError } from '../errors.ts'
 
 const readFailed = (message: string) => httpError('body_read_failed', `the request body could not be read: ${message}`)
 
@@ -22,50 +20,6 @@ function discard(req: IncomingMessage): void {
   req.destroy()
 }
 
-/** One body being read: the listeners are shared functions (`this` is the request), not closures per request. */
-interface Reading {
-  chunks: Buffer[]
-  size: number
-  limit: number
-  resolve(body: Buffer): void
-  reject(error: HttpError): void
-}
-
-const READING = Symbol('hedgerow.readBody')
-type ReadRequest = IncomingMessage & { [READING]?: Reading }
-
-function stop(req: ReadRequest): Reading {
-  req.off('data', onData)
-  req.off('end', onEnd)
-  req.off('error', onError)
-  req.off('close', onClose)
-  const reading = req[READING]!
-  req[READING] = undefined
-  return reading
-}
-
-function onData(this: ReadRequest, chunk: Buffer): void {
-  const reading = this[READING]!
-  reading.size += chunk.length
-  if (reading.size <= reading.limit) return void reading.chunks.push(chunk)
-  stop(this)
-  discard(this)
-  reading.reject(httpError('payload_too_large', `the request body is over the limit of ${reading.limit} bytes`))
-}
-
-function onEnd(this: ReadRequest): void {
-  const reading = stop(this)
-  reading.resolve(reading.chunks.length === 1 ? reading.chunks[0]! : Buffer.concat(reading.chunks, reading.size))
-}
-
-function onError(this: ReadRequest, error: Error): void {
-  stop(this).reject(readFailed(error.message))
-}
-
-function onClose(this: ReadRequest): void {
-  stop(this).reject(readFailed('Premature close'))
-}
-
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length'])
   if (Number.isFinite(declared) && declared > limit)
@@ -74,7 +28,33 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     )
   if (req.readableEnded) return Promise.resolve(Buffer.alloc(0))
   return new Promise((resolve, reject) => {
-    ;(req as ReadRequest)[READING] = { chunks: [], size: 0, limit, resolve, reject }
+    const chunks: Buffer[] = []
+    let size = 0
+    const stop = () => {
+      req.off('data', onData)
+      req.off('end', onEnd)
+      req.off('error', onError)
+      req.off('close', onClose)
+    }
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= limit) return void chunks.push(chunk)
+      stop()
+      discard(req)
+      reject(httpError('payload_too_large', `the request body is over the limit of ${limit} bytes`))
+    }
+    const onEnd = () => {
+      stop()
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size))
+    }
+    const onError = (error: Error) => {
+      stop()
+      reject(readFailed(error.message))
+    }
+    const onClose = () => {
+      stop()
+      reject(readFailed('Premature close'))
+    }
     req.on('data', onData)
     req.on('end', onEnd)
     req.on('error', onError)

@@ -24,8 +24,6 @@ import { mountCohortRoutes } from './http/admin-cohorts.ts'
 import { mountOfrepRoutes } from './http/ofrep-routes.ts'
 import { DefinitionEventStreams } from './ofrep/event-stream.ts'
 
-export type { FlagsRequest, FlagsService } from './service.ts'
-
 declare module '../../core/plugin-api.ts' {
   interface Services {
     /** Evaluates a project's flags for a distinct id with stored properties (plugins/decide/service.ts). */

@@ -68,7 +68,6 @@ export interface PropertyChange {
 }
 
 export function applyOperations(current: Properties, ops: PersonOperations, options: OperationOptions): PropertyChange {
-  // no named closure per call: tsx names every closure it creates (a defineProperty each)
   const writeAll = !options.skipFilteredWrites || PERSON_EVENTS.has(options.event)
   const next = copyProperties(current)
   let changed = false

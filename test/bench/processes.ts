@@ -1,7 +1,7 @@
 /**
  * The bench's child processes, all on loopback: the embedded database (its own process, so that its
- * CPU is not charged to the load generator), the service (`core/main.ts`, exactly as `npm start`
- * runs it), and the bare node:http baselines. Also samples a process tree's resident memory.
+ * CPU is not charged to the load generator), the service (compiled, exactly as `npm start` runs
+ * it: core/launch.js builds dist/ first when it is stale), and the bare node:http baselines. Also samples a process tree's resident memory.
  */
 import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
@@ -55,8 +55,10 @@ async function waitFor(url: string, child: ChildProcess, what: string, output: (
   throw new Error(`${what} did not answer ${url} within 60 s:\n${output()}`)
 }
 
+/** A node process; `args` name a TypeScript file (run through tsx) or core/launch.js (compiled). */
 function spawnNode(args: string[], env: Record<string, string>): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+  const loader = args.includes('core/launch.js') ? [] : ['--import', 'tsx']
+  const child = spawn(process.execPath, [...loader, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -70,7 +72,7 @@ export async function startMongo(dataDir: string, cpuProfDir?: string): Promise<
   const port = await freePort()
   const profile = cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : []
   const { child, output } = spawnNode(
-    [...profile, 'core/storage/embedded/main.ts', '--port', String(port), '--data', dataDir],
+    [...profile, 'core/launch.js', 'core/storage/embedded/main', '--port', String(port), '--data', dataDir],
     {},
   )
   const url = `mongodb://127.0.0.1:${port}/`
@@ -101,7 +103,7 @@ export interface ServiceSettings {
 export async function startService(s: ServiceSettings): Promise<Child> {
   const port = await freePort()
   const profile = s.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', s.cpuProfDir] : []
-  const { child, output } = spawnNode([...profile, 'core/main.ts'], {
+  const { child, output } = spawnNode([...profile, 'core/launch.js', 'core/main'], {
     PORT: String(port),
     HOST: '127.0.0.1',
     MONGODB_URL: s.mongodbUrl,

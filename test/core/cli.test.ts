@@ -1,4 +1,4 @@
-/** The operator CLI run as `npm run cli` runs it (`tsx core/cli.ts`), as a child process. */
+/** The operator CLI as a child process, as `npm run cli` runs it but from the sources (tsx core/cli.ts). */
 import { expect } from 'chai'
 import { spawn } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'

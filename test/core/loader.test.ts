@@ -61,7 +61,7 @@ describe('loader', () => {
       logger: pino({ level: 'silent' }),
       builtIns: builtInPlugins,
       dataDir: app.rootDir,
-      // generous: sink-mongo's setup creates indexes, slow on a loaded machine
+      // generous: sink-mongo's first setup creates indexes, which a loaded machine can slow past 150 ms
       setupTimeoutMs: 10_000,
       ...app,
       ...overrides,

@@ -79,7 +79,10 @@ const serviceEnv = (env: Record<string, string>) => ({
   ...env,
 })
 
-/** The service as an operator runs it (`tsx core/main.ts`), configured through the environment. */
+/**
+ * The service as an operator runs it, configured through the environment, but from the TypeScript
+ * sources (tsx), so no build precedes it; test/core/launch.test.ts covers the compiled start.
+ */
 export function spawnService(env: Record<string, string>): Child {
   const child = spawn(SERVICE[0], SERVICE.slice(1), {
     cwd: ROOT_DIR,

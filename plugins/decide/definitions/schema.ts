@@ -116,7 +116,6 @@ export const DefinitionsBodySchema = Type.Object(
 )
 
 export type ImportedFlag = Static<typeof ImportedFlagSchema>
-export type DefinitionsBody = Static<typeof DefinitionsBodySchema>
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)

@@ -87,7 +87,7 @@ export function evaluateFlag(flag: FlagDefinition, ctx: RequestContext): FlagMat
   const decided = earlyAccess(flag, ctx) ?? holdout(flag, ctx)
   if (decided) return decided
 
-  // the best reason so far as two locals: a closure per flag (and tsx's name helper on it) was a tenth of the evaluation
+  // the best reason so far
   let bestKind: ReasonKind = 'no_group_type'
   let bestIndex: number | null = null
   let skippedGroupCondition = false

@@ -27,11 +27,6 @@ const SCORE: Record<ReasonKind, number> = {
   missing_dependency: -1,
 }
 
-export interface RankedReason {
-  kind: ReasonKind
-  index: number | null
-}
-
 export function outranks(candidate: ReasonKind, current: ReasonKind): boolean {
   return SCORE[candidate] >= SCORE[current]
 }

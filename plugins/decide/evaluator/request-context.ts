@@ -106,9 +106,8 @@ export function buildRequestContext(
     deviceId: requestDeviceId(input),
     anonDistinctId: input.anonDistinctId ?? null,
     person,
-    // bound, not arrow functions: tsx's transform names every closure it creates (a defineProperty each)
-    groupKey: groups.groupKey.bind(groups),
-    groupProperties: groups.groupProperties.bind(groups),
+    groupKey: (index) => groups.groupKey(index),
+    groupProperties: (index) => groups.groupProperties(index),
     hashKeyOverrides: input.hashKeyOverrides ?? null,
     cohorts,
     match,

@@ -25,11 +25,6 @@ export function encode(doc: Doc): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 }
 
-/** A private copy, so that a stored document never pins the network buffer it arrived in. */
-export function ownCopy(bytes: Uint8Array): Buffer {
-  return Buffer.from(bytes)
-}
-
 export function isPlainObject(value: unknown): value is Doc {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
   const proto: unknown = Object.getPrototypeOf(value)

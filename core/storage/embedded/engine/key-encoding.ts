@@ -173,11 +173,6 @@ export function encodeKeys(values: unknown[]): string {
   return out.join('')
 }
 
-/** The key range covering every value of the type marked by `marker`. */
-export function typeRange(marker: string): [string, string] {
-  return [marker, marker + KEY_MAX]
-}
-
 export function markerOf(key: string): string {
   return key.charAt(0)
 }

@@ -1,4 +1,4 @@
-import { decode, encode, type Doc } from '../bson/codec.ts'
+import { decode, type Doc } from '../bson/codec.ts'
 import { documentLength } from '../bson/raw.ts'
 
 /**
@@ -126,8 +126,4 @@ export function opReply(responseTo: number, body: Uint8Array): Buffer[] {
     fields,
     Buffer.from(body.buffer, body.byteOffset, body.byteLength),
   ]
-}
-
-export function encodeReply(doc: Doc): Uint8Array {
-  return encode(doc)
 }

@@ -115,7 +115,3 @@ export function wallClockToInstant(timeZone: string, wall: WallClock): bigint | 
   if (candidates.length === 0) return null
   return BigInt(Math.min(...candidates)) * NS_PER_MS + BigInt(wall.nanos)
 }
-
-export function millisToNanos(epochMillis: number): bigint {
-  return BigInt(Math.floor(epochMillis)) * NS_PER_MS
-}

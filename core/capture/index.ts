@@ -1,6 +1,0 @@
-export { decodePayload, type DecodeLimits, type RawCaptureRequest } from './decode.ts'
-export { parseCaptureRequest, type CaptureRequest, type WireEvent } from './request.ts'
-export { distinctIdOf, MAX_DISTINCT_ID_CHARS } from './distinct-id.ts'
-export { computeTimestamp, parseTimestamp, type TimestampInput } from './timestamp.ts'
-export { canonicalUuid, isUuid, uuidv7 } from './uuid.ts'
-export { tokenProblem, type TokenProblem } from './token.ts'
