@@ -21,7 +21,8 @@ import type { Storage } from './storage/mongo.ts'
 import { ProjectStore } from './projects.ts'
 import { Pipeline } from './pipeline.ts'
 import { createApp } from './server.ts'
-import { keysEqual, resolveAdminKey } from './admin/key.ts'
+import { adminKeyring, keyLabel, resolveAdminKey } from './admin/key.ts'
+import { MongoAuditLog } from './admin/audit.ts'
 import { openQueue } from './queue/connection.ts'
 import type { QueueConnection } from './queue/connection.ts'
 import { QueuePublisher } from './queue/publisher.ts'
@@ -73,6 +74,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const storage = await openStorage({ ...config, storage: { ...config.storage, dataDir } }, logger)
   const projects = new ProjectStore(storage.db)
   const admin = resolveAdminKey(config.admin.apiKey, dataDir)
+  const adminKeys = adminKeyring({ label: config.admin.apiKeyLabel, key: admin.key }, config.admin.keys)
+  const audit = new MongoAuditLog(storage.db)
   let plugins: LoadedPlugin[]
   try {
     plugins = await loadPlugins(config.plugins, {
@@ -80,7 +83,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       state,
       db: storage.db,
       projects,
-      isAdminKey: (token) => keysEqual(token, admin.key),
+      isAdminKey: (token) => keyLabel(token, adminKeys) !== undefined,
+      audit,
       logger,
       builtIns: options.builtIns ?? builtInPlugins,
       rootDir,
@@ -120,6 +124,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     projects,
     pipeline: intake,
     adminKey: admin.key,
+    adminKeys,
+    audit,
     accepting: () => accepting,
     queueConnected: queue?.connected,
   })

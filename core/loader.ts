@@ -9,6 +9,7 @@ import type { Db } from 'mongodb'
 import type { Logger } from 'pino'
 import { API_VERSION } from './plugin-api.ts'
 import type {
+  AuditLog,
   IngestHooks,
   PluginApi,
   PluginDefinition,
@@ -23,6 +24,7 @@ import type { IsolationState, TapOwner } from './isolation.ts'
 import { describeSource, importUrl, resolvePlugin } from './plugin-resolve.ts'
 import { withDeadline } from './deadlines.ts'
 import type { PluginSource } from './plugin-resolve.ts'
+import { MongoAuditLog } from './admin/audit.ts'
 
 export class PluginLoadError extends Error {
   constructor(
@@ -49,6 +51,8 @@ export interface LoaderContext {
   readonly db: Db
   readonly projects: ProjectLookup
   readonly isAdminKey: (token: string) => boolean
+  /** The admin API's audit log; one over `db` when not given. */
+  readonly audit?: AuditLog
   readonly logger: Logger
   readonly builtIns: Readonly<Record<string, PluginDefinition>>
   readonly rootDir: string
@@ -123,6 +127,7 @@ async function runSetup(
 
 export async function loadPlugins(entries: readonly PluginEntry[], ctx: LoaderContext): Promise<LoadedPlugin[]> {
   const services = new Map<string, unknown>()
+  const audit = ctx.audit ?? new MongoAuditLog(ctx.db)
   const loaded: LoadedPlugin[] = []
   const ids = new Set<string>()
   for (const [index, entry] of entries.entries()) {
@@ -161,6 +166,7 @@ export async function loadPlugins(entries: readonly PluginEntry[], ctx: LoaderCo
         db: ctx.db,
         projects: ctx.projects,
         isAdminKey: ctx.isAdminKey,
+        audit,
         dataDir: ctx.dataDir,
         configDir: ctx.configDir,
         provide<K extends ServiceName>(name: K, service: Services[K]) {

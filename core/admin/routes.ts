@@ -11,14 +11,17 @@ import type { Project, ProjectLookup } from '../plugin-api.ts'
 import type { ProjectStore } from '../projects.ts'
 import { isValidTimezone } from '../projects.ts'
 import { HttpError, badRequest, unauthorized } from '../errors.ts'
-import { bearerToken, keysEqual } from './key.ts'
-import { CreateProjectBody, EventsQuery, parseWith } from './schemas.ts'
+import { bearerToken, keyLabel } from './key.ts'
+import type { LabelledKey } from './key.ts'
+import { AuditQuery, CreateProjectBody, EventsQuery, parseWith } from './schemas.ts'
 import { listEvents, listWarnings } from './events.ts'
+import type { MongoAuditLog } from './audit.ts'
 
 export interface AdminDeps {
   readonly db: Db
   readonly projects: ProjectStore
-  readonly adminKey: string
+  readonly adminKeys: readonly LabelledKey[]
+  readonly audit: MongoAuditLog
 }
 
 /**
@@ -31,13 +34,16 @@ export const SECRET_KEY_PATHS: readonly RegExp[] = [
   /^\/api\/projects\/[^/]+\/feature_flags\/[^/]+\/remote_config\/?$/,
 ]
 
-export function adminAuth(adminKey: string, projects: ProjectStore): Middleware {
+/** Admits the admin keys (their label goes to `ctx.state.adminKeyLabel`, for the audit log). */
+export function adminAuth(adminKeys: readonly LabelledKey[], projects: ProjectStore): Middleware {
   return async function requireAdminKey(ctx: Context, next: Next) {
     const token = bearerToken(ctx.get('Authorization'))
     if (!token)
       throw unauthorized('not_authenticated', 'the admin API needs the header Authorization: Bearer <admin API key>')
-    if (keysEqual(token, adminKey)) {
+    const label = keyLabel(token, adminKeys)
+    if (label !== undefined) {
       ctx.state.admin = true
+      ctx.state.adminKeyLabel = label
       return next()
     }
     if (token.startsWith('phs_') && SECRET_KEY_PATHS.some((path) => path.test(ctx.path))) {
@@ -69,7 +75,13 @@ export async function projectParam(ctx: Context, projects: ProjectLookup): Promi
   return project
 }
 
-export function mountAdmin(router: Router, { db, projects, adminKey }: AdminDeps): void {
+/** A project as the audit log keeps it: the secret key is a credential and stays out. */
+function auditedProject(project: Project) {
+  const { secret_api_token: _secret, ...rest } = projectJson(project)
+  return rest
+}
+
+export function mountAdmin(router: Router, { db, projects, adminKeys, audit }: AdminDeps): void {
   const json = koaBody({
     json: true,
     urlencoded: false,
@@ -78,14 +90,23 @@ export function mountAdmin(router: Router, { db, projects, adminKey }: AdminDeps
     jsonStrict: true,
     onError: jsonError,
   })
-  router.use('/api', adminAuth(adminKey, projects))
+  router.use('/api', adminAuth(adminKeys, projects))
 
   router.post('/api/projects', json, async (ctx) => {
     const body = parseWith(CreateProjectBody, ctx.request.body)
     if (body.timezone !== undefined && !isValidTimezone(body.timezone))
       throw badRequest('invalid_input', `timezone "${body.timezone}" is not an IANA time zone`, 'timezone')
+    const project = await projects.create(body)
+    await audit.record(ctx, {
+      projectId: project.id,
+      entityType: 'project',
+      entityId: project.id,
+      action: 'created',
+      before: null,
+      after: auditedProject(project),
+    })
     ctx.status = 201
-    ctx.body = projectJson(await projects.create(body))
+    ctx.body = projectJson(project)
   })
   router.get('/api/projects', async (ctx) => {
     ctx.body = { results: (await projects.list()).map(projectJson) }
@@ -100,6 +121,17 @@ export function mountAdmin(router: Router, { db, projects, adminKey }: AdminDeps
   router.get('/api/projects/:id/ingestion_warnings', async (ctx) => {
     const project = await projectParam(ctx, projects)
     ctx.body = await listWarnings(db, project, parseWith(EventsQuery, ctx.query))
+  })
+  router.get('/api/projects/:id/audit', async (ctx) => {
+    const project = await projectParam(ctx, projects)
+    ctx.body = await audit.list(project.id, parseWith(AuditQuery, ctx.query), ctx.URL)
+  })
+  router.get('/api/projects/:id/audit/:audit_id', async (ctx) => {
+    const project = await projectParam(ctx, projects)
+    const entry = await audit.get(project.id, String(ctx.params.audit_id))
+    if (!entry)
+      throw new HttpError(404, 'validation_error', 'not_found', `no audit record ${ctx.params.audit_id}`, 'audit_id')
+    ctx.body = entry
   })
 }
 

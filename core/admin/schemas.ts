@@ -21,6 +21,16 @@ export const EventsQuery = Type.Object({
   limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,5}$' })),
 })
 
+export const AuditQuery = Type.Object(
+  {
+    entity_type: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    entity_id: Type.Optional(Type.String({ minLength: 1, maxLength: 400 })),
+    cursor: Type.Optional(Type.String()),
+    limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,5}$' })),
+  },
+  { additionalProperties: false },
+)
+
 /** Validates `value` against `schema`, or throws a 400 whose `attr` is the offending field. */
 export function parseWith<S extends TSchema>(schema: S, value: unknown): Static<S> {
   const result = check(schema, value)
