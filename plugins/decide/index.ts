@@ -108,6 +108,7 @@ export default definePlugin({
       db: api.db,
       projects: api.projects,
       flags,
+      audit: api.audit,
       bodyLimit: options.adminBodyLimitBytes,
       regexBudgetMs: options.regexBudgetMs,
     }

@@ -2,7 +2,7 @@
 import type Router from '@koa/router'
 import type { Context, Middleware } from 'koa'
 import type { Db } from 'mongodb'
-import type { Project, ProjectLookup } from '../../../core/plugin-api.ts'
+import type { AuditLog, Project, ProjectLookup } from '../../../core/plugin-api.ts'
 import { HttpError, badRequest } from '../../../core/plugin-api.ts'
 import { readBody } from '../../../core/http/read-body.ts'
 import type { FlagsService } from '../service.ts'
@@ -11,6 +11,8 @@ export interface AdminDeps {
   db: Db
   projects: ProjectLookup
   flags: FlagsService
+  /** Where every change these routes make is recorded before they answer. */
+  audit: AuditLog
   /** Largest JSON body accepted, in bytes. */
   bodyLimit: number
   /** The decide option: definitions with more backtracking regexes than it has room for are refused (regex-limit.ts). */

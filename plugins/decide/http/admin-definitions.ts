@@ -5,6 +5,7 @@
  * same format, static cohorts included as `{name, is_static: true}` objects, so GET then PUT
  * round-trips.
  */
+import { createHash } from 'node:crypto'
 import type Router from '@koa/router'
 import { readDefinitions } from '../definitions/import.ts'
 import { replaceDefinitions } from '../store/replace.ts'
@@ -27,9 +28,39 @@ export function exportDefinitions(definitions: ProjectDefinitions) {
   return { ...sdk, cohorts }
 }
 
+const fingerprint = (value: unknown) =>
+  `sha256:${createHash('sha256')
+    .update(JSON.stringify(value ?? null))
+    .digest('hex')
+    .slice(0, 16)}`
+
+/**
+ * A project's definitions as the audit log keeps an import's before and after: each flag's
+ * settings and a fingerprint of its filters, each cohort's name and a fingerprint of its filters.
+ * Whole definitions can be far larger than a record may be; the difference still names every
+ * flag and cohort added, removed or changed.
+ */
+export function definitionsSummary(definitions: ProjectDefinitions) {
+  const flags: Record<string, unknown> = {}
+  for (const flag of definitions.flagDocuments) {
+    if (flag.deleted) continue
+    flags[flag.key] = { id: flag.id, active: flag.active, version: flag.version, filters: fingerprint(flag.filters) }
+  }
+  const cohorts: Record<string, unknown> = {}
+  for (const cohort of definitions.cohortDocuments) {
+    if (cohort.deleted) continue
+    cohorts[String(cohort.id)] = {
+      name: cohort.name,
+      is_static: cohort.is_static,
+      filters: fingerprint(cohort.filters),
+    }
+  }
+  return { flags, cohorts, group_type_mapping: { ...definitions.groupTypeMapping } }
+}
+
 export function mountDefinitionRoutes(
   router: Router,
-  { db, projects, flags, bodyLimit, regexBudgetMs }: AdminDeps,
+  { db, projects, flags, audit, bodyLimit, regexBudgetMs }: AdminDeps,
 ): void {
   const path = '/api/projects/:id/flag_definitions'
   route(router, 'get', path, async (ctx) => {
@@ -39,8 +70,20 @@ export function mountDefinitionRoutes(
   route(router, 'put', path, async (ctx) => {
     const project = await projectParam(ctx, projects)
     const imported = readDefinitions(await jsonBody(ctx, bodyLimit), regexBudgetMs)
+    await flags.refresh(project.id)
+    const before = definitionsSummary(await flags.definitions(project.id))
     await replaceDefinitions(db, project.id, imported)
     await flags.refresh(project.id)
-    ctx.body = exportDefinitions(await flags.definitions(project.id))
+    const after = await flags.definitions(project.id)
+    await audit.record(ctx, {
+      projectId: project.id,
+      entityType: 'flag_definitions',
+      entityId: null,
+      action: 'imported',
+      before,
+      after: definitionsSummary(after),
+      details: { flags: imported.flags.length, cohorts: imported.cohorts.length },
+    })
+    ctx.body = exportDefinitions(after)
   })
 }
