@@ -4,6 +4,13 @@
  * point and plan.ts for what to fetch first.
  */
 export { evaluateFlags, evaluateFlagsInSlices, type EvaluationSlices } from './evaluate.ts'
+export {
+  explainFlags,
+  type ConditionExplanation,
+  type ConditionVerdict,
+  type Explanation,
+  type FlagExplanation,
+} from './explain.ts'
 export { planEvaluation, type EvaluationPlan, type PlanInput } from './plan.ts'
 export { prepareFlags, type PreparedFlags } from './prepared.ts'
 export { calculateHash, hashFor, holdoutHash, normalizeDistinctId } from './hash.ts'
