@@ -17,6 +17,7 @@ const ALLOWED: ReadonlyArray<{ reason: string; imports: readonly string[] }> = [
       'plugins/group-update/routes.ts -> core/admin/routes.ts',
       'plugins/decide/definitions/import.ts -> core/admin/schemas.ts',
       'plugins/decide/http/admin-cohorts.ts -> core/admin/schemas.ts',
+      'plugins/decide/http/admin-evaluate.ts -> core/admin/schemas.ts',
       'plugins/decide/http/admin-flags.ts -> core/admin/schemas.ts',
       'plugins/decide/http/flags-request.ts -> core/admin/schemas.ts',
       'plugins/group-update/routes.ts -> core/admin/schemas.ts',
