@@ -164,9 +164,13 @@ export interface AuditChange {
  * so that every acknowledged change has its record; records are never changed or deleted.
  */
 export interface AuditLog {
-    /** Records `change` as made by the admin key that authenticated `ctx`; resolves once stored. */
-    record(ctx: Context, change: AuditChange): Promise<void>;
-    /** The recorded state of an entity right after it reached `version`, or undefined when none was recorded. */
+    /** Records the change (or changes, in one write) as made by the admin key that authenticated `ctx`; resolves once stored. */
+    record(ctx: Context, change: AuditChange | readonly AuditChange[]): Promise<void>;
+    /**
+     * The recorded state of an entity right after it reached `version`, or undefined when none was
+     * recorded. Only records since the entity's latest `imported` record count: an import may give
+     * an id to another entity, whose versions start afresh.
+     */
     stateAt(projectId: number, entityType: string, entityId: string | number, version: number): Promise<unknown>;
 }
 export interface PluginApi {

@@ -33,6 +33,8 @@ export interface AuditDocument {
   details: Record<string, unknown> | null
 }
 
+/** The action that starts an entity's history afresh (stateAt). */
+const IMPORTED = 'imported'
 const DEFAULT_LIMIT = 50
 const MAX_LIMIT = 500
 
@@ -43,28 +45,24 @@ export class MongoAuditLog implements AuditLog {
     return this.db.collection<AuditDocument>(COLLECTIONS.auditLog)
   }
 
-  async record(ctx: Context, change: AuditChange): Promise<void> {
-    const before = asJson(change.before)
-    const after = asJson(change.after)
-    await this.collection.insertOne({
-      project_id: change.projectId,
-      created_at: new Date(),
-      entity_type: change.entityType,
-      entity_id: change.entityId === null ? null : String(change.entityId),
-      action: change.action,
-      actor: { key_label: typeof ctx.state.adminKeyLabel === 'string' ? ctx.state.adminKeyLabel : null },
-      version: change.version ?? null,
-      changes: diffStates(before ?? {}, after ?? {}, change.ignore),
-      before,
-      after,
-      details: change.details ?? null,
-    })
+  async record(ctx: Context, change: AuditChange | readonly AuditChange[]): Promise<void> {
+    const changes: readonly AuditChange[] = Array.isArray(change) ? change : [change as AuditChange]
+    if (changes.length === 0) return
+    const now = new Date()
+    const label = typeof ctx.state.adminKeyLabel === 'string' ? ctx.state.adminKeyLabel : null
+    await this.collection.insertMany(
+      changes.map((one) => toDocument(one, now, label)),
+      { ordered: true },
+    )
   }
 
   async stateAt(projectId: number, entityType: string, entityId: string | number, version: number): Promise<unknown> {
+    const entity = { project_id: projectId, entity_type: entityType, entity_id: String(entityId) }
+    const newest = { sort: { created_at: -1, _id: -1 } } as const
+    const imported = await this.collection.findOne({ ...entity, action: IMPORTED }, newest)
     const doc = await this.collection.findOne(
-      { project_id: projectId, entity_type: entityType, entity_id: String(entityId), version },
-      { sort: { created_at: -1, _id: -1 } },
+      imported ? { ...entity, version, created_at: { $gte: imported.created_at } } : { ...entity, version },
+      newest,
     )
     return doc ? doc.after : undefined
   }
@@ -103,6 +101,24 @@ export class MongoAuditLog implements AuditLog {
       next = nextUrl.toString()
     }
     return { results: page.map(auditJson), next }
+  }
+}
+
+function toDocument(change: AuditChange, createdAt: Date, label: string | null): AuditDocument {
+  const before = asJson(change.before)
+  const after = asJson(change.after)
+  return {
+    project_id: change.projectId,
+    created_at: createdAt,
+    entity_type: change.entityType,
+    entity_id: change.entityId === null ? null : String(change.entityId),
+    action: change.action,
+    actor: { key_label: label },
+    version: change.version ?? null,
+    changes: diffStates(before ?? {}, after ?? {}, change.ignore),
+    before,
+    after,
+    details: change.details ?? null,
   }
 }
 

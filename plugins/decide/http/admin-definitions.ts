@@ -11,6 +11,8 @@ import { readDefinitions } from '../definitions/import.ts'
 import { replaceDefinitions } from '../store/replace.ts'
 import { toSdkDefinitions } from '../sdk-format.ts'
 import type { ProjectDefinitions } from '../project-definitions.ts'
+import type { AuditChange } from '../../../core/plugin-api.ts'
+import type { FlagDocument } from '../store/documents.ts'
 import { jsonBody, projectParam, route } from './admin-common.ts'
 import type { AdminDeps } from './admin-common.ts'
 
@@ -58,6 +60,41 @@ export function definitionsSummary(definitions: ProjectDefinitions) {
   return { flags, cohorts, group_type_mapping: { ...definitions.groupTypeMapping } }
 }
 
+/** Fields an import sets anew on every flag: not part of what it changed. */
+const IMPORT_BOOKKEEPING = ['created_at', 'updated_at'] as const
+
+function flagState(doc: FlagDocument) {
+  const { _id, project_id, generation, ...state } = doc as FlagDocument & { _id?: unknown }
+  return state
+}
+
+/**
+ * One `imported` record per flag the import wrote or removed, with what it changed: a flag's
+ * history (and restore) starts afresh there, since an import may give an id to another flag
+ * (AuditLog.stateAt ignores a flag's records older than its latest import).
+ */
+function importedFlagChanges(
+  projectId: number,
+  before: readonly FlagDocument[],
+  after: readonly FlagDocument[],
+): AuditChange[] {
+  const previous = new Map(before.map((doc) => [doc.id, doc]))
+  const change = (old: FlagDocument | undefined, now: FlagDocument | undefined): AuditChange => ({
+    projectId,
+    entityType: 'feature_flag',
+    entityId: (now ?? old)?.id ?? null,
+    action: 'imported',
+    before: old ? flagState(old) : null,
+    after: now ? flagState(now) : null,
+    version: now ? now.version : null,
+    ignore: IMPORT_BOOKKEEPING,
+  })
+  const changes = after.map((doc) => change(previous.get(doc.id), doc))
+  const kept = new Set(after.map((doc) => doc.id))
+  for (const doc of before) if (!kept.has(doc.id)) changes.push(change(doc, undefined))
+  return changes
+}
+
 export function mountDefinitionRoutes(
   router: Router,
   { db, projects, flags, audit, bodyLimit, regexBudgetMs }: AdminDeps,
@@ -71,19 +108,22 @@ export function mountDefinitionRoutes(
     const project = await projectParam(ctx, projects)
     const imported = readDefinitions(await jsonBody(ctx, bodyLimit), regexBudgetMs)
     await flags.refresh(project.id)
-    const before = definitionsSummary(await flags.definitions(project.id))
+    const before = await flags.definitions(project.id)
     await replaceDefinitions(db, project.id, imported)
     await flags.refresh(project.id)
     const after = await flags.definitions(project.id)
-    await audit.record(ctx, {
-      projectId: project.id,
-      entityType: 'flag_definitions',
-      entityId: null,
-      action: 'imported',
-      before,
-      after: definitionsSummary(after),
-      details: { flags: imported.flags.length, cohorts: imported.cohorts.length },
-    })
+    await audit.record(ctx, [
+      {
+        projectId: project.id,
+        entityType: 'flag_definitions',
+        entityId: null,
+        action: 'imported',
+        before: definitionsSummary(before),
+        after: definitionsSummary(after),
+        details: { flags: imported.flags.length, cohorts: imported.cohorts.length },
+      },
+      ...importedFlagChanges(project.id, before.flagDocuments, after.flagDocuments),
+    ])
     ctx.body = exportDefinitions(after)
   })
 }

@@ -184,7 +184,7 @@ describe('decide admin API: flag history, versions and restore', () => {
   it('records a definitions import with the flags and cohorts it added, removed and changed', async () => {
     const imported = await putDefinitions(t, {
       flags: [
-        { id: 1, key: 'imported-a', active: true, filters: { groups: [{ rollout_percentage: 100 }] } },
+        { id: 1, key: 'imported-a', active: true, version: 7, filters: { groups: [{ rollout_percentage: 100 }] } },
         { id: 2, key: 'imported-b', active: true, filters: { groups: [{ rollout_percentage: 50 }] } },
       ],
       group_type_mapping: {},
@@ -196,5 +196,18 @@ describe('decide admin API: flag history, versions and restore', () => {
     expect(latest).to.deep.include({ action: 'imported', entity_id: null, details: { flags: 2, cohorts: 0 } })
     expect(Object.keys(latest.after.flags)).to.have.members(['imported-a', 'imported-b'])
     expect(latest.changes.map((c: Json) => c.path)).to.include.members(['flags.imported-a', 'flags.restorable'])
+  })
+
+  it("starts each imported flag's history afresh: its own versions restore, the id's earlier flag's do not", async () => {
+    // before the import, id 1 was the flag "audited" (versions 0 to 2)
+    const [record] = await history('feature_flag', 1)
+    expect(record).to.deep.include({ action: 'imported', version: 7 })
+    expect([record.before.key, record.after.key]).to.deep.equal(['audited', 'imported-a'])
+    const removed = (await history('feature_flag', 3))[0]
+    expect(removed).to.deep.include({ action: 'imported', after: null, version: null })
+    await call('PATCH', `${flagsPath()}1/`, { name: 'renamed after import', version: 7 })
+    expect((await call('POST', `${flagsPath()}1/restore/`, { to_version: 1 })).body).to.include({ attr: 'to_version' })
+    const restored = await call('POST', `${flagsPath()}1/restore/`, { to_version: 7, version: 8 })
+    expect(restored.body).to.include({ key: 'imported-a', name: '', version: 9 })
   })
 })
