@@ -1,110 +1,72 @@
 import { expect } from 'chai'
-import { startTestService } from '../../helpers/service.ts'
-import type { TestService } from '../../helpers/service.ts'
-import { testDbName } from '../../helpers/mongo.ts'
+import type { Context } from 'koa'
+import { MongoClient } from 'mongodb'
+import type { Db } from 'mongodb'
+import { MongoAuditLog } from '../../../core/admin/audit.ts'
+import { ensureCoreIndexes } from '../../../core/storage/collections.ts'
+import { testDbName, testMongoUrl } from '../../helpers/mongo.ts'
 
-type Json = Record<string, any>
+const asKey = (label?: string) => ({ state: label === undefined ? {} : { adminKeyLabel: label } }) as unknown as Context
 
-const ALICE_KEY = 'alice-admin-key-0123456789'
-const PLUGINS = [{ plugin: 'validate' }, { plugin: 'decide' }, { plugin: 'sink-mongo', required: true }]
-
-describe('admin API: the audit log', () => {
-  let t: TestService
-  const database = testDbName('audit')
+describe('admin audit log: the store', () => {
+  let client: MongoClient
+  let db: Db
+  let log: MongoAuditLog
   before(async () => {
-    t = await startTestService({
-      plugins: PLUGINS,
-      storage: { database },
-      admin: { keys: [{ label: 'alice', key: ALICE_KEY }] },
-    })
+    client = await new MongoClient(await testMongoUrl()).connect()
+    db = client.db(testDbName('audit_store'))
+    await ensureCoreIndexes(db)
+    log = new MongoAuditLog(db)
   })
-  after(() => t.close())
-
-  const audit = async (query = '', key = t.adminKey) => {
-    const response = await fetch(`${t.url}/api/projects/${t.project.id}/audit${query}`, {
-      headers: { Authorization: `Bearer ${key}` },
-    })
-    return { status: response.status, body: (await response.json()) as Json }
-  }
-  const asAlice = (method: string, path: string, body?: unknown) =>
-    fetch(t.url + path, {
-      method,
-      headers: { Authorization: `Bearer ${ALICE_KEY}`, 'Content-Type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    })
-
-  it('records a project creation with the label of the key that made it, without the secret key', async () => {
-    const { body } = await audit()
-    expect(body.results).to.have.length(1)
-    const [created] = body.results
-    expect(created).to.deep.include({
-      project_id: t.project.id,
-      entity_type: 'project',
-      entity_id: String(t.project.id),
-      action: 'created',
-      actor: { key_label: 'admin' },
-      before: null,
-    })
-    expect(created.after).to.include({ name: 'test project', api_token: t.project.api_token })
-    expect(JSON.stringify(created)).to.not.include(t.project.secret_api_token)
-    expect(created.changes).to.deep.include({ path: 'name', after: 'test project' })
-    expect(Date.parse(created.created_at)).to.be.closeTo(Date.now(), 60_000)
-    expect(
-      (await (await t.admin('GET', `/api/projects/${t.project.id}/audit/${created.id}`)).json()) as Json,
-    ).to.deep.equal(created)
+  after(async () => {
+    await db.dropDatabase().catch(() => undefined)
+    await client.close()
   })
 
-  it('admits every labelled key and names it in the records of its changes', async () => {
-    const created = await asAlice('POST', '/api/projects', { name: 'alice project' })
-    expect(created.status).to.equal(201)
-    const project = (await created.json()) as Json
-    const response = await asAlice('GET', `/api/projects/${project.id}/audit`)
-    const { results } = (await response.json()) as Json
-    expect(results.map((r: Json) => [r.entity_type, r.actor.key_label])).to.deep.equal([['project', 'alice']])
+  const flag = (version: number, name: string) => ({
+    projectId: 1,
+    entityType: 'feature_flag',
+    entityId: 5,
+    action: 'updated',
+    before: null,
+    after: { name, version, updated_at: new Date() },
+    version,
+    ignore: ['version', 'updated_at'],
   })
 
-  it('pages newest first by cursor without gaps or repeats, filtered by entity', async () => {
-    const base = `/api/projects/${t.project.id}/feature_flags/`
-    for (let i = 0; i < 5; i++) expect((await t.admin('POST', base, { key: `paged-${i}` })).status).to.equal(201)
-    const seen: Json[] = []
-    let query = '?entity_type=feature_flag&limit=2'
-    for (let pages = 0; pages < 10; pages++) {
-      const { status, body } = await audit(query)
-      expect(status).to.equal(200)
-      seen.push(...body.results)
-      if (!body.next) break
-      query = new URL(body.next).search
-    }
-    expect(seen.map((r) => r.after.key)).to.deep.equal(['paged-4', 'paged-3', 'paged-2', 'paged-1', 'paged-0'])
-    const one = await audit(`?entity_type=feature_flag&entity_id=${seen[2].entity_id}`)
-    expect(one.body.results.map((r: Json) => r.after.key)).to.deep.equal(['paged-2'])
-  })
-
-  it('answers bad filters with 400 naming the field, an unknown record with 404, and offers no way to edit a record', async () => {
-    expect((await audit('?limit=0')).body).to.include({ code: 'invalid_input', attr: 'limit' })
-    expect((await audit('?cursor=nonsense')).body).to.include({ attr: 'cursor' })
-    expect((await audit('?entity_id=3')).body).to.include({ attr: 'entity_type' })
-    expect((await audit('?colour=red')).body).to.include({ attr: 'colour' })
-    const id = (await audit()).body.results[0].id
-    const path = `/api/projects/${t.project.id}/audit/${id}`
-    for (const method of ['PATCH', 'PUT', 'DELETE', 'POST'])
-      expect((await t.admin(method, path, {})).status, method).to.be.oneOf([404, 405])
-    expect((await t.admin('GET', `/api/projects/${t.project.id}/audit/000000000000000000000000`)).status).to.equal(404)
-    expect((await t.admin('GET', `/api/projects/${t.project.id}/audit/not-an-id`)).status).to.equal(404)
-  })
-
-  it('keeps its records across a restart', async () => {
-    const before = (await audit('?limit=500')).body.results
-    await t.service.close()
-    t = await startTestService({
-      plugins: PLUGINS,
-      storage: { database },
-      admin: { keys: [{ label: 'alice', key: ALICE_KEY }] },
+  it('stores each change with its key label, its JSON states and their difference', async () => {
+    await log.record(asKey('alice'), flag(0, 'first'))
+    const [doc] = await db.collection('audit_log').find({ project_id: 1 }).toArray()
+    expect(doc).to.deep.include({
+      entity_type: 'feature_flag',
+      entity_id: '5',
+      actor: { key_label: 'alice' },
+      version: 0,
     })
-    // the restarted service created one more test project; the first one's log is unchanged
-    const response = await fetch(`${t.url}/api/projects/${before[0].project_id}/audit?limit=500`, {
-      headers: { Authorization: `Bearer ${t.adminKey}` },
-    })
-    expect(((await response.json()) as Json).results).to.deep.equal(before)
+    expect(doc.after.updated_at).to.be.a('string')
+    expect(doc.changes).to.deep.equal([{ path: 'name', after: 'first' }])
+    await log.record(asKey(), [flag(1, 'second'), flag(2, 'third')])
+    expect(await db.collection('audit_log').countDocuments({ project_id: 1, 'actor.key_label': null })).to.equal(2)
+  })
+
+  it('finds the state at a version, newest record first, only since the entity was last imported', async () => {
+    expect(await log.stateAt(1, 'feature_flag', 5, 1)).to.include({ name: 'second' })
+    expect(await log.stateAt(1, 'feature_flag', '5', 2)).to.include({ name: 'third' })
+    expect(await log.stateAt(1, 'feature_flag', 5, 9)).to.equal(undefined)
+    expect(await log.stateAt(2, 'feature_flag', 5, 1)).to.equal(undefined)
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    await log.record(asKey('admin'), { ...flag(4, 'imported'), action: 'imported' })
+    expect(await log.stateAt(1, 'feature_flag', 5, 1)).to.equal(undefined)
+    expect(await log.stateAt(1, 'feature_flag', 5, 4)).to.include({ name: 'imported' })
+    await log.record(asKey('admin'), flag(5, 'after import'))
+    expect(await log.stateAt(1, 'feature_flag', 5, 5)).to.include({ name: 'after import' })
+  })
+
+  it('reads one record by id, and nothing for an id of another project or of another shape', async () => {
+    const { results } = await log.list(1, {}, new URL('http://x/api/projects/1/audit'))
+    expect(results.map((r) => r.version)).to.deep.equal([5, 4, 2, 1, 0])
+    expect(await log.get(1, results[0].id)).to.deep.equal(results[0])
+    expect(await log.get(2, results[0].id)).to.equal(undefined)
+    expect(await log.get(1, 'zzz')).to.equal(undefined)
   })
 })
