@@ -108,6 +108,10 @@ export function mountAdmin(router: Router, { db, projects, adminKeys, audit }: A
     ctx.status = 201
     ctx.body = projectJson(project)
   })
+  // which admin key this is: a console checks a key and shows whose it is
+  router.get('/api/me', (ctx) => {
+    ctx.body = { key_label: ctx.state.adminKeyLabel ?? null }
+  })
   router.get('/api/projects', async (ctx) => {
     ctx.body = { results: (await projects.list()).map(projectJson) }
   })

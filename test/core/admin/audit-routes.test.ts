@@ -55,6 +55,8 @@ describe('admin API: the audit log', () => {
   })
 
   it('admits every labelled key and names it in the records of its changes', async () => {
+    expect(await (await asAlice('GET', '/api/me')).json()).to.deep.equal({ key_label: 'alice' })
+    expect(await (await t.admin('GET', '/api/me')).json()).to.deep.equal({ key_label: 'admin' })
     const created = await asAlice('POST', '/api/projects', { name: 'alice project' })
     expect(created.status).to.equal(201)
     const project = (await created.json()) as Json
@@ -81,6 +83,7 @@ describe('admin API: the audit log', () => {
   })
 
   it('answers bad filters with 400 naming the field, an unknown record with 404, and offers no way to edit a record', async () => {
+    expect((await audit('/?limit=1')).body.results).to.have.length(1)
     expect((await audit('?limit=0')).body).to.include({ code: 'invalid_input', attr: 'limit' })
     expect((await audit('?cursor=nonsense')).body).to.include({ attr: 'cursor' })
     expect((await audit('?entity_id=3')).body).to.include({ attr: 'entity_type' })
