@@ -16,6 +16,7 @@ import { checkPropertyGroup } from '../definitions/schema.ts'
 import { checkCohortRegexes } from '../definitions/regex-limit.ts'
 import { DefinitionEdits } from '../store/edits.ts'
 import type { CohortDocument } from '../store/documents.ts'
+import { definitionState } from '../store/documents.ts'
 import { CohortMembers } from '../store/members.ts'
 import { idParam, jsonBody, page, projectParam, route } from './admin-common.ts'
 import type { AdminDeps } from './admin-common.ts'
@@ -52,12 +53,6 @@ const MembersQuery = Type.Object({
   limit: Type.Optional(Type.String({ pattern: '^(10000|[1-9][0-9]{0,3})$' })),
 })
 
-/** The cohort as the audit log keeps it: the stored document without storage fields. */
-function cohortState(doc: CohortDocument) {
-  const { _id, project_id, generation, ...state } = doc as CohortDocument & { _id?: unknown }
-  return state
-}
-
 /** At most this many distinct ids are listed in a membership change's record (the count is always there). */
 const LISTED_MEMBERS = 100
 
@@ -74,8 +69,8 @@ function recordCohort(
     entityType: 'cohort',
     entityId: after.id,
     action,
-    before: before && cohortState(before),
-    after: cohortState(after),
+    before: before && definitionState(before),
+    after: definitionState(after),
     version: after.version,
     ignore: ['version', 'updated_at'],
   })

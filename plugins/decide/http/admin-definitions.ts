@@ -13,6 +13,7 @@ import { toSdkDefinitions } from '../sdk-format.ts'
 import type { ProjectDefinitions } from '../project-definitions.ts'
 import type { AuditChange } from '../../../core/plugin-api.ts'
 import type { FlagDocument } from '../store/documents.ts'
+import { definitionState } from '../store/documents.ts'
 import { jsonBody, projectParam, route } from './admin-common.ts'
 import type { AdminDeps } from './admin-common.ts'
 
@@ -63,11 +64,6 @@ export function definitionsSummary(definitions: ProjectDefinitions) {
 /** Fields an import sets anew on every flag: not part of what it changed. */
 const IMPORT_BOOKKEEPING = ['created_at', 'updated_at'] as const
 
-function flagState(doc: FlagDocument) {
-  const { _id, project_id, generation, ...state } = doc as FlagDocument & { _id?: unknown }
-  return state
-}
-
 /**
  * One `imported` record per flag the import wrote or removed, with what it changed: a flag's
  * history (and restore) starts afresh there, since an import may give an id to another flag
@@ -84,8 +80,8 @@ function importedFlagChanges(
     entityType: 'feature_flag',
     entityId: (now ?? old)?.id ?? null,
     action: 'imported',
-    before: old ? flagState(old) : null,
-    after: now ? flagState(now) : null,
+    before: old ? definitionState(old) : null,
+    after: now ? definitionState(now) : null,
     version: now ? now.version : null,
     ignore: IMPORT_BOOKKEEPING,
   })

@@ -20,6 +20,7 @@ import { FiltersSchema, FlagOptionalFields } from '../definitions/schema.ts'
 import { checkFlagRegexes } from '../definitions/regex-limit.ts'
 import { DefinitionEdits } from '../store/edits.ts'
 import type { FlagDocument } from '../store/documents.ts'
+import { definitionState } from '../store/documents.ts'
 import { idParam, jsonBody, page, projectParam, route } from './admin-common.ts'
 import type { AdminDeps } from './admin-common.ts'
 import { assertVersion, expectedVersion, setVersionTag } from './admin-versions.ts'
@@ -95,12 +96,6 @@ export function flagJson(doc: FlagDocument, projectId: number) {
   }
 }
 
-/** The flag as the audit log keeps it: the stored document without storage fields. */
-function flagState(doc: FlagDocument) {
-  const { _id, project_id, generation, ...state } = doc as FlagDocument & { _id?: unknown }
-  return state
-}
-
 /** Stored fields a restore brings back (everything the REST API edits). */
 const RESTORED = ['key', 'filters', ...EDITABLE] as const
 
@@ -118,8 +113,8 @@ function recordFlag(
     entityType: FLAG,
     entityId: after.id,
     action,
-    before: before && flagState(before),
-    after: flagState(after),
+    before: before && definitionState(before),
+    after: definitionState(after),
     version: after.version,
     ignore: BOOKKEEPING,
     details,
