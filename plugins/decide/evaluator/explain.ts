@@ -9,11 +9,12 @@ import { conditionAggregation } from './conditions.ts'
 import type { RequestContext } from './context.ts'
 import { dependencyTarget, isFlagFilter, type FlagLookup } from './dependencies.ts'
 import { observeEvaluation } from './evaluate.ts'
+import { describeCondition, describeFilter, flagName, groupName, text } from './explain-text.ts'
 import type { FlagMatch, FlagTrace } from './flag.ts'
 import { preparedFor } from './prepared.ts'
 import { lookupKey } from './properties/match-property.ts'
 import { reasonCode, reasonDescription, type ReasonKind } from './reasons.ts'
-import type { ConditionSet, EvaluationInput, FlagDefinition, FlagReason, Properties, PropertyFilter } from './types.ts'
+import type { EvaluationInput, FlagDefinition, FlagReason, Properties } from './types.ts'
 
 /** What became of one condition set. */
 export type ConditionVerdict =
@@ -64,52 +65,7 @@ export interface Explanation {
   errorsWhileComputingFlags: boolean
 }
 
-const text = (value: unknown) => JSON.stringify(value) ?? 'undefined'
 const round = (value: number) => Math.round(value * 10_000) / 10_000
-
-function groupName(index: number | null | undefined, mapping: EvaluationInput['groupTypeMapping']): string {
-  if (index === null || index === undefined) return 'group'
-  return mapping?.[String(index)] ?? `group type ${index}`
-}
-
-function flagName(filter: PropertyFilter, lookup: FlagLookup): string {
-  const target = dependencyTarget(filter, lookup)
-  return target === 'missing' ? filter.key : (lookup.byId.get(target)?.key ?? filter.key)
-}
-
-function describeFilter(
-  filter: PropertyFilter,
-  lookup: FlagLookup,
-  mapping: EvaluationInput['groupTypeMapping'],
-): string {
-  if (isFlagFilter(filter)) {
-    const wanted = filter.value === true ? 'enabled' : filter.value === false ? 'disabled' : text(filter.value)
-    return `flag "${flagName(filter, lookup)}" is ${wanted}`
-  }
-  if (filter.type === 'cohort') return `${filter.operator === 'not_in' ? 'not in' : 'in'} cohort ${text(filter.value)}`
-  const operator = filter.operator ?? 'exact'
-  const subject = filter.type === 'group' ? `${groupName(filter.group_type_index, mapping)} ` : ''
-  const value = operator === 'is_set' || operator === 'is_not_set' ? '' : ` ${text(filter.value)}`
-  return `${subject}${filter.key} ${operator}${value}`
-}
-
-/** A condition set in words: its filters, its rollout and its variant override. */
-export function describeCondition(
-  flag: FlagDefinition,
-  condition: ConditionSet,
-  lookup: FlagLookup,
-  mapping: EvaluationInput['groupTypeMapping'],
-): string {
-  const own = (condition as { description?: unknown }).description
-  if (typeof own === 'string' && own.trim() !== '') return own
-  const filters = (condition.properties ?? []).map((filter) => describeFilter(filter, lookup, mapping))
-  const aggregation = conditionAggregation(flag, condition)
-  const parts = [filters.length ? filters.join(' and ') : 'everyone']
-  if (aggregation !== null) parts.push(`by ${groupName(aggregation, mapping)}`)
-  parts.push(`rollout ${condition.rollout_percentage ?? 100}%`)
-  if (condition.variant) parts.push(`variant ${condition.variant}`)
-  return parts.join(', ')
-}
 
 /** Collects one flag's traces into ConditionExplanations. */
 class FlagRecorder implements FlagTrace {
