@@ -191,6 +191,40 @@ export interface ProjectLookup {
     bySecretToken(token: string): Promise<Project | undefined>;
     get(id: number): Promise<Project | undefined>;
 }
+/**
+ * One change made through the admin API, as the audit log records it (core/admin/audit.ts). States
+ * are JSON (dates as ISO strings); `before` is null for a creation. Never holds a secret.
+ */
+export interface AuditChange {
+    readonly projectId: number;
+    /** What changed: `project`, `feature_flag`, `cohort`, `flag_definitions`, … */
+    readonly entityType: string;
+    readonly entityId: string | number | null;
+    /** `created`, `updated`, `deleted`, `restored`, `imported`, `members_added`, `members_removed`, … */
+    readonly action: string;
+    readonly before: unknown;
+    readonly after: unknown;
+    /** The entity's version after the change, for entities that have one (flags, cohorts). */
+    readonly version?: number | null;
+    /** Fields left out of the before/after difference (bookkeeping such as `updated_at`). */
+    readonly ignore?: readonly string[];
+    /** Facts beyond the states, e.g. the version a restore went back to. */
+    readonly details?: Record<string, unknown>;
+}
+/**
+ * The admin API's audit log. A route records its change after writing it and before answering,
+ * so that every acknowledged change has its record; records are never changed or deleted.
+ */
+export interface AuditLog {
+    /** Records the change (or changes, in one write) as made by the admin key that authenticated `ctx`; resolves once stored. */
+    record(ctx: Context, change: AuditChange | readonly AuditChange[]): Promise<void>;
+    /**
+     * The recorded state of an entity right after it reached `version`, or undefined when none was
+     * recorded. Only records since the entity's latest `imported` record count: an import may give
+     * an id to another entity, whose versions start afresh.
+     */
+    stateAt(projectId: number, entityType: string, entityId: string | number, version: number): Promise<unknown>;
+}
 export interface PluginApi {
     /** Instance id from config (defaults to the plugin's name); tap names are forced to it. */
     readonly id: string;
@@ -207,7 +241,7 @@ export interface PluginApi {
     /** Shared MongoDB handle owned by the core. */
     readonly db: Db;
     readonly projects: ProjectLookup;
-    /** Whether `token` is the admin API key (for plugin routes outside /api that also accept it). */
+    /** Whether `token` is an admin API key (for plugin routes outside /api that also accept it). */
     isAdminKey(token: string): boolean;
     /** Body reading, per-route auth, pagination and rate limits for the routes a plugin mounts. */
     readonly http: HttpKit;
@@ -215,6 +249,8 @@ export interface PluginApi {
     readonly withDeadline: WithDeadline;
     /** Opens a NATS connection the core watches; `name` is how the server lists it. Close it in teardown. */
     connectNats(settings: NatsConnectionSettings, name: string): Promise<WatchedConnection>;
+    /** Where admin routes record the changes they make. */
+    readonly audit: AuditLog;
     /** The folder the service keeps its data in (absolute). */
     readonly dataDir: string;
     /** Folder of the config file that named this plugin, for resolving relative option paths. */

@@ -72,6 +72,19 @@ export const ConfigSchema = Type.Object(
       {
         /** Bearer key of the admin API. Unset: one is generated on first start and kept in dataDir. */
         apiKey: Type.Optional(Type.String({ minLength: 16 })),
+        /** What the audit log calls changes made with `apiKey` (or the generated key). */
+        apiKeyLabel: Type.String({ pattern: '^[A-Za-z0-9_.@-]{1,64}$', default: 'admin' }),
+        /** More admin keys, each with its label (one per operator or tool), recorded with every change they make. */
+        keys: Type.Array(
+          Type.Object(
+            {
+              label: Type.String({ pattern: '^[A-Za-z0-9_.@-]{1,64}$' }),
+              key: Type.String({ minLength: 16 }),
+            },
+            { additionalProperties: false },
+          ),
+          { default: [] },
+        ),
       },
       { ...strict, default: {} },
     ),
@@ -164,6 +177,19 @@ const ENV_OVERRIDES: ReadonlyArray<[string, (c: Json, v: string) => void]> = [
   ['MONGODB_DB', (c, v) => ((c.storage as Json).database = v)],
   ['DATA_DIR', (c, v) => ((c.storage as Json).dataDir = v)],
   ['ADMIN_API_KEY', (c, v) => ((c.admin as Json).apiKey = v)],
+  [
+    'ADMIN_API_KEYS',
+    (c, v) =>
+      ((c.admin as Json).keys = v
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter(Boolean)
+        // `label:key`; without a colon the empty label fails the schema, naming the entry
+        .map((entry) => {
+          const colon = entry.indexOf(':')
+          return colon < 0 ? { label: '', key: entry } : { label: entry.slice(0, colon), key: entry.slice(colon + 1) }
+        })),
+  ],
   ['LOG_LEVEL', (c, v) => ((c.log as Json).level = v)],
   ['LOG_FORMAT', (c, v) => ((c.log as Json).format = v)],
   ['WORKERS', (c, v) => ((c.server as Json).workers = Number(v))],

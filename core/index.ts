@@ -23,7 +23,8 @@ import { ProjectStore } from './projects.ts'
 import { GroupStore } from './model/groups.ts'
 import { Pipeline } from './pipeline.ts'
 import { createApp } from './server.ts'
-import { keysEqual, resolveAdminKey } from './admin/key.ts'
+import { adminKeyring, keyLabel, resolveAdminKey } from './admin/key.ts'
+import { MongoAuditLog } from './admin/audit.ts'
 import { openQueue } from './queue/connection.ts'
 import type { QueueConnection } from './queue/connection.ts'
 import { QueuePublisher } from './queue/publisher.ts'
@@ -76,6 +77,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const admin = resolveAdminKey(config.admin.apiKey, dataDir)
   // the core's services come first; the plugins add theirs
   const services = new Map<ServiceName, unknown>([['groups', new GroupStore(storage.db)]])
+  const adminKeys = adminKeyring({ label: config.admin.apiKeyLabel, key: admin.key }, config.admin.keys)
+  const audit = new MongoAuditLog(storage.db)
   let plugins: LoadedPlugin[]
   try {
     plugins = await loadPlugins(config.plugins, {
@@ -83,7 +86,9 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       scope,
       db: storage.db,
       projects,
-      isAdminKey: (token) => keysEqual(token, admin.key),
+      isAdminKey: (token) => keyLabel(token, adminKeys) !== undefined,
+      adminKeyLabel: (token) => keyLabel(token, adminKeys),
+      audit,
       logger,
       builtIns: options.builtIns ?? builtInPlugins,
       renamed: renamedPlugins,
@@ -128,6 +133,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     pipeline: intake,
     adminKey: admin.key,
     events: services.get('events') as EventsReader | undefined,
+    adminKeys,
+    audit,
     accepting: () => accepting,
     queueConnected: queue?.connected,
   })

@@ -9,6 +9,7 @@ import type { Db } from 'mongodb'
 import type { Logger } from 'pino'
 import { API_VERSION } from './plugin-api.ts'
 import type {
+  AuditLog,
   IngestHooks,
   NatsConnectionSettings,
   PluginApi,
@@ -30,6 +31,7 @@ import { count } from './metrics.ts'
 import { connectNats } from './nats.ts'
 import { createHttpKit } from './http/kit.ts'
 import type { PluginSource } from './plugin-resolve.ts'
+import { MongoAuditLog } from './admin/audit.ts'
 
 export class PluginLoadError extends Error {
   constructor(
@@ -57,6 +59,10 @@ export interface LoaderContext {
   readonly db: Db
   readonly projects: ProjectLookup
   readonly isAdminKey: (token: string) => boolean
+  /** The label of the admin key `token` is, for the audit log; without it every admin key is "admin". */
+  readonly adminKeyLabel?: (token: string) => string | undefined
+  /** The admin API's audit log; one over `db` when not given. */
+  readonly audit?: AuditLog
   readonly logger: Logger
   readonly builtIns: Readonly<Record<string, PluginDefinition>>
   /** Old names of built-ins, loaded as the plugin they became (core/plugin-renames.ts). */
@@ -138,8 +144,12 @@ async function runSetup(
 
 export async function loadPlugins(entries: readonly PluginEntry[], ctx: LoaderContext): Promise<LoadedPlugin[]> {
   const services = ctx.services ?? new Map<string, unknown>()
-  const http = createHttpKit({ projects: ctx.projects, isAdminKey: ctx.isAdminKey })
+  const http = createHttpKit({
+    projects: ctx.projects,
+    adminKeyLabel: ctx.adminKeyLabel ?? ((token) => (ctx.isAdminKey(token) ? 'admin' : undefined)),
+  })
   const metrics = Object.freeze({ count })
+  const audit = ctx.audit ?? new MongoAuditLog(ctx.db)
   const loaded: LoadedPlugin[] = []
   const ids = new Set<string>()
   const hooks = tapOnly(ctx.hooks)
@@ -183,6 +193,7 @@ export async function loadPlugins(entries: readonly PluginEntry[], ctx: LoaderCo
         metrics,
         withDeadline,
         connectNats: (settings: NatsConnectionSettings, name: string) => connectNats(settings, name, logger),
+        audit,
         dataDir: ctx.dataDir,
         configDir: ctx.configDir,
         provide<K extends ServiceName>(name: K, service: Services[K]) {

@@ -18,6 +18,9 @@ import { mountCapture } from './routes/capture.ts'
 import { mountCaptureV1 } from './routes/capture-v1.ts'
 import type { Intake } from './routes/capture.ts'
 import { mountAdmin } from './admin/routes.ts'
+import { MongoAuditLog } from './admin/audit.ts'
+import { DEFAULT_KEY_LABEL } from './admin/key.ts'
+import type { LabelledKey } from './admin/key.ts'
 import { renderMetrics } from './metrics.ts'
 
 export interface AppDeps {
@@ -30,6 +33,10 @@ export interface AppDeps {
   readonly adminKey: string
   /** The `events` service a plugin provided (sink-mongo), which the admin API reads events through. */
   readonly events?: EventsReader
+  /** Every admin key with its label; just `adminKey`, labelled "admin", when not given. */
+  readonly adminKeys?: readonly LabelledKey[]
+  /** The audit log the admin routes record their changes in; one over the storage when not given. */
+  readonly audit?: MongoAuditLog
   /** False once shutdown has begun: readiness fails so load balancers stop sending traffic. */
   readonly accepting: () => boolean
   /** Queue mode: whether the NATS connection is up (capture cannot acknowledge without it). */
@@ -60,7 +67,13 @@ export function createApp(deps: AppDeps): Koa {
   })
   mountCapture(router, deps)
   mountCaptureV1(router, deps)
-  mountAdmin(router, { db: deps.storage.db, events: deps.events, projects: deps.projects, adminKey: deps.adminKey })
+  mountAdmin(router, {
+    db: deps.storage.db,
+    events: deps.events,
+    projects: deps.projects,
+    adminKeys: deps.adminKeys ?? [{ label: DEFAULT_KEY_LABEL, key: deps.adminKey }],
+    audit: deps.audit ?? new MongoAuditLog(deps.storage.db),
+  })
   deps.engine.mountRoutes(router)
 
   app.silent = true // errors are logged once, by errorsAndAccessLog

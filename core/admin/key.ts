@@ -37,6 +37,39 @@ export function keysEqual(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected))
 }
 
+/** An admin key and the name the audit log records for the changes made with it. */
+export interface LabelledKey {
+  readonly label: string
+  readonly key: string
+}
+
+/** The label of the single admin key when the config gives it none. */
+export const DEFAULT_KEY_LABEL = 'admin'
+
+/**
+ * Every admin key with its label: the primary key (`admin.apiKey` or the generated one) and the
+ * labelled `admin.keys`. Labels and keys must be distinct, so that a record names one key.
+ */
+export function adminKeyring(primary: LabelledKey, extra: readonly LabelledKey[] = []): LabelledKey[] {
+  const keys = [primary, ...extra]
+  for (const [index, entry] of keys.entries()) {
+    const earlier = keys.slice(0, index)
+    if (earlier.some((other) => other.label === entry.label))
+      throw new Error(`admin keys: the label "${entry.label}" is given to two keys`)
+    if (earlier.some((other) => other.key === entry.key))
+      throw new Error(`admin keys: the key labelled "${entry.label}" is also another label's key`)
+    redactInLogs(entry.key)
+  }
+  return keys
+}
+
+/** The label of the admin key `token` is, or undefined; every key is compared (constant time each). */
+export function keyLabel(token: string, keys: readonly LabelledKey[]): string | undefined {
+  let found: string | undefined
+  for (const entry of keys) if (keysEqual(token, entry.key) && found === undefined) found = entry.label
+  return found
+}
+
 export function bearerToken(header: string | undefined): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')
   return match?.[1]

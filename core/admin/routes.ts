@@ -12,16 +12,19 @@ import { httpError, parseWith } from '../plugin-api.ts'
 import type { ProjectStore } from '../projects.ts'
 import { isValidTimezone } from '../projects.ts'
 import { NEEDS_ADMIN_KEY, keyGuard, projectParam } from '../http/kit.ts'
-import { keysEqual } from './key.ts'
-import { CreateProjectBody, EventsQuery } from './schemas.ts'
+import { keyLabel } from './key.ts'
+import type { LabelledKey } from './key.ts'
+import { AuditQuery, CreateProjectBody, EventsQuery } from './schemas.ts'
 import { listEvents, listWarnings } from './events.ts'
+import type { MongoAuditLog } from './audit.ts'
 
 export interface AdminDeps {
   readonly db: Db
   /** The `events` service of the sink that stores events (sink-mongo); undefined when none does. */
   readonly events: EventsReader | undefined
   readonly projects: ProjectStore
-  readonly adminKey: string
+  readonly adminKeys: readonly LabelledKey[]
+  readonly audit: MongoAuditLog
 }
 
 /**
@@ -34,10 +37,13 @@ export const SECRET_KEY_PATHS: readonly RegExp[] = [
   /^\/api\/projects\/[^/]+\/feature_flags\/[^/]+\/remote_config\/?$/,
 ]
 
-/** The admin key everywhere under /api, and a project's secret key on SECRET_KEY_PATHS (the kit's key guard). */
-export function adminAuth(adminKey: string, projects: ProjectStore): Middleware {
+/**
+ * The admin keys everywhere under /api (the key's label goes to `ctx.state.adminKeyLabel`, for the
+ * audit log), and a project's secret key on SECRET_KEY_PATHS (the kit's key guard).
+ */
+export function adminAuth(adminKeys: readonly LabelledKey[], projects: ProjectStore): Middleware {
   return keyGuard(
-    { projects, isAdminKey: (token) => keysEqual(token, adminKey) },
+    { projects, adminKeyLabel: (token) => keyLabel(token, adminKeys) },
     (ctx) => SECRET_KEY_PATHS.some((path) => path.test(ctx.path)),
     NEEDS_ADMIN_KEY,
   )
@@ -53,7 +59,13 @@ export function projectJson(project: Project) {
   }
 }
 
-export function mountAdmin(router: Router, { db, events, projects, adminKey }: AdminDeps): void {
+/** A project as the audit log keeps it: the secret key is a credential and stays out. */
+function auditedProject(project: Project) {
+  const { secret_api_token: _secret, ...rest } = projectJson(project)
+  return rest
+}
+
+export function mountAdmin(router: Router, { db, events, projects, adminKeys, audit }: AdminDeps): void {
   const json = koaBody({
     json: true,
     urlencoded: false,
@@ -62,14 +74,27 @@ export function mountAdmin(router: Router, { db, events, projects, adminKey }: A
     jsonStrict: true,
     onError: jsonError,
   })
-  router.use('/api', adminAuth(adminKey, projects))
+  router.use('/api', adminAuth(adminKeys, projects))
 
   router.post('/api/projects', json, async (ctx) => {
     const body = parseWith(CreateProjectBody, ctx.request.body)
     if (body.timezone !== undefined && !isValidTimezone(body.timezone))
       throw httpError('invalid_input', `timezone "${body.timezone}" is not an IANA time zone`, 'timezone')
+    const project = await projects.create(body)
+    await audit.record(ctx, {
+      projectId: project.id,
+      entityType: 'project',
+      entityId: project.id,
+      action: 'created',
+      before: null,
+      after: auditedProject(project),
+    })
     ctx.status = 201
-    ctx.body = projectJson(await projects.create(body))
+    ctx.body = projectJson(project)
+  })
+  // which admin key this is: a console checks a key and shows whose it is
+  router.get('/api/me', (ctx) => {
+    ctx.body = { key_label: ctx.state.adminKeyLabel ?? null }
   })
   router.get('/api/projects', async (ctx) => {
     ctx.body = { results: (await projects.list()).map(projectJson) }
@@ -84,6 +109,16 @@ export function mountAdmin(router: Router, { db, events, projects, adminKey }: A
   router.get('/api/projects/:id/ingestion_warnings', async (ctx) => {
     const project = await projectParam(ctx, projects)
     ctx.body = await listWarnings(db, project, parseWith(EventsQuery, ctx.query))
+  })
+  router.get('/api/projects/:id/audit', async (ctx) => {
+    const project = await projectParam(ctx, projects)
+    ctx.body = await audit.list(project.id, parseWith(AuditQuery, ctx.query), ctx.URL)
+  })
+  router.get('/api/projects/:id/audit/:audit_id', async (ctx) => {
+    const project = await projectParam(ctx, projects)
+    const entry = await audit.get(project.id, String(ctx.params.audit_id))
+    if (!entry) throw httpError('not_found', `no audit record ${ctx.params.audit_id}`, 'audit_id')
+    ctx.body = entry
   })
 }
 

@@ -17,3 +17,13 @@ export const EventsQuery = Type.Object({
   cursor: Type.Optional(Type.String()),
   limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,5}$' })),
 })
+
+export const AuditQuery = Type.Object(
+  {
+    entity_type: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    entity_id: Type.Optional(Type.String({ minLength: 1, maxLength: 400 })),
+    cursor: Type.Optional(Type.String()),
+    limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,5}$' })),
+  },
+  { additionalProperties: false },
+)

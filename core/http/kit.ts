@@ -13,7 +13,8 @@ import { ProjectRateLimiter } from './rate-limit.ts'
 
 export interface KeyChecks {
   readonly projects: ProjectLookup
-  isAdminKey(token: string): boolean
+  /** The label of the admin key `token` is (the audit log records it), or undefined when it is none. */
+  adminKeyLabel(token: string): string | undefined
 }
 
 export const NEEDS_ADMIN_KEY = 'the admin API needs the header Authorization: Bearer <admin API key>'
@@ -29,8 +30,10 @@ export function keyGuard(keys: KeyChecks, takesSecretKey: (ctx: Context) => bool
     if (ctx.state.admin === true || (ctx.state.authProject && takesSecretKey(ctx))) return next()
     const token = bearerToken(ctx.get('Authorization'))
     if (!token) throw httpError('not_authenticated', missing)
-    if (keys.isAdminKey(token)) {
+    const label = keys.adminKeyLabel(token)
+    if (label !== undefined) {
       ctx.state.admin = true
+      ctx.state.adminKeyLabel = label
       return next()
     }
     if (token.startsWith('phs_') && takesSecretKey(ctx)) {

@@ -11,6 +11,8 @@ export const COLLECTIONS = {
   counters: 'counters',
   ingestionWarnings: 'ingestion_warnings',
   deadLetters: 'dead_letters',
+  /** Changes made through the admin API (core/admin/audit.ts); never updated or deleted. */
+  auditLog: 'audit_log',
 } as const
 
 const CORE_INDEXES: Record<string, IndexDescription[]> = {
@@ -22,6 +24,13 @@ const CORE_INDEXES: Record<string, IndexDescription[]> = {
   [COLLECTIONS.ingestionWarnings]: [{ key: { project_id: 1, created_at: -1 }, name: 'project_created_at' }],
   [COLLECTIONS.deadLetters]: [{ key: { project_id: 1, created_at: -1 }, name: 'project_created_at' }],
   ...GROUP_INDEXES,
+  [COLLECTIONS.auditLog]: [
+    { key: { project_id: 1, created_at: -1, _id: -1 }, name: 'project_newest' },
+    {
+      key: { project_id: 1, entity_type: 1, entity_id: 1, created_at: -1, _id: -1 },
+      name: 'project_entity_newest',
+    },
+  ],
 }
 
 export async function ensureCoreIndexes(db: Db): Promise<void> {

@@ -20,6 +20,7 @@ import { mountRemoteConfig } from './http/remote-config.ts'
 import { mountDefinitionsRoutes } from './http/definitions-routes.ts'
 import { mountDefinitionRoutes } from './http/admin-definitions.ts'
 import { mountFlagRoutes } from './http/admin-flags.ts'
+import { mountEvaluateRoute } from './http/admin-evaluate.ts'
 import { mountCohortRoutes } from './http/admin-cohorts.ts'
 import { mountOfrepRoutes } from './http/ofrep-routes.ts'
 import { DefinitionEventStreams } from './ofrep/event-stream.ts'
@@ -120,6 +121,7 @@ export default definePlugin({
       db: api.db,
       http: api.http,
       flags,
+      audit: api.audit,
       bodyLimit: options.adminBodyLimitBytes,
       regexBudgetMs: options.regexBudgetMs,
     }
@@ -142,6 +144,7 @@ export default definePlugin({
       mountRemoteConfig(router, api.projects, flags)
       mountDefinitionsRoutes(router, api, flags)
       mountDefinitionRoutes(router, admin)
+      mountEvaluateRoute(router, admin)
       mountFlagRoutes(router, admin)
       mountCohortRoutes(router, admin)
     })

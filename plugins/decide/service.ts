@@ -8,12 +8,14 @@
 import type { Db } from 'mongodb'
 import type { Logger } from 'pino'
 import type { GeoipLookup, GroupsReader, PersonsService, Project, WithDeadline } from '../../core/plugin-api.ts'
-import { evaluateFlagsInSlices, normalizeDistinctId, planEvaluation } from './evaluator/index.ts'
+import { evaluateFlagsInSlices, explainFlags, normalizeDistinctId, planEvaluation } from './evaluator/index.ts'
 import type {
   DatabaseState,
+  EvaluationInput,
   EvaluationPlan,
   EvaluationResult,
   EvaluationRuntime,
+  Explanation,
   Properties,
 } from './evaluator/index.ts'
 import type { DefinitionsCache } from './cache.ts'
@@ -43,8 +45,23 @@ export interface FlagsRequest {
   now?: Date
 }
 
+/** Where a person property the flags were matched against came from. */
+export type PropertySource = 'stored' | 'request' | 'geoip' | 'derived'
+
+/** A dry run's answer: every flag explained, and the properties it used with their sources. */
+export interface FlagsExplanation extends Explanation {
+  /** Whether a stored person was found (null: no flag needed the database, so it was not read). */
+  storedPerson: boolean | null
+  /** Person property → where its value came from (geoip over request over stored; derived: distinct_id, $initial_*, metadata). */
+  personSources: Record<string, PropertySource>
+  /** Group type name → property → `stored` or `request`. */
+  groupSources: Record<string, Record<string, PropertySource>>
+}
+
 export interface FlagsService {
   evaluate(project: Project, request: FlagsRequest): Promise<EvaluationResult>
+  /** What `evaluate` answers, with each flag's reason worked out condition by condition (the admin dry run). */
+  explain(project: Project, request: FlagsRequest): Promise<FlagsExplanation>
   /**
    * Flag key → value (variant, `true` or `false`) for the flags that answered; failed flags are
    * left out. What `$feature/<key>` properties hold.
@@ -125,16 +142,53 @@ export class FlagsEvaluation implements FlagsService {
     await this.deps.cache.reload(projectId)
   }
 
-  /** Request overrides with the GeoIP properties over them, as the flags service merges them. */
-  personOverrides(request: FlagsRequest): Properties | null {
+  /** The `$geoip_*` person properties of the request's IP (none without the geoip plugin or an IP). */
+  private geoipProperties(request: FlagsRequest): Properties | null {
     const location = request.ip && this.deps.geoip ? this.deps.geoip.lookup(request.ip) : undefined
-    if (!location) return request.personProperties ?? null
+    if (!location) return null
     const geoip: Properties = {}
     for (const key of GEOIP_FOR_FLAGS) if (location[key] !== undefined) geoip[`$geoip_${key}`] = location[key]
+    return geoip
+  }
+
+  /** Request overrides with the GeoIP properties over them, as the flags service merges them. */
+  personOverrides(request: FlagsRequest): Properties | null {
+    const geoip = this.geoipProperties(request)
+    if (!geoip) return request.personProperties ?? null
     return { ...(request.personProperties ?? {}), ...geoip }
   }
 
   async evaluate(project: Project, request: FlagsRequest): Promise<EvaluationResult> {
+    return evaluateFlagsInSlices(await this.evaluationInput(project, request), SLICES)
+  }
+
+  async explain(project: Project, request: FlagsRequest): Promise<FlagsExplanation> {
+    const input = await this.evaluationInput(project, request)
+    const explanation = explainFlags(input)
+    const stored = input.database.status === 'loaded' ? input.database.person : undefined
+    const geoip = this.geoipProperties(request) ?? {}
+    const personSources: Record<string, PropertySource> = {}
+    for (const key of Object.keys(explanation.person)) {
+      personSources[key] = Object.hasOwn(geoip, key)
+        ? 'geoip'
+        : request.personProperties && Object.hasOwn(request.personProperties, key)
+          ? 'request'
+          : stored && Object.hasOwn(stored.properties, key)
+            ? 'stored'
+            : 'derived'
+    }
+    const groupSources: Record<string, Record<string, PropertySource>> = {}
+    for (const [name, properties] of Object.entries(explanation.groups)) {
+      const fromRequest = request.groupProperties?.[name] ?? {}
+      groupSources[name] = Object.fromEntries(
+        Object.keys(properties).map((key) => [key, Object.hasOwn(fromRequest, key) ? 'request' : 'stored']),
+      )
+    }
+    return { ...explanation, storedPerson: stored === undefined ? null : stored !== null, personSources, groupSources }
+  }
+
+  /** The evaluator's input for one request: the cached definitions and what storage holds for it. */
+  private async evaluationInput(project: Project, request: FlagsRequest): Promise<EvaluationInput> {
     const definitions = this.deps.cache.cached(project.id) ?? (await this.deps.cache.get(project.id))
     const personPropertyOverrides = this.personOverrides(request)
     const filters = {
@@ -158,28 +212,25 @@ export class FlagsEvaluation implements FlagsService {
       plan.hashKeyOverrides.lookup === null
         ? [await reads, NO_OVERRIDES]
         : await Promise.all([reads, this.hashKeyOverrides(project, plan)])
-    return evaluateFlagsInSlices(
-      {
-        flags: definitions.flags,
-        prepared: definitions.prepared,
-        cohorts: definitions.cohorts,
-        groupTypeMapping: { ...definitions.groupTypeMapping },
-        distinctId,
-        deviceId: request.deviceId ?? null,
-        anonDistinctId,
-        personPropertyOverrides,
-        groups: request.groups ?? null,
-        groupPropertyOverrides: request.groupProperties ?? null,
-        database,
-        hashKeyOverrides: overrides.values,
-        hashKeyOverrideFailed: overrides.failed,
-        timezone: project.timezone,
-        now: request.now ?? new Date(),
-        budget: { clock, regexMs: this.deps.regexBudgetMs },
-        ...filters,
-      },
-      SLICES,
-    )
+    return {
+      flags: definitions.flags,
+      prepared: definitions.prepared,
+      cohorts: definitions.cohorts,
+      groupTypeMapping: { ...definitions.groupTypeMapping },
+      distinctId,
+      deviceId: request.deviceId ?? null,
+      anonDistinctId,
+      personPropertyOverrides,
+      groups: request.groups ?? null,
+      groupPropertyOverrides: request.groupProperties ?? null,
+      database,
+      hashKeyOverrides: overrides.values,
+      hashKeyOverrideFailed: overrides.failed,
+      timezone: project.timezone,
+      now: request.now ?? new Date(),
+      budget: { clock, regexMs: this.deps.regexBudgetMs },
+      ...filters,
+    }
   }
 
   private async database(

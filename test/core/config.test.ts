@@ -148,4 +148,21 @@ describe('config', () => {
     const { config } = loadConfig(path.resolve(import.meta.dirname, '../..'), {})
     expect(config.plugins.map((p) => p.plugin)).to.include.members(['validate', 'sink-mongo'])
   })
+
+  it('reads labelled admin keys from admin.keys or ADMIN_API_KEYS (label:key, comma-separated), the single key labelled "admin" by default', () => {
+    const root = appWith({ 'config/default.json': { plugins: [] } })
+    expect(loadConfig(root, {}).config.admin).to.deep.equal({ apiKeyLabel: 'admin', keys: [] })
+    expect(
+      loadConfig(root, { ADMIN_API_KEYS: 'alice:alice-key-0123456789, ci:ci-key-0123456789:x' }).config.admin.keys,
+    ).to.deep.equal([
+      { label: 'alice', key: 'alice-key-0123456789' },
+      { label: 'ci', key: 'ci-key-0123456789:x' },
+    ])
+    expect(errorOf(() => loadConfig(root, { ADMIN_API_KEYS: 'no-label-key-0123456789' })).jsonPath).to.equal(
+      '/admin/keys/0/label',
+    )
+    expect(errorOf(() => buildConfig({ admin: { keys: [{ label: 'bob', key: 'short' }] } })).jsonPath).to.equal(
+      '/admin/keys/0/key',
+    )
+  })
 })

@@ -33,7 +33,7 @@ export async function startTestService(
     ...partial,
     server: { port: 0, host: '127.0.0.1', ...(partial.server as object) },
     storage: { mongodbUrl: await testMongoUrl(), database: testDbName('svc'), dataDir, ...(partial.storage as object) },
-    admin: { apiKey: 'test-admin-key-0123456789' },
+    admin: { apiKey: 'test-admin-key-0123456789', ...(partial.admin as object) },
     log: { level: 'silent' },
   })
   const service = await createService({

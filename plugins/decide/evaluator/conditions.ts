@@ -9,6 +9,26 @@ import type { ConditionSet, FlagDefinition, Properties, PropertyFilter } from '.
 
 export type ConditionOutcome = 'condition_match' | 'out_of_rollout_bound' | 'no_condition_match'
 
+/**
+ * What an explanation (explain.ts) is told while a condition set is evaluated: which filter
+ * stopped it and against what, or how the rollout went. The serving path passes none.
+ */
+export interface ConditionTrace {
+  /** Filter `index` did not match `properties` (null: a filter type that never matches). */
+  propertyFailed(index: number, filter: PropertyFilter, properties: Properties | null): void
+  /** Flag filter `index` found the flag `target` at `value` (undefined: not evaluated, or missing). */
+  dependencyFailed(
+    index: number,
+    filter: PropertyFilter,
+    target: number | 'missing',
+    value: boolean | string | undefined,
+  ): void
+  /** The set's cohort filters did not all match (`loaded` false: cohorts were not loaded for this request). */
+  cohortsFailed(filters: PropertyFilter[], loaded: boolean): void
+  /** The rollout check: `hash` is null when a full rollout skipped hashing. */
+  rollout(percentage: number | null | undefined, hash: number | null, inRollout: boolean): void
+}
+
 /** A set's own aggregation when the key is present (explicit null = person), else the flag's (§3a). */
 export function conditionAggregation(flag: FlagDefinition, condition: ConditionSet): number | null {
   if (Object.hasOwn(condition, 'aggregation_group_type_index')) {
@@ -34,10 +54,16 @@ export function checkRollout(
   rolloutPercentage: number | null | undefined,
   aggregation: number | null,
   ctx: RequestContext,
+  trace?: ConditionTrace,
 ): ConditionOutcome {
-  if (isFullRollout(rolloutPercentage)) return 'condition_match'
+  if (isFullRollout(rolloutPercentage)) {
+    trace?.rollout(rolloutPercentage, null, true)
+    return 'condition_match'
+  }
   const hash = hashFor(flag.key, hashedIdentifier(flag, aggregation, ctx))
-  return isInRollout(hash, rolloutPercentage as number) ? 'condition_match' : 'out_of_rollout_bound'
+  const inRollout = isInRollout(hash, rolloutPercentage as number)
+  trace?.rollout(rolloutPercentage, hash, inRollout)
+  return inRollout ? 'condition_match' : 'out_of_rollout_bound'
 }
 
 /**
@@ -50,22 +76,34 @@ export function evaluateCondition(
   condition: ConditionSet,
   aggregation: number | null,
   ctx: RequestContext,
+  trace?: ConditionTrace,
 ): ConditionOutcome {
   let cohortFilters: PropertyFilter[] | undefined
-  for (const filter of condition.properties ?? []) {
+  const filters = condition.properties ?? []
+  for (let index = 0; index < filters.length; index++) {
+    const filter = filters[index]
     if (isFlagFilter(filter)) {
       const target = dependencyTarget(filter, ctx.lookup)
       const value = target === 'missing' ? undefined : ctx.results.get(target)
-      if (!flagValueMatches(filter, value)) return 'no_condition_match'
+      if (!flagValueMatches(filter, value)) {
+        trace?.dependencyFailed(index, filter, target, value)
+        return 'no_condition_match'
+      }
     } else if (filter.type === 'cohort') {
       ;(cohortFilters ??= []).push(filter)
     } else {
       const properties = propertiesFor(filter, aggregation, ctx)
-      if (properties === null || !matchProperty(filter, properties, ctx.match)) return 'no_condition_match'
+      if (properties === null || !matchProperty(filter, properties, ctx.match)) {
+        trace?.propertyFailed(index, filter, properties)
+        return 'no_condition_match'
+      }
     }
   }
   if (cohortFilters !== undefined) {
-    if (ctx.cohorts === null || !cohortFiltersMatch(cohortFilters, ctx.person, ctx.cohorts)) return 'no_condition_match'
+    if (ctx.cohorts === null || !cohortFiltersMatch(cohortFilters, ctx.person, ctx.cohorts)) {
+      trace?.cohortsFailed(cohortFilters, ctx.cohorts !== null)
+      return 'no_condition_match'
+    }
   }
-  return checkRollout(flag, condition.rollout_percentage, aggregation, ctx)
+  return checkRollout(flag, condition.rollout_percentage, aggregation, ctx, trace)
 }

@@ -1,5 +1,6 @@
 import { DATABASE_ERROR, FlagEvaluationError, HASH_KEY_OVERRIDE_ERROR } from './errors.ts'
-import { evaluateFlag, type FlagMatch } from './flag.ts'
+import { evaluateFlag, type FlagMatch, type FlagTrace } from './flag.ts'
+import type { RequestContext } from './context.ts'
 import { preparedFor, type PreparedFlags } from './prepared.ts'
 import { normalizeDistinctId } from './hash.ts'
 import { resolveTimeZone } from './properties/timezone.ts'
@@ -124,10 +125,29 @@ export async function evaluateFlagsInSlices(
   }
 }
 
+/**
+ * How explain.ts watches an evaluation: the request context once built, and a trace per flag.
+ * Flags are then evaluated by the reference interpreter (flag.ts), which tests hold equal to the
+ * compiled flags, since only it reports what each condition set did.
+ */
+export interface EvaluationObserver {
+  context(ctx: RequestContext): void
+  flag(flag: FlagDefinition): FlagTrace
+}
+
+/** evaluateFlags, telling `observer` what each flag's condition sets did (explain.ts). */
+export function observeEvaluation(input: EvaluationInput, observer: EvaluationObserver): EvaluationResult {
+  const steps = evaluation(input, null, observer)
+  let step = steps.next()
+  while (!step.done) step = steps.next()
+  return step.value
+}
+
 /** The evaluation, yielding between flags when a slice has passed (never without slices). */
 function* evaluation(
   input: EvaluationInput,
   slices: Pick<EvaluationSlices, 'sliceMs' | 'clock'> | null,
+  observer?: EvaluationObserver,
 ): Generator<void, EvaluationResult, void> {
   const prepared = preparedFor(input.flags, input.prepared)
   const { problems } = prepared
@@ -162,6 +182,7 @@ function* evaluation(
   }
 
   const ctx = buildRequestContext(input, prepared.lookup, distinctId, resolveTimeZone(input.timezone), nowMillis)
+  observer?.context(ctx)
   for (const id of excludedIds) ctx.results.set(id, false)
   let sliceStarted = slices ? slices.clock() : 0
   for (const flag of evaluable) {
@@ -173,9 +194,11 @@ function* evaluation(
     try {
       const match = plan.brokenIds.has(flag.id)
         ? MISSING_DEPENDENCY
-        : input.interpret
-          ? evaluateFlag(flag, ctx)
-          : prepared.compiled(flag).evaluate(ctx)
+        : observer
+          ? evaluateFlag(flag, ctx, observer.flag(flag))
+          : input.interpret
+            ? evaluateFlag(flag, ctx)
+            : prepared.compiled(flag).evaluate(ctx)
       results[flag.key] = answered(prepared, flag, match)
       ctx.results.set(flag.id, match.matches ? (match.variant ?? true) : false)
     } catch (error) {

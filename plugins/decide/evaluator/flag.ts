@@ -1,4 +1,5 @@
 import { conditionAggregation, evaluateCondition } from './conditions.ts'
+import type { ConditionTrace } from './conditions.ts'
 import type { RequestContext } from './context.ts'
 import { FlagEvaluationError } from './errors.ts'
 import { holdoutHash, hashFor } from './hash.ts'
@@ -78,14 +79,27 @@ function variantFor(
   return selectVariant(variants, hashFor(flag.key, hashedIdentifier(flag, aggregation, ctx), 'variant'))
 }
 
+/** What an explanation (explain.ts) is told while a flag is evaluated, beyond its condition sets' traces. */
+export interface FlagTrace {
+  /** The trace for condition set `index`, about to be evaluated. */
+  condition(index: number): ConditionTrace
+  /** Set `index` ended with `outcome`; `skipped` says why it was not evaluated at all. */
+  conditionDone(index: number, outcome: ReasonKind, skipped: 'device_id_missing' | 'group_not_provided' | null): void
+  /** Early access or holdout decided before the condition sets. */
+  decidedEarly(match: FlagMatch): void
+}
+
 /** One flag, server order (§3). Throws FlagEvaluationError for per-flag failures such as a deleted cohort. */
-export function evaluateFlag(flag: FlagDefinition, ctx: RequestContext): FlagMatch {
+export function evaluateFlag(flag: FlagDefinition, ctx: RequestContext, trace?: FlagTrace): FlagMatch {
   const version = flag.filters?.version
   if (version !== undefined && version !== null && version !== 1) {
     throw new FlagEvaluationError('unsupported_flag_config', 'Flag configuration format v2 is not supported')
   }
   const decided = earlyAccess(flag, ctx) ?? holdout(flag, ctx)
-  if (decided) return decided
+  if (decided) {
+    trace?.decidedEarly(decided)
+    return decided
+  }
 
   // the best reason so far
   let bestKind: ReasonKind = 'no_group_type'
@@ -97,14 +111,18 @@ export function evaluateFlag(flag: FlagDefinition, ctx: RequestContext): FlagMat
     const condition = conditions[index]
     const aggregation = conditionAggregation(flag, condition)
     let outcome: ReasonKind
+    let skipped: 'device_id_missing' | 'group_not_provided' | null = null
     if (aggregation === null && usesDeviceBucketing(flag) && !ctx.deviceId) {
       outcome = 'out_of_rollout_bound'
+      skipped = 'device_id_missing'
     } else if (aggregation !== null && !ctx.groupKey(aggregation).usable) {
       skippedGroupCondition = true
       outcome = 'no_group_type'
+      skipped = 'group_not_provided'
     } else {
-      outcome = evaluateCondition(flag, condition, aggregation, ctx)
+      outcome = evaluateCondition(flag, condition, aggregation, ctx, trace?.condition(index))
     }
+    trace?.conditionDone(index, outcome, skipped)
     if (outranks(outcome, bestKind)) {
       bestKind = outcome
       bestIndex = index

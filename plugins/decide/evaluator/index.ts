@@ -4,6 +4,7 @@
  * point and plan.ts for what to fetch first.
  */
 export { evaluateFlags, evaluateFlagsInSlices } from './evaluate.ts'
+export { explainFlags, type Explanation } from './explain.ts'
 export { planEvaluation, type EvaluationPlan } from './plan.ts'
 export { prepareFlags, type PreparedFlags } from './prepared.ts'
 export { hashFor, normalizeDistinctId } from './hash.ts'

@@ -8,14 +8,18 @@
  */
 import type Router from '@koa/router'
 import { Type } from 'typebox'
-import { parseWith, httpError } from '../../../core/plugin-api.ts'
+import type { Context } from 'koa'
+import { httpError, parseWith } from '../../../core/plugin-api.ts'
+import type { AuditLog } from '../../../core/plugin-api.ts'
 import { checkPropertyGroup } from '../definitions/schema.ts'
 import { checkCohortRegexes } from '../definitions/regex-limit.ts'
 import { DefinitionEdits } from '../store/edits.ts'
 import type { CohortDocument } from '../store/documents.ts'
+import { definitionState } from '../store/documents.ts'
 import { CohortMembers } from '../store/members.ts'
 import { idParam, route } from './admin-common.ts'
 import type { AdminDeps } from './admin-common.ts'
+import { assertVersion, expectedVersion, setVersionTag } from './admin-versions.ts'
 
 const open = { additionalProperties: true } as const
 const DistinctIds = Type.Array(Type.String({ minLength: 1, maxLength: 400 }), { minItems: 1, maxItems: 10_000 })
@@ -38,6 +42,7 @@ const CohortPatchBody = Type.Object(
     filters: Type.Optional(Filters),
     deleted: Type.Optional(Type.Boolean()),
     is_static: Type.Optional(Type.Boolean()),
+    version: Type.Optional(Type.Integer()),
   },
   open,
 )
@@ -46,6 +51,54 @@ const MembersQuery = Type.Object({
   after: Type.Optional(Type.String()),
   limit: Type.Optional(Type.String({ pattern: '^(10000|[1-9][0-9]{0,3})$' })),
 })
+
+/** At most this many distinct ids are listed in a membership change's record (the count is always there). */
+const LISTED_MEMBERS = 100
+
+function recordCohort(
+  audit: AuditLog,
+  ctx: Context,
+  projectId: number,
+  action: string,
+  before: CohortDocument | null,
+  after: CohortDocument,
+) {
+  return audit.record(ctx, {
+    projectId,
+    entityType: 'cohort',
+    entityId: after.id,
+    action,
+    before: before && definitionState(before),
+    after: definitionState(after),
+    version: after.version,
+    ignore: ['version', 'updated_at'],
+  })
+}
+
+function recordMembers(
+  audit: AuditLog,
+  ctx: Context,
+  projectId: number,
+  cohort: CohortDocument,
+  action: 'members_added' | 'members_removed',
+  distinctIds: string[],
+  count: number,
+) {
+  return audit.record(ctx, {
+    projectId,
+    entityType: 'cohort',
+    entityId: cohort.id,
+    action,
+    before: null,
+    after: null,
+    version: null,
+    details: {
+      count,
+      distinct_ids: distinctIds.slice(0, LISTED_MEMBERS),
+      listed_all: distinctIds.length <= LISTED_MEMBERS,
+    },
+  })
+}
 
 function cohortJson(doc: CohortDocument, count: number | null) {
   return {
@@ -63,7 +116,10 @@ function cohortJson(doc: CohortDocument, count: number | null) {
   }
 }
 
-export function mountCohortRoutes(router: Router, { db, http, flags, bodyLimit, regexBudgetMs }: AdminDeps): void {
+export function mountCohortRoutes(
+  router: Router,
+  { db, http, flags, audit, bodyLimit, regexBudgetMs }: AdminDeps,
+): void {
   const base = '/api/projects/:id/cohorts'
   const edits = DefinitionEdits.cohorts(db)
   const members = new CohortMembers(db)
@@ -109,6 +165,7 @@ export function mountCohortRoutes(router: Router, { db, http, flags, bodyLimit, 
       updated_at: now,
     }))
     if (body.distinct_ids) await members.add(project.id, created.id, body.distinct_ids)
+    await recordCohort(audit, ctx, project.id, 'created', null, created)
     await flags.refresh(project.id)
     ctx.status = 201
     ctx.body = cohortJson(created, await countOf(project.id, created))
@@ -117,13 +174,18 @@ export function mountCohortRoutes(router: Router, { db, http, flags, bodyLimit, 
   route(router, http, 'get', `${base}/:cohort_id`, async (ctx) => {
     const project = await http.projectParam(ctx)
     const doc = await edits.get(project.id, idParam(ctx, 'cohort_id', 'cohort'))
+    setVersionTag(ctx, doc.version)
     ctx.body = cohortJson(doc, await countOf(project.id, doc))
   })
 
   route(router, http, 'patch', `${base}/:cohort_id`, async (ctx) => {
     const project = await http.projectParam(ctx)
     const body = parseWith(CohortPatchBody, await http.readJson(ctx, bodyLimit))
+    const expected = expectedVersion(ctx, body.version)
+    let before: CohortDocument | undefined
     const updated = await edits.update(project.id, idParam(ctx, 'cohort_id', 'cohort'), (doc) => {
+      before = doc
+      assertVersion('cohort', doc.version, expected)
       if (body.is_static !== undefined && body.is_static !== doc.is_static)
         throw httpError('invalid_input', 'is_static: a cohort cannot change between static and dynamic', 'is_static')
       if (body.filters !== undefined && doc.is_static)
@@ -140,17 +202,22 @@ export function mountCohortRoutes(router: Router, { db, http, flags, bodyLimit, 
         updated_at: new Date(),
       }
     })
+    await recordCohort(audit, ctx, project.id, 'updated', before ?? null, updated)
     await flags.refresh(project.id)
+    setVersionTag(ctx, updated.version)
     ctx.body = cohortJson(updated, await countOf(project.id, updated))
   })
 
   route(router, http, 'delete', `${base}/:cohort_id`, async (ctx) => {
     const project = await http.projectParam(ctx)
-    await edits.update(project.id, idParam(ctx, 'cohort_id', 'cohort'), (doc) => ({
-      ...doc,
-      deleted: true,
-      updated_at: new Date(),
-    }))
+    const expected = expectedVersion(ctx, undefined)
+    let before: CohortDocument | undefined
+    const deleted = await edits.update(project.id, idParam(ctx, 'cohort_id', 'cohort'), (doc) => {
+      before = doc
+      assertVersion('cohort', doc.version, expected)
+      return { ...doc, deleted: true, updated_at: new Date() }
+    })
+    await recordCohort(audit, ctx, project.id, 'deleted', before ?? null, deleted)
     await flags.refresh(project.id)
     ctx.status = 204
   })
@@ -174,13 +241,17 @@ export function mountCohortRoutes(router: Router, { db, http, flags, bodyLimit, 
     const project = await http.projectParam(ctx)
     const cohort = await staticCohort(project.id, idParam(ctx, 'cohort_id', 'cohort'))
     const body = parseWith(MembersBody, await http.readJson(ctx, bodyLimit))
-    ctx.body = { added: await members.add(project.id, cohort.id, body.distinct_ids) }
+    const added = await members.add(project.id, cohort.id, body.distinct_ids)
+    await recordMembers(audit, ctx, project.id, cohort, 'members_added', body.distinct_ids, added)
+    ctx.body = { added }
   })
 
   route(router, http, 'delete', `${base}/:cohort_id/members`, async (ctx) => {
     const project = await http.projectParam(ctx)
     const cohort = await staticCohort(project.id, idParam(ctx, 'cohort_id', 'cohort'))
     const body = parseWith(MembersBody, await http.readJson(ctx, bodyLimit))
-    ctx.body = { removed: await members.remove(project.id, cohort.id, body.distinct_ids) }
+    const removed = await members.remove(project.id, cohort.id, body.distinct_ids)
+    await recordMembers(audit, ctx, project.id, cohort, 'members_removed', body.distinct_ids, removed)
+    ctx.body = { removed }
   })
 }

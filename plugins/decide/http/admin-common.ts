@@ -2,7 +2,7 @@
 import type Router from '@koa/router'
 import type { Context, Middleware } from 'koa'
 import type { Db } from 'mongodb'
-import type { HttpKit } from '../../../core/plugin-api.ts'
+import type { AuditLog, HttpKit } from '../../../core/plugin-api.ts'
 import { httpError } from '../../../core/plugin-api.ts'
 import type { FlagsService } from '../service.ts'
 
@@ -10,6 +10,8 @@ export interface AdminDeps {
   db: Db
   http: HttpKit
   flags: FlagsService
+  /** Where every change these routes make is recorded before they answer. */
+  audit: AuditLog
   /** Largest JSON body accepted, in bytes. */
   bodyLimit: number
   /** The decide option: definitions with more backtracking regexes than it has room for are refused (regex-limit.ts). */

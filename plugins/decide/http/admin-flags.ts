@@ -2,21 +2,27 @@
  * Feature flags in PostHog's REST shape:
  *   GET/POST          /api/projects/:id/feature_flags/
  *   GET/PATCH/DELETE  /api/projects/:id/feature_flags/:flag_id/
+ *   POST              /api/projects/:id/feature_flags/:flag_id/restore/   (an earlier version, from the audit log)
  * DELETE marks the flag deleted (PostHog never removes a flag row: its id stays taken and flags
- * depending on it see `false`). Every change bumps the flag's `version` and reloads the cache
- * before answering, so the next flags request sees it.
+ * depending on it see `false`). Every change bumps the flag's `version` (a change naming an older
+ * one is refused: admin-versions.ts), is recorded in the audit log and reloads the cache before
+ * answering, so the next flags request sees it.
  */
 import type Router from '@koa/router'
 import { Type } from 'typebox'
 import type { Static } from 'typebox'
-import { parseWith, httpError } from '../../../core/plugin-api.ts'
+import type { Context } from 'koa'
+import { httpError, parseWith } from '../../../core/plugin-api.ts'
+import type { AuditLog } from '../../../core/plugin-api.ts'
 import type { FlagFilters } from '../evaluator/index.ts'
 import { FiltersSchema, FlagOptionalFields } from '../definitions/schema.ts'
 import { checkFlagRegexes } from '../definitions/regex-limit.ts'
 import { DefinitionEdits } from '../store/edits.ts'
 import type { FlagDocument } from '../store/documents.ts'
+import { definitionState } from '../store/documents.ts'
 import { idParam, route } from './admin-common.ts'
 import type { AdminDeps } from './admin-common.ts'
+import { assertVersion, expectedVersion, setVersionTag } from './admin-versions.ts'
 
 const open = { additionalProperties: true } as const
 /** PostHog's rule for keys made through its API. */
@@ -37,6 +43,13 @@ const FlagPatchBody = Type.Object(
   open,
 )
 type FlagChanges = Static<typeof FlagPatchBody>
+const RestoreBody = Type.Object(
+  { to_version: Type.Integer({ minimum: 0 }), version: Type.Optional(Type.Integer()) },
+  { additionalProperties: false },
+)
+const FLAG = 'feature_flag'
+/** Bookkeeping every change moves: left out of the audit log's difference. */
+const BOOKKEEPING = ['version', 'updated_at'] as const
 
 /** A new flag is off: one condition set rolled out to nobody. */
 const DEFAULT_FILTERS: FlagFilters = { groups: [{ properties: [], rollout_percentage: 0, variant: null }] }
@@ -82,6 +95,37 @@ export function flagJson(doc: FlagDocument, projectId: number) {
   }
 }
 
+/** Stored fields a restore brings back (everything the REST API edits). */
+const RESTORED = ['key', 'filters', ...EDITABLE] as const
+
+function recordFlag(
+  audit: AuditLog,
+  ctx: Context,
+  projectId: number,
+  action: string,
+  before: FlagDocument | null,
+  after: FlagDocument,
+  details?: Record<string, unknown>,
+) {
+  return audit.record(ctx, {
+    projectId,
+    entityType: FLAG,
+    entityId: after.id,
+    action,
+    before: before && definitionState(before),
+    after: definitionState(after),
+    version: after.version,
+    ignore: BOOKKEEPING,
+    details,
+  })
+}
+
+function answerFlag(ctx: Context, doc: FlagDocument, projectId: number, status = 200) {
+  ctx.status = status
+  setVersionTag(ctx, doc.version)
+  ctx.body = flagJson(doc, projectId)
+}
+
 function assertKeyFree(key: string, id: number | null, siblings: FlagDocument[]): void {
   if (siblings.some((flag) => flag.key === key && !flag.deleted && flag.id !== id))
     throw httpError('unique', 'There is already a feature flag with this key.', 'key')
@@ -97,7 +141,7 @@ function applyChanges(doc: FlagDocument, changes: FlagChanges): FlagDocument {
   return next
 }
 
-export function mountFlagRoutes(router: Router, { db, http, flags, bodyLimit, regexBudgetMs }: AdminDeps): void {
+export function mountFlagRoutes(router: Router, { db, http, flags, audit, bodyLimit, regexBudgetMs }: AdminDeps): void {
   const base = '/api/projects/:id/feature_flags'
   const edits = DefinitionEdits.flags(db)
 
@@ -131,29 +175,25 @@ export function mountFlagRoutes(router: Router, { db, http, flags, bodyLimit, re
       }
       return applyChanges({ ...doc, project_id: project.id, generation: 0 }, { ...body, active: body.active ?? true })
     })
+    await recordFlag(audit, ctx, project.id, 'created', null, created)
     await flags.refresh(project.id)
-    ctx.status = 201
-    ctx.body = flagJson(created, project.id)
+    answerFlag(ctx, created, project.id, 201)
   })
 
   route(router, http, 'get', `${base}/:flag_id`, async (ctx) => {
     const project = await http.projectParam(ctx)
-    const doc = await edits.get(project.id, idParam(ctx, 'flag_id', 'feature flag'))
-    ctx.body = flagJson(doc, project.id)
+    answerFlag(ctx, await edits.get(project.id, idParam(ctx, 'flag_id', 'feature flag')), project.id)
   })
 
   route(router, http, 'patch', `${base}/:flag_id`, async (ctx) => {
     const project = await http.projectParam(ctx)
     const id = idParam(ctx, 'flag_id', 'feature flag')
     const body = parseWith(FlagPatchBody, await http.readJson(ctx, bodyLimit))
+    const expected = expectedVersion(ctx, body.version)
+    let before: FlagDocument | undefined
     const updated = await edits.update(project.id, id, async (doc, siblings) => {
-      if (body.version !== undefined && body.version !== doc.version) {
-        throw httpError(
-          'stale_version',
-          `the flag is at version ${doc.version}, not ${body.version}: it was changed meanwhile`,
-          'version',
-        )
-      }
+      before = doc
+      assertVersion('flag', doc.version, expected)
       if (body.key !== undefined && body.key !== doc.key) assertKeyFree(body.key, id, await siblings())
       if (body.deleted === false && doc.deleted) assertKeyFree(body.key ?? doc.key, id, await siblings())
       const next = applyChanges(doc, body)
@@ -162,18 +202,56 @@ export function mountFlagRoutes(router: Router, { db, http, flags, bodyLimit, re
         checkFlagRegexes(next.key, next.filters, 'filters', regexBudgetMs)
       return next
     })
+    await recordFlag(audit, ctx, project.id, 'updated', before ?? null, updated)
     await flags.refresh(project.id)
-    ctx.body = flagJson(updated, project.id)
+    answerFlag(ctx, updated, project.id)
   })
 
   route(router, http, 'delete', `${base}/:flag_id`, async (ctx) => {
     const project = await http.projectParam(ctx)
-    await edits.update(project.id, idParam(ctx, 'flag_id', 'feature flag'), (doc) => ({
-      ...doc,
-      deleted: true,
-      updated_at: new Date(),
-    }))
+    const expected = expectedVersion(ctx, undefined)
+    let before: FlagDocument | undefined
+    const deleted = await edits.update(project.id, idParam(ctx, 'flag_id', 'feature flag'), (doc) => {
+      before = doc
+      assertVersion('flag', doc.version, expected)
+      return { ...doc, deleted: true, updated_at: new Date() }
+    })
+    await recordFlag(audit, ctx, project.id, 'deleted', before ?? null, deleted)
     await flags.refresh(project.id)
     ctx.status = 204
+  })
+
+  route(router, http, 'post', `${base}/:flag_id/restore`, async (ctx) => {
+    const project = await http.projectParam(ctx)
+    const id = idParam(ctx, 'flag_id', 'feature flag')
+    const body = parseWith(RestoreBody, await http.readJson(ctx, bodyLimit))
+    const expected = expectedVersion(ctx, body.version)
+    const state = (await audit.stateAt(project.id, FLAG, id, body.to_version)) as Partial<FlagDocument> | undefined
+    if (!state)
+      throw httpError(
+        'not_found',
+        `the audit log has no version ${body.to_version} of feature flag ${id}`,
+        'to_version',
+      )
+    let before: FlagDocument | undefined
+    const restored = await edits.update(project.id, id, async (doc, siblings) => {
+      before = doc
+      assertVersion('flag', doc.version, expected)
+      const next: FlagDocument = { ...doc, updated_at: new Date() }
+      // a field the recorded version lacked is removed again: absent and null read the same
+      for (const field of RESTORED)
+        if (Object.hasOwn(state, field)) Object.assign(next, { [field]: state[field] })
+        else delete (next as Partial<FlagDocument>)[field]
+      if (!next.deleted) {
+        assertKeyFree(next.key, id, await siblings())
+        checkFlagRegexes(next.key, next.filters, 'filters', regexBudgetMs)
+      }
+      return next
+    })
+    await recordFlag(audit, ctx, project.id, 'restored', before ?? null, restored, {
+      restored_version: body.to_version,
+    })
+    await flags.refresh(project.id)
+    answerFlag(ctx, restored, project.id)
   })
 }

@@ -105,6 +105,12 @@ export async function ensureDecideIndexes(db: Db): Promise<void> {
   for (const [collection, indexes] of Object.entries(INDEXES)) await db.collection(collection).createIndexes(indexes)
 }
 
+/** A flag or cohort as the audit log keeps it: the stored document without the storage fields. */
+export function definitionState(doc: FlagDocument | CohortDocument): Record<string, unknown> {
+  const { _id, project_id, generation, ...state } = doc as (FlagDocument | CohortDocument) & { _id?: unknown }
+  return state
+}
+
 /** Writes that kept losing races with concurrent writers: the client should retry. */
 export function contention(what: string): Error {
   return retryableError(`${what}: too many concurrent writers, retry`)

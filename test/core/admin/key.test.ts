@@ -2,7 +2,7 @@ import { expect } from 'chai'
 import { mkdtempSync, readFileSync, statSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { bearerToken, keysEqual, resolveAdminKey } from '../../../core/admin/key.ts'
+import { adminKeyring, bearerToken, keyLabel, keysEqual, resolveAdminKey } from '../../../core/admin/key.ts'
 import { redactKeys } from '../../../core/logger.ts'
 
 describe('admin key', () => {
@@ -38,5 +38,22 @@ describe('admin key', () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-key-'))
     const { key } = resolveAdminKey('any-shape-admin-key-0123456789', dataDir)
     expect(redactKeys(`{"path":"/api/${key}"}`)).to.equal('{"path":"/api/[redacted]"}')
+  })
+
+  it('names the key a token is among several labelled keys, and refuses two keys under one label or one key under two', () => {
+    const keys = adminKeyring({ label: 'admin', key: 'primary-key-0123456789' }, [
+      { label: 'alice', key: 'alice-key-0123456789' },
+      { label: 'ci-bot', key: 'ci-bot-key-0123456789' },
+    ])
+    expect(keyLabel('primary-key-0123456789', keys)).to.equal('admin')
+    expect(keyLabel('alice-key-0123456789', keys)).to.equal('alice')
+    expect(keyLabel('ci-bot-key-0123456789', keys)).to.equal('ci-bot')
+    expect(keyLabel('alice-key-012345678', keys)).to.equal(undefined)
+    expect(() =>
+      adminKeyring({ label: 'admin', key: 'a-key-0123456789xx' }, [{ label: 'admin', key: 'b-key-0123456789xx' }]),
+    ).to.throw(/label "admin" is given to two keys/)
+    expect(() =>
+      adminKeyring({ label: 'admin', key: 'a-key-0123456789xx' }, [{ label: 'bob', key: 'a-key-0123456789xx' }]),
+    ).to.throw(/labelled "bob" is also another label's key/)
   })
 })
