@@ -1,6 +1,6 @@
 /**
  * Feature flags in PostHog's REST shape:
- *   GET/POST          /api/projects/:id/feature_flags/
+ *   GET/POST          /api/projects/:id/feature_flags/   (GET: ?limit=&offset=&search=)
  *   GET/PATCH/DELETE  /api/projects/:id/feature_flags/:flag_id/
  * DELETE marks the flag deleted (PostHog never removes a flag row: its id stays taken and flags
  * depending on it see `false`). Every change bumps the flag's `version` and reloads the cache
@@ -83,6 +83,11 @@ export function flagJson(doc: FlagDocument, projectId: number) {
   }
 }
 
+/** PostHog's `?search=`: the text, in any case, within the key or the name. */
+function matchesSearch(flag: FlagDocument, lowerCaseText: string): boolean {
+  return flag.key.toLowerCase().includes(lowerCaseText) || (flag.name ?? '').toLowerCase().includes(lowerCaseText)
+}
+
 function assertKeyFree(key: string, id: number | null, siblings: FlagDocument[]): void {
   if (siblings.some((flag) => flag.key === key && !flag.deleted && flag.id !== id))
     throw badRequest('unique', 'There is already a feature flag with this key.', 'key')
@@ -104,7 +109,10 @@ export function mountFlagRoutes(router: Router, { db, projects, flags, bodyLimit
 
   route(router, 'get', base, async (ctx) => {
     const project = await projectParam(ctx, projects)
-    const live = (await flags.definitions(project.id)).flagDocuments.filter((flag) => !flag.deleted)
+    const search = typeof ctx.query.search === 'string' ? ctx.query.search.trim().toLowerCase() : ''
+    const live = (await flags.definitions(project.id)).flagDocuments.filter(
+      (flag) => !flag.deleted && (search === '' || matchesSearch(flag, search)),
+    )
     ctx.body = page(
       ctx,
       live.map((flag) => flagJson(flag, project.id)),

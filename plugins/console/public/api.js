@@ -1,0 +1,116 @@
+// The admin API as the console uses it. The admin key lives in this tab's sessionStorage only
+// (never a cookie, never the URL) and goes out as `Authorization: Bearer`.
+const KEY = 'hedgerow.adminKey'
+
+export const adminKey = {
+  get: () => sessionStorage.getItem(KEY),
+  set: (key) => sessionStorage.setItem(KEY, key),
+  clear: () => sessionStorage.removeItem(KEY),
+}
+
+/** An answer other than 2xx: the service's `{type, code, detail, attr}` body, with the status. */
+export class ApiError extends Error {
+  constructor(status, body) {
+    super(body?.detail ?? `the service answered ${status}`)
+    this.status = status
+    this.code = body?.code ?? null
+    this.attr = body?.attr ?? null
+  }
+}
+
+/** Called when the key stops being accepted (401), so the app can ask for it again. */
+let onUnauthorized = () => {}
+export function whenUnauthorized(callback) {
+  onUnauthorized = callback
+}
+
+export async function request(method, path, body, key = adminKey.get()) {
+  const headers = { Authorization: `Bearer ${key}` }
+  if (body !== undefined) headers['Content-Type'] = 'application/json'
+  let response
+  try {
+    response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+  } catch {
+    throw new ApiError(0, { detail: 'the service cannot be reached' })
+  }
+  const text = await response.text()
+  const json = text ? safeJson(text) : null
+  if (response.status === 401 && key === adminKey.get()) onUnauthorized()
+  if (!response.ok) throw new ApiError(response.status, json)
+  return json
+}
+
+function safeJson(text) {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return { detail: text.slice(0, 200) }
+  }
+}
+
+/** Whether `key` is the admin key: true, false (401), or an ApiError for anything else. */
+export async function checkKey(key) {
+  try {
+    await request('GET', '/api/projects', undefined, key)
+    return true
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) return false
+    throw error
+  }
+}
+
+const projectPath = (projectId) => `/api/projects/${encodeURIComponent(projectId)}`
+
+export const api = {
+  projects: () => request('GET', '/api/projects').then((r) => r.results),
+  project: (id) => request('GET', projectPath(id)),
+  createProject: (body) => request('POST', '/api/projects', body),
+  flags: (projectId, { limit, offset }) =>
+    request('GET', `${projectPath(projectId)}/feature_flags/?limit=${limit}&offset=${offset}`),
+  flag: (projectId, flagId) => request('GET', `${projectPath(projectId)}/feature_flags/${encodeURIComponent(flagId)}/`),
+  createFlag: (projectId, body) => request('POST', `${projectPath(projectId)}/feature_flags/`, body),
+  updateFlag: (projectId, flagId, body) =>
+    request('PATCH', `${projectPath(projectId)}/feature_flags/${encodeURIComponent(flagId)}/`, body),
+  cohorts: (projectId) => request('GET', `${projectPath(projectId)}/cohorts/?limit=1000`).then((r) => r.results),
+  groupTypes: (projectId) => request('GET', `${projectPath(projectId)}/group_types`).then((r) => r.results),
+}
+
+/**
+ * Every flag of the project for one visitor, as `[{key, value, payload, reason}]`.
+ * #20 (audit helper): when `POST /api/projects/:id/flags/evaluate` (the dry-run with reasons and
+ * property sources) exists, it is used; until then this asks `/flags?v=2` with the project's public
+ * key, exactly as an SDK would, which gives the value, the payload and a basic reason.
+ */
+export async function tryFlags(project, { distinctId, personProperties, groups, groupProperties }) {
+  const input = {
+    distinct_id: distinctId,
+    person_properties: personProperties,
+    groups,
+    group_properties: groupProperties,
+  }
+  try {
+    return normaliseFlags(await request('POST', `${projectPath(project.id)}/flags/evaluate`, input))
+  } catch (error) {
+    if (!(error instanceof ApiError) || (error.status !== 404 && error.status !== 405)) throw error
+  }
+  const response = await fetch('/flags/?v=2', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ token: project.api_token, ...input }),
+  })
+  const json = safeJson(await response.text())
+  if (!response.ok) throw new ApiError(response.status, json)
+  return normaliseFlags(json)
+}
+
+function normaliseFlags(body) {
+  return Object.entries(body?.flags ?? {})
+    .map(([key, flag]) => ({
+      key,
+      value: flag.enabled ? (flag.variant ?? true) : false,
+      payload: flag.payload ?? flag.metadata?.payload ?? null,
+      reason: flag.reason?.description ?? flag.reason?.code ?? '',
+      conditionIndex: flag.reason?.condition_index ?? null,
+    }))
+    .sort((a, b) => a.key.localeCompare(b.key))
+}
