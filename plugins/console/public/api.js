@@ -65,8 +65,11 @@ export const api = {
   projects: () => request('GET', '/api/projects').then((r) => r.results),
   project: (id) => request('GET', projectPath(id)),
   createProject: (body) => request('POST', '/api/projects', body),
-  flags: (projectId, { limit, offset }) =>
-    request('GET', `${projectPath(projectId)}/feature_flags/?limit=${limit}&offset=${offset}`),
+  flags: (projectId, { limit, offset, search }) =>
+    request(
+      'GET',
+      `${projectPath(projectId)}/feature_flags/?limit=${limit}&offset=${offset}&search=${encodeURIComponent(search)}`,
+    ),
   flag: (projectId, flagId) => request('GET', `${projectPath(projectId)}/feature_flags/${encodeURIComponent(flagId)}/`),
   createFlag: (projectId, body) => request('POST', `${projectPath(projectId)}/feature_flags/`, body),
   updateFlag: (projectId, flagId, body) =>
