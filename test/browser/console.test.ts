@@ -83,8 +83,9 @@ describe('operator console in headless Chromium', function () {
     await page.getByRole('button', { name: 'Sign in' }).click()
     await page.getByRole('alert').filter({ hasText: 'Wrong admin key' }).waitFor()
     await screenshot('sign-in')
+    // by keyboard: the field has the focus after the refusal is read; Enter submits
     await page.getByLabel('Admin key').fill(t.adminKey)
-    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.keyboard.press('Enter')
     await heading('Projects').waitFor()
     expect(await page.context().cookies()).to.deep.equal([])
     expect(page.url()).to.not.contain(t.adminKey)
@@ -133,8 +134,8 @@ describe('operator console in headless Chromium', function () {
     await heading(/^Feature flags of/).waitFor()
     await page.getByRole('link', { name: 'New flag' }).click()
     await heading('New flag').waitFor()
-    await page.getByLabel('Key').fill('pro-rollout')
-    await page.getByLabel('Name', { exact: true }).fill(`Pro ${XSS}`)
+    await page.getByLabel('Flag key').fill('pro-rollout')
+    await page.getByLabel('Flag name').fill(`Pro ${XSS}`)
     await page.getByRole('button', { name: 'Add filter to condition set 1' }).click()
     const filter = conditionSet(1).getByRole('group', { name: 'Filter 1' })
     const operators = () => filter.getByLabel('Operator').locator('option').allInnerTexts()
@@ -169,17 +170,17 @@ describe('operator console in headless Chromium', function () {
   it('shows an error of the API next to the field it concerns', async () => {
     await openTab(`/console/#/projects/${project.id}/flags/new`)
     await heading('New flag').waitFor()
-    await page.getByLabel('Key').fill('pro-rollout')
+    await page.getByLabel('Flag key').fill('pro-rollout')
     await page.getByRole('button', { name: 'Create flag' }).click()
     await page.getByRole('alert').filter({ hasText: 'already a feature flag with this key' }).waitFor()
-    expect(await descriptionOf(page.getByLabel('Key'))).to.contain('There is already a feature flag with this key.')
-    expect(await page.getByLabel('Key').getAttribute('aria-invalid')).to.equal('true')
+    expect(await descriptionOf(page.getByLabel('Flag key'))).to.contain('There is already a feature flag with this key.')
+    expect(await page.getByLabel('Flag key').getAttribute('aria-invalid')).to.equal('true')
   })
 
   it('creates a multivariate flag: weights must sum to 100, payloads are checked as JSON as they are typed, the JSON view follows', async () => {
     await openTab(`/console/#/projects/${project.id}/flags/new`)
     await heading('New flag').waitFor()
-    await page.getByLabel('Key').fill('checkout-variant')
+    await page.getByLabel('Flag key').fill('checkout-variant')
     await page.getByRole('button', { name: 'Make it multivariate' }).click()
     await page.getByRole('button', { name: 'Add variant' }).click()
     const variant = (n: number) => page.getByRole('group', { name: `Variant ${n}` })
@@ -210,7 +211,7 @@ describe('operator console in headless Chromium', function () {
     // and the other way: a change in the JSON view shows in the form
     json.name = 'Checkout experiment'
     await page.getByLabel('Flag as JSON (what is sent to the API)').fill(JSON.stringify(json, null, 2))
-    expect(await page.getByLabel('Name', { exact: true }).inputValue()).to.equal('Checkout experiment')
+    expect(await page.getByLabel('Flag name').inputValue()).to.equal('Checkout experiment')
     await screenshot('flag-editor-multivariate')
     await page.getByRole('button', { name: 'Create flag' }).click()
     await heading('Flag checkout-variant').waitFor()
@@ -294,8 +295,10 @@ describe('operator console in headless Chromium', function () {
     await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Feature flags' }).click()
     await page.getByRole('button', { name: 'Disable pro-rollout' }).click()
     const dialog = page.getByRole('dialog', { name: 'Disable pro-rollout?' })
-    await dialog.getByRole('button', { name: 'Cancel' }).click()
+    await dialog.waitFor()
+    await page.keyboard.press('Escape') // a modal dialog: Escape cancels, the focus returns to the button
     await dialog.waitFor({ state: 'detached' })
+    expect(await page.evaluate(() => document.activeElement?.textContent)).to.equal('Disable pro-rollout')
     expect(
       (await serviceFlags(t, { token: project.api_token, distinct_id: user, person_properties: { plan: 'pro' } }))
         .flags['pro-rollout']?.enabled,
@@ -311,6 +314,31 @@ describe('operator console in headless Chromium', function () {
       person_properties: { plan: 'pro' },
     })
     expect(served.flags['pro-rollout']?.enabled ?? false).to.equal(false)
+  })
+
+  it('duplicates a flag under a new key, and deletes a flag after a confirmation', async () => {
+    const id = (await adminJson(`/api/projects/${project.id}/feature_flags/?search=checkout-variant`)).results[0].id
+    await openTab(`/console/#/projects/${project.id}/flags/${id}`)
+    await heading('Flag checkout-variant').waitFor()
+    await page.getByRole('link', { name: 'Duplicate flag' }).click()
+    await heading('New flag from checkout-variant').waitFor()
+    expect(await page.getByLabel('Flag key').inputValue()).to.equal('checkout-variant-copy')
+    await page.getByRole('button', { name: 'Create flag' }).click()
+    await heading('Flag checkout-variant-copy').waitFor()
+    const copy = (await adminJson(`/api/projects/${project.id}/feature_flags/?search=checkout-variant-copy`)).results[0]
+    const original = await adminJson(`/api/projects/${project.id}/feature_flags/${id}/`)
+    expect(copy.filters).to.deep.equal(original.filters)
+
+    await page.getByRole('button', { name: 'Delete flag' }).click()
+    await page
+      .getByRole('dialog', { name: 'Delete checkout-variant-copy?' })
+      .getByRole('button', { name: 'Delete flag' })
+      .click()
+    await heading(/^Feature flags of/).waitFor()
+    await page.getByRole('table', { name: 'Feature flags' }).getByRole('link', { name: 'checkout-variant' }).waitFor()
+    expect(await page.getByRole('link', { name: 'checkout-variant-copy' }).count()).to.equal(0)
+    expect((await t.admin('GET', `/api/projects/${project.id}/feature_flags/${copy.id}/`)).status).to.equal(200)
+    expect((await adminJson(`/api/projects/${project.id}/feature_flags/${copy.id}/`)).deleted).to.equal(true)
   })
 
   it('showed every value from data as text: no markup from it ran or was parsed', async () => {

@@ -72,6 +72,8 @@ export const api = {
     ),
   flag: (projectId, flagId) => request('GET', `${projectPath(projectId)}/feature_flags/${encodeURIComponent(flagId)}/`),
   createFlag: (projectId, body) => request('POST', `${projectPath(projectId)}/feature_flags/`, body),
+  deleteFlag: (projectId, flagId) =>
+    request('DELETE', `${projectPath(projectId)}/feature_flags/${encodeURIComponent(flagId)}/`),
   updateFlag: (projectId, flagId, body) =>
     request('PATCH', `${projectPath(projectId)}/feature_flags/${encodeURIComponent(flagId)}/`, body),
   cohorts: (projectId) => request('GET', `${projectPath(projectId)}/cohorts/?limit=1000`).then((r) => r.results),
@@ -84,6 +86,8 @@ export const api = {
  * property sources) exists, it is used; until then this asks `/flags?v=2` with the project's public
  * key, exactly as an SDK would, which gives the value, the payload and a basic reason.
  */
+let dryRunRoute = 'unknown'
+
 export async function tryFlags(project, { distinctId, personProperties, groups, groupProperties }) {
   const input = {
     distinct_id: distinctId,
@@ -91,10 +95,13 @@ export async function tryFlags(project, { distinctId, personProperties, groups, 
     groups,
     group_properties: groupProperties,
   }
-  try {
-    return normaliseFlags(await request('POST', `${projectPath(project.id)}/flags/evaluate`, input))
-  } catch (error) {
-    if (!(error instanceof ApiError) || (error.status !== 404 && error.status !== 405)) throw error
+  if (dryRunRoute !== 'missing') {
+    try {
+      return normaliseFlags(await request('POST', `${projectPath(project.id)}/flags/evaluate`, input))
+    } catch (error) {
+      if (!(error instanceof ApiError) || (error.status !== 404 && error.status !== 405)) throw error
+      dryRunRoute = 'missing'
+    }
   }
   const response = await fetch('/flags/?v=2', {
     method: 'POST',

@@ -18,6 +18,10 @@ const ROUTES = [
   ['/projects/:projectId/flags', FlagsPage],
   ['/projects/:projectId/flags/new', FlagEditorPage],
   ['/projects/:projectId/flags/:flagId', FlagEditorPage],
+  [
+    '/projects/:projectId/flags/:flagId/duplicate',
+    (params) => html`<${FlagEditorPage} ...${params} duplicate=${true} />`,
+  ],
   ['/projects/:projectId/try', TryFlagsPage],
 ]
 
@@ -57,6 +61,9 @@ function App() {
     setSignedIn(false)
   }
   return html`
+    <a class="skip-link" href="#main" onClick=${(e) => (e.preventDefault(), document.getElementById('main').focus())}>
+      Skip to the page
+    </a>
     <header class="bar">
       <span class="brand">Hedgerow</span>
       <nav aria-label="Main">
@@ -64,7 +71,7 @@ function App() {
       </nav>
       <button type="button" onClick=${signOut}>Sign out</button>
     </header>
-    <main>${page}</main>
+    <main id="main" tabindex="-1">${page}</main>
   `
 }
 

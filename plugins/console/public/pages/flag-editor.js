@@ -5,6 +5,7 @@ import { api } from '../api.js'
 import { FieldError, Loading, ProjectNav, invalid, useLoad } from '../common.js'
 import { flagBody, localErrors, newFlag, payloadTextsOf, variantsOf, withPayloads } from '../flag-model.js'
 import { html } from '../html.js'
+import { ConfirmDialog } from '../dialog.js'
 import { navigate } from '../router.js'
 import { ConditionSets } from './flag-conditions.js'
 import { Variants } from './flag-variants.js'
@@ -22,12 +23,18 @@ function controlOf(attr) {
   return `c${found[1]}-f${found[2]}-${found[3]}`
 }
 
-/** The API's error paths that the form shows next to a field; others show at the top. */
-function shownInForm(attr, flag) {
-  if (attr === 'filters.multivariate') return true
-  if (attr.startsWith('filters.payloads.')) return true
-  const id = controlOf(attr)
-  return id !== null && (id.startsWith('flag-') || flag !== null)
+/**
+ * The error path of the field that shows the API's `attr` (the API may name a deeper path, such as
+ * one item of a list of values), or null when no field of the form shows it.
+ */
+function fieldPathOf(attr) {
+  if (attr === 'key' || attr === 'name' || attr === 'filters.multivariate') return attr
+  const found =
+    /^filters\.groups\.\d+\.properties\.\d+\.(key|value)/.exec(attr) ??
+    /^filters\.groups\.\d+\.rollout_percentage/.exec(attr) ??
+    /^filters\.multivariate\.variants\.\d+\.(key|rollout_percentage)/.exec(attr) ??
+    /^filters\.payloads\.[^.]+$/.exec(attr)
+  return found ? found[0] : null
 }
 
 function JsonView({ flag, texts, onParsed }) {
@@ -63,12 +70,14 @@ function Editor({ project, initial, context }) {
   const [busy, setBusy] = useState(false)
   const [focusAfterSave, setFocusAfterSave] = useState(null)
   const [attempted, setAttempted] = useState(false)
+  const [deleting, setDeleting] = useState(false)
   const isNew = initial.id === undefined
   const local = localErrors(flag, texts)
   // an empty key is not an error yet on a form just opened
   if (isNew && !attempted && flag.key === '') delete local.key
   const errors = { ...local }
-  if (apiError?.attr && !errors[apiError.attr]) errors[apiError.attr] = apiError.message
+  const apiField = apiError?.attr ? fieldPathOf(apiError.attr) : null
+  if (apiField && !errors[apiField]) errors[apiField] = apiError.message
   useEffect(() => {
     if (focusAfterSave) document.getElementById(focusAfterSave.id)?.focus()
   }, [focusAfterSave])
@@ -120,13 +129,12 @@ function Editor({ project, initial, context }) {
       setStatus(`Saved: version ${saved.version}.`)
     } catch (failure) {
       setApiError(failure)
-      if (failure.attr) setFocusAfterSave({ id: controlOf(failure.attr) })
+      if (failure.attr && fieldPathOf(failure.attr)) setFocusAfterSave({ id: controlOf(fieldPathOf(failure.attr)) })
     } finally {
       setBusy(false)
     }
   }
 
-  const topError = apiError && !(apiError.attr && shownInForm(apiError.attr, flag)) ? apiError.message : null
   const keyError = errors.key
   const problems = Object.keys(errors).length
   return html`<form onSubmit=${save} novalidate>
@@ -135,13 +143,13 @@ function Editor({ project, initial, context }) {
         <section aria-labelledby="basics-heading">
           <h2 id="basics-heading">Flag</h2>
           <div class="field">
-            <label for="flag-key">Key</label>
+            <label for="flag-key">Flag key</label>
             <input id="flag-key" value=${flag.key} required autocomplete="off" ...${invalid('flag-key', keyError)}
               onInput=${(e) => change({ ...flag, key: e.currentTarget.value })} />
             <${FieldError} id="flag-key" message=${keyError} />
           </div>
           <div class="field">
-            <label for="flag-name">Name</label>
+            <label for="flag-name">Flag name</label>
             <input id="flag-name" value=${flag.name ?? ''} ...${invalid('flag-name', errors.name)}
               onInput=${(e) => change({ ...flag, name: e.currentTarget.value })} />
             <${FieldError} id="flag-name" message=${errors.name} />
@@ -171,17 +179,51 @@ function Editor({ project, initial, context }) {
       </div>
       <${JsonView} flag=${flag} texts=${texts} onParsed=${fromJson} />
     </div>
-    ${topError && html`<p class="error" role="alert">Not saved: ${topError}</p>`}
-    ${apiError && !topError && html`<p class="error" role="alert">Not saved: ${apiError.message}</p>`}
+    ${
+      apiError &&
+      html`<p class="error" role="alert">
+      Not saved: ${apiError.message}${apiError.attr && !apiField ? ` (at ${apiError.attr})` : ''}
+    </p>`
+    }
     ${problems > 0 && !apiError && html`<p class="error">${problems} field${problems === 1 ? ' needs' : 's need'} attention before saving.</p>`}
     <div class="row">
       <button type="submit" disabled=${busy}>${isNew ? 'Create flag' : 'Save flag'}</button>
+      ${
+        !isNew &&
+        html`<a href=${`#/projects/${project.id}/flags/${flag.id}/duplicate`}>Duplicate flag</a>
+        <button type="button" class="danger" onClick=${() => setDeleting(true)}>Delete flag</button>`
+      }
       <span role="status">${status}</span>
     </div>
+    ${deleting && html`<${DeleteDialog} project=${project} flag=${flag} onCancel=${() => setDeleting(false)} />`}
   </form>`
 }
 
-export function FlagEditorPage({ projectId, flagId }) {
+function DeleteDialog({ project, flag, onCancel }) {
+  const [error, setError] = useState('')
+  const [busy, setBusy] = useState(false)
+  const confirm = async () => {
+    setBusy(true)
+    try {
+      await api.deleteFlag(project.id, flag.id)
+      navigate(`/projects/${project.id}/flags`)
+    } catch (failure) {
+      setError(failure.message)
+      setBusy(false)
+    }
+  }
+  return html`<${ConfirmDialog} title=${`Delete ${flag.key}?`} confirmLabel="Delete flag" busy=${busy} error=${error}
+    message="SDKs get no value for it from the next request on, and flags depending on it see false. Its key becomes free again."
+    onConfirm=${confirm} onCancel=${onCancel} />`
+}
+
+/** A copy of a stored flag as a new one: same conditions, variants and payloads, another key. */
+function duplicateOf(flag) {
+  const { id, version, created_at, updated_at, ...rest } = flag
+  return { ...rest, key: `${flag.key}-copy`, name: flag.name ? `${flag.name} (copy)` : '' }
+}
+
+export function FlagEditorPage({ projectId, flagId, duplicate = false }) {
   const state = useLoad(async () => {
     const [project, cohorts, groupTypes, flags, flag] = await Promise.all([
       api.project(projectId),
@@ -190,11 +232,12 @@ export function FlagEditorPage({ projectId, flagId }) {
       api.flags(projectId, { limit: 1000, offset: 0, search: '' }).then((r) => r.results),
       flagId ? api.flag(projectId, flagId) : Promise.resolve(newFlag()),
     ])
-    return { project, flag, context: { cohorts, groupTypes, flags: flags.filter((f) => f.id !== flag.id) } }
-  }, [projectId, flagId])
+    const others = flags.filter((f) => f.id !== flag.id)
+    return { project, flag: duplicate ? duplicateOf(flag) : flag, context: { cohorts, groupTypes, flags: others } }
+  }, [projectId, flagId, duplicate])
   return html`<${Loading} state=${state}>
     ${({ project, flag, context }) => html`
-      <h1 tabindex="-1">${flagId ? `Flag ${flag.key}` : 'New flag'}</h1>
+      <h1 tabindex="-1">${flag.id === undefined ? (duplicate ? `New flag from ${flag.key.replace(/-copy$/, '')}` : 'New flag') : `Flag ${flag.key}`}</h1>
       <${ProjectNav} project=${project} current="flags" />
       <p><a href=${`#/projects/${project.id}/flags`}>Back to the flags</a></p>
       <${Editor} key=${`${flag.id}-${flag.version}`} project=${project} initial=${flag} context=${context} />
