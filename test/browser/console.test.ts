@@ -173,7 +173,9 @@ describe('operator console in headless Chromium', function () {
     await page.getByLabel('Flag key').fill('pro-rollout')
     await page.getByRole('button', { name: 'Create flag' }).click()
     await page.getByRole('alert').filter({ hasText: 'already a feature flag with this key' }).waitFor()
-    expect(await descriptionOf(page.getByLabel('Flag key'))).to.contain('There is already a feature flag with this key.')
+    expect(await descriptionOf(page.getByLabel('Flag key'))).to.contain(
+      'There is already a feature flag with this key.',
+    )
     expect(await page.getByLabel('Flag key').getAttribute('aria-invalid')).to.equal('true')
   })
 
