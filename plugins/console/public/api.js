@@ -76,31 +76,39 @@ export const api = {
     request('DELETE', `${projectPath(projectId)}/feature_flags/${encodeURIComponent(flagId)}/`),
   updateFlag: (projectId, flagId, body) =>
     request('PATCH', `${projectPath(projectId)}/feature_flags/${encodeURIComponent(flagId)}/`, body),
+  /** #20 audit log: `{results, next}`, or an ApiError 404 on a service without the audit routes. */
+  flagHistory: (projectId, flagId) =>
+    request(
+      'GET',
+      `${projectPath(projectId)}/audit?entity_type=feature_flag&entity_id=${encodeURIComponent(flagId)}&limit=100`,
+    ),
+  restoreFlag: (projectId, flagId, body) =>
+    request('POST', `${projectPath(projectId)}/feature_flags/${encodeURIComponent(flagId)}/restore/`, body),
   cohorts: (projectId) => request('GET', `${projectPath(projectId)}/cohorts/?limit=1000`).then((r) => r.results),
   groupTypes: (projectId) => request('GET', `${projectPath(projectId)}/group_types`).then((r) => r.results),
 }
 
 /**
- * Every flag of the project for one visitor, as `[{key, value, payload, reason}]`.
- * #20 (audit helper): when `POST /api/projects/:id/flags/evaluate` (the dry-run with reasons and
- * property sources) exists, it is used; until then this asks `/flags?v=2` with the project's public
- * key, exactly as an SDK would, which gives the value, the payload and a basic reason.
+ * Every flag of the project for one visitor: `{flags: [{key, value, payload, reason, detail}],
+ * properties}`. It uses the admin dry run, `POST /api/projects/:id/feature_flags/evaluate/` (values,
+ * reasons with each condition set's verdict, and where each property came from), when the service
+ * has it; an older service answers 404 or 405 there, and then this asks `/flags?v=2` with the project's
+ * public key, as an SDK would: value, payload and a basic reason, no property sources.
  */
-let dryRunRoute = 'unknown'
+let dryRun = 'unknown'
 
-export async function tryFlags(project, { distinctId, personProperties, groups, groupProperties }) {
-  const input = {
-    distinct_id: distinctId,
-    person_properties: personProperties,
-    groups,
-    group_properties: groupProperties,
-  }
-  if (dryRunRoute !== 'missing') {
+export async function tryFlags(project, { distinctId, personProperties, groups }) {
+  const input = { distinct_id: distinctId, person_properties: personProperties, groups }
+  if (dryRun !== 'missing') {
     try {
-      return normaliseFlags(await request('POST', `${projectPath(project.id)}/flags/evaluate`, input))
+      const answer = await request('POST', `${projectPath(project.id)}/feature_flags/evaluate/`, input)
+      dryRun = 'present'
+      return { flags: flagRows(answer), properties: answer.properties ?? null, source: 'dry run' }
     } catch (error) {
-      if (!(error instanceof ApiError) || (error.status !== 404 && error.status !== 405)) throw error
-      dryRunRoute = 'missing'
+      // without the route, the path is taken for the flag id "evaluate": 405 (POST on a read route)
+      const absent = error instanceof ApiError && (error.status === 404 || error.status === 405)
+      if (!absent || dryRun === 'present') throw error
+      dryRun = 'missing'
     }
   }
   const response = await fetch('/flags/?v=2', {
@@ -110,17 +118,17 @@ export async function tryFlags(project, { distinctId, personProperties, groups, 
   })
   const json = safeJson(await response.text())
   if (!response.ok) throw new ApiError(response.status, json)
-  return normaliseFlags(json)
+  return { flags: flagRows(json), properties: null, source: '/flags' }
 }
 
-function normaliseFlags(body) {
+function flagRows(body) {
   return Object.entries(body?.flags ?? {})
     .map(([key, flag]) => ({
       key,
-      value: flag.enabled ? (flag.variant ?? true) : false,
+      value: flag.value ?? (flag.enabled ? (flag.variant ?? true) : false),
       payload: flag.payload ?? flag.metadata?.payload ?? null,
       reason: flag.reason?.description ?? flag.reason?.code ?? '',
-      conditionIndex: flag.reason?.condition_index ?? null,
+      detail: flag.detail ?? null,
     }))
     .sort((a, b) => a.key.localeCompare(b.key))
 }

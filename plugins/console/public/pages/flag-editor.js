@@ -8,6 +8,7 @@ import { html } from '../html.js'
 import { ConfirmDialog } from '../dialog.js'
 import { navigate } from '../router.js'
 import { ConditionSets } from './flag-conditions.js'
+import { FlagHistory } from './flag-history.js'
 import { Variants } from './flag-variants.js'
 
 /** The id of the control showing `attr`'s error, for moving the focus there. */
@@ -62,7 +63,7 @@ function JsonView({ flag, texts, onParsed }) {
   </section>`
 }
 
-function Editor({ project, initial, context }) {
+function Editor({ project, initial, context, onSaved }) {
   const [flag, setFlag] = useState(initial)
   const [texts, setTexts] = useState(() => payloadTextsOf(initial))
   const [apiError, setApiError] = useState(null)
@@ -126,6 +127,7 @@ function Editor({ project, initial, context }) {
       const saved = await api.updateFlag(project.id, flag.id, body)
       setFlag(saved)
       setTexts(payloadTextsOf(saved))
+      onSaved(saved)
       setStatus(`Saved: version ${saved.version}.`)
     } catch (failure) {
       setApiError(failure)
@@ -224,6 +226,8 @@ function duplicateOf(flag) {
 }
 
 export function FlagEditorPage({ projectId, flagId, duplicate = false }) {
+  // the flag as last saved by the editor, so the history follows its version
+  const [saved, setSaved] = useState(null)
   const state = useLoad(async () => {
     const [project, cohorts, groupTypes, flags, flag] = await Promise.all([
       api.project(projectId),
@@ -240,7 +244,12 @@ export function FlagEditorPage({ projectId, flagId, duplicate = false }) {
       <h1 tabindex="-1">${flag.id === undefined ? (duplicate ? `New flag from ${flag.key.replace(/-copy$/, '')}` : 'New flag') : `Flag ${flag.key}`}</h1>
       <${ProjectNav} project=${project} current="flags" />
       <p><a href=${`#/projects/${project.id}/flags`}>Back to the flags</a></p>
-      <${Editor} key=${`${flag.id}-${flag.version}`} project=${project} initial=${flag} context=${context} />
+      <${Editor} key=${`${flag.id}-${flag.version}`} project=${project} initial=${flag} context=${context} onSaved=${setSaved} />
+      ${
+        flag.id !== undefined &&
+        html`<${FlagHistory} project=${project} flag=${saved?.id === flag.id ? saved : flag}
+        onRestored=${() => (setSaved(null), state.reload())} />`
+      }
     `}
   <//>`
 }

@@ -33,6 +33,27 @@ function shown(value) {
   return typeof value === 'string' ? value : JSON.stringify(value)
 }
 
+/** Where each property the flags were matched against came from (dry run only). */
+function PropertySources({ properties }) {
+  const rows = [
+    ...Object.entries(properties.person ?? {}).map(([key, p]) => ['person', key, p]),
+    ...Object.entries(properties.groups ?? {}).flatMap(([type, props]) =>
+      Object.entries(props).map(([key, p]) => [`group ${type}`, key, p]),
+    ),
+  ]
+  if (rows.length === 0) return html`<p>No property was needed or known.</p>`
+  return html`<table>
+    <caption>Properties used, and where they came from</caption>
+    <thead><tr><th scope="col">Of</th><th scope="col">Property</th><th scope="col">Value</th><th scope="col">Source</th></tr></thead>
+    <tbody>
+      ${rows.map(
+        ([of, key, p]) => html`<tr><td>${of}</td><th scope="row"><code>${key}</code></th>
+          <td><code>${shown(p.value)}</code></td><td>${p.source}</td></tr>`,
+      )}
+    </tbody>
+  </table>`
+}
+
 function Results({ results }) {
   if (results.length === 0) return html`<p>The project has no active flag.</p>`
   return html`<table>
@@ -44,7 +65,7 @@ function Results({ results }) {
           <th scope="row"><code>${r.key}</code></th>
           <td><code>${shown(r.value)}</code></td>
           <td>${r.payload === null ? html`<span class="hint">none</span>` : html`<pre>${shown(r.payload)}</pre>`}</td>
-          <td>${r.reason}</td>
+          <td>${r.reason}${r.detail && r.detail !== r.reason ? html`<p class="hint">${r.detail}</p>` : ''}</td>
         </tr>`,
       )}
     </tbody>
@@ -66,7 +87,7 @@ function TryForm({ project }) {
         personProperties: toObject(properties),
         groups: toObject(groups),
       })
-      setOutcome({ results, distinctId: distinctId.trim() })
+      setOutcome({ ...results, distinctId: distinctId.trim() })
     } catch (error) {
       setOutcome({ error })
     } finally {
@@ -89,7 +110,13 @@ function TryForm({ project }) {
       <h2 id="try-results-heading">Flag values${outcome?.distinctId ? ` for ${outcome.distinctId}` : ''}</h2>
       ${!outcome && html`<p>Fill in a distinct id and evaluate.</p>`}
       ${outcome?.error && html`<p class="error" role="alert">${outcome.error.message}</p>`}
-      ${outcome?.results && html`<${Results} results=${outcome.results} />`}
+      ${outcome?.flags && html`<${Results} results=${outcome.flags} />`}
+      ${outcome?.properties && html`<${PropertySources} properties=${outcome.properties} />`}
+      ${
+        outcome?.source === '/flags' &&
+        html`<p class="hint">Answered by /flags as an SDK gets it. This service has no flag dry run
+        (<code>POST …/feature_flags/evaluate/</code>), so each condition set's verdict and the source of each property are not shown.</p>`
+      }
     </section>
   `
 }
