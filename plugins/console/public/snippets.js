@@ -51,9 +51,9 @@ from posthog import Posthog
 
 posthog = Posthog(${JSON.stringify(token)}, host=${JSON.stringify(origin)},
                   # the project's secret key: flags are then evaluated locally
-                  personal_api_key=os.environ["HEDGEROW_SECRET_KEY"])
+                  secret_key=os.environ["HEDGEROW_SECRET_KEY"])
 
 posthog.capture("signed up", distinct_id="user-1")
-enabled = posthog.feature_enabled("my-flag", "user-1")
+enabled = posthog.evaluate_flags("user-1").is_enabled("my-flag")
 posthog.shutdown()`
 }
