@@ -87,6 +87,13 @@ describe('operator console in headless Chromium', function () {
     await page.getByLabel('Admin key').fill(t.adminKey)
     await page.keyboard.press('Enter')
     await heading('Projects').waitFor()
+    // the key's label, where the service names it (GET /api/me, with the audit log's labelled keys)
+    const me = await t.admin('GET', '/api/me')
+    if (me.status === 200)
+      await page
+        .getByRole('banner')
+        .getByText(`Key: ${(await me.json()).key_label}`)
+        .waitFor()
     expect(await page.context().cookies()).to.deep.equal([])
     expect(page.url()).to.not.contain(t.adminKey)
     expect(await page.evaluate(() => Object.keys(localStorage))).to.deep.equal([])

@@ -2,7 +2,7 @@
 // navigation and the page of the current route in <main>. Each page starts with its <h1>, which
 // receives the focus when the route changes, so keyboard and screen-reader users land on it.
 import { useEffect, useState } from './vendor/hooks.js'
-import { adminKey, whenUnauthorized } from './api.js'
+import { adminKey, request, whenUnauthorized } from './api.js'
 import { html, render } from './html.js'
 import { match, useRoute } from './router.js'
 import { SignIn } from './pages/sign-in.js'
@@ -34,6 +34,15 @@ function App() {
   const [signedIn, setSignedIn] = useState(adminKey.get() !== null)
   const [notice, setNotice] = useState('')
   const route = useRoute()
+  // the label of the key in use, from GET /api/me where the service has it (null where it does not)
+  const [label, setLabel] = useState(null)
+  useEffect(() => {
+    if (!signedIn) return
+    request('GET', '/api/me').then(
+      (me) => setLabel(typeof me?.key_label === 'string' ? me.key_label : null),
+      () => setLabel(null),
+    )
+  }, [signedIn])
   useEffect(() => {
     whenUnauthorized(() => {
       adminKey.clear()
@@ -48,6 +57,7 @@ function App() {
   if (!signedIn) return html`<${SignIn} notice=${notice} onSignedIn=${() => (setNotice(''), setSignedIn(true))} />`
 
   let page = html`<${NotFound} />`
+  const keyLabel = label === null ? null : html`<span class="key-label">Key: ${label}</span>`
   for (const [pattern, Page] of ROUTES) {
     const params = match(pattern, route)
     if (params) {
@@ -69,6 +79,7 @@ function App() {
       <nav aria-label="Main">
         <a href="#/projects" aria-current=${route.startsWith('/projects') ? 'page' : undefined}>Projects</a>
       </nav>
+      ${keyLabel}
       <button type="button" onClick=${signOut}>Sign out</button>
     </header>
     <main id="main" tabindex="-1">${page}</main>
