@@ -380,6 +380,57 @@ describe('operator console in headless Chromium', function () {
     expect((await adminJson(`/api/projects/${project.id}/feature_flags/${copy.id}/`)).deleted).to.equal(true)
   })
 
+  it('creates cohorts by person properties and from a pasted list, and a flag targets one', async () => {
+    await openTab(`/console/#/projects/${project.id}/cohorts`)
+    await heading(/^Cohorts of/).waitFor()
+    await page.getByLabel('Cohort name').fill('Pro users')
+    const filter = page.getByRole('group', { name: 'Filter 1' })
+    await filter.getByLabel('Property').fill('plan')
+    await filter.getByLabel('Values, one per line').fill('pro')
+    await page.getByRole('button', { name: 'Create cohort' }).click()
+    const table = page.getByRole('table', { name: 'Cohorts' })
+    await table.getByRole('rowheader', { name: 'Pro users' }).waitFor()
+
+    await page.getByLabel('Cohort name').fill('Beta testers')
+    await page.getByLabel('A list of distinct ids').check()
+    await page
+      .getByLabel('Distinct ids, one per line (or comma-separated)')
+      .fill('distinct_id\nbeta-1\nbeta-2, beta-3\nbeta-1')
+    await page.getByRole('status').filter({ hasText: '3 distinct ids' }).waitFor()
+    // or from a CSV file, which replaces the pasted list
+    await page.getByLabel('Or read them from a CSV file').setInputFiles({
+      name: 'beta.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from('distinct_id\r\n"beta-1"\r\nbeta-2\r\nbeta-3\r\nbeta-4\r\n'),
+    })
+    await page.getByRole('status').filter({ hasText: '4 distinct ids' }).waitFor()
+    await page.getByRole('button', { name: 'Create cohort' }).click()
+    await table.getByRole('rowheader', { name: 'Beta testers' }).waitFor()
+    await screenshot('cohorts')
+    const cohorts = (await adminJson(`/api/projects/${project.id}/cohorts/`)).results as Json[]
+    const beta = cohorts.find((c) => c.name === 'Beta testers')!
+    expect(beta).to.include({ is_static: true, count: 4 })
+    const pro = cohorts.find((c) => c.name === 'Pro users')!
+    expect(pro.filters.properties.values).to.deep.equal([
+      { type: 'person', key: 'plan', operator: 'exact', value: ['pro'] },
+    ])
+
+    await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Feature flags' }).click()
+    await page.getByRole('link', { name: 'New flag' }).click()
+    await page.getByLabel('Flag key').fill('pro-cohort')
+    await page.getByRole('button', { name: 'Add filter to condition set 1' }).click()
+    const cohortFilter = conditionSet(1).getByRole('group', { name: 'Filter 1' })
+    await cohortFilter.getByLabel('Filter type').selectOption({ label: 'Cohort' })
+    await cohortFilter.getByLabel('Cohort', { exact: true }).selectOption({ label: 'Pro users' })
+    await page.getByRole('button', { name: 'Create flag' }).click()
+    await heading('Flag pro-cohort').waitFor()
+    const valueFor = async (plan: string) =>
+      (await serviceFlags(t, { token: project.api_token, distinct_id: `cohort-${plan}`, person_properties: { plan } }))
+        .flags['pro-cohort']?.enabled
+    expect(await valueFor('pro')).to.equal(true)
+    expect(await valueFor('free')).to.equal(false)
+  })
+
   it('showed every value from data as text: no markup from it ran or was parsed', async () => {
     expect(dialogs).to.deep.equal([])
     await openTab(`/console/#/projects/${project.id}`)

@@ -84,6 +84,7 @@ export const api = {
     ),
   restoreFlag: (projectId, flagId, body) =>
     request('POST', `${projectPath(projectId)}/feature_flags/${encodeURIComponent(flagId)}/restore/`, body),
+  createCohort: (projectId, body) => request('POST', `${projectPath(projectId)}/cohorts/`, body),
   cohorts: (projectId) => request('GET', `${projectPath(projectId)}/cohorts/?limit=1000`).then((r) => r.results),
   groupTypes: (projectId) => request('GET', `${projectPath(projectId)}/group_types`).then((r) => r.results),
 }

@@ -11,6 +11,7 @@ import { ProjectPage } from './pages/project.js'
 import { FlagsPage } from './pages/flags.js'
 import { FlagEditorPage } from './pages/flag-editor.js'
 import { TryFlagsPage } from './pages/try-flags.js'
+import { CohortsPage } from './pages/cohorts.js'
 
 const ROUTES = [
   ['/projects', ProjectsPage],
@@ -23,6 +24,7 @@ const ROUTES = [
     (params) => html`<${FlagEditorPage} ...${params} duplicate=${true} />`,
   ],
   ['/projects/:projectId/try', TryFlagsPage],
+  ['/projects/:projectId/cohorts', CohortsPage],
 ]
 
 function NotFound() {

@@ -54,7 +54,7 @@ function ValueInput({ id, filter, onChange, error, context }) {
   </div>`
 }
 
-function FilterRow({ id, path, number, filter, onChange, onRemove, errors, context }) {
+export function FilterRow({ id, path, number, filter, onChange, onRemove, errors, context, types = FILTER_TYPES }) {
   const keyError = errors[`${path}.key`]
   const operators = operatorsFor(filter.type)
   const setType = (type) => onChange(newFilter(type))
@@ -63,7 +63,7 @@ function FilterRow({ id, path, number, filter, onChange, onRemove, errors, conte
     <div class="field">
       <label for=${`${id}-type`}>Filter type</label>
       <select id=${`${id}-type`} value=${filter.type ?? 'person'} onChange=${(e) => setType(e.currentTarget.value)}>
-        ${FILTER_TYPES.map(([value, label]) => html`<option value=${value}>${label}</option>`)}
+        ${types.map(([value, label]) => html`<option value=${value}>${label}</option>`)}
       </select>
     </div>
     ${
