@@ -13,7 +13,7 @@ import type { Locator, Page } from 'playwright-core'
 import { ROOT_DIR, startTestService } from '../helpers/service.ts'
 import type { TestService } from '../helpers/service.ts'
 import { useBrowser } from './helpers/chromium.ts'
-import { defaultPlugins, serviceFlags } from './helpers/service.ts'
+import { defaultPlugins, eventually, serviceFlags } from './helpers/service.ts'
 
 const SCREENSHOTS = path.join(ROOT_DIR, '.tmp/console-screenshots')
 const XSS = '<img src=x onerror=alert(1)>'
@@ -429,6 +429,50 @@ describe('operator console in headless Chromium', function () {
         .flags['pro-cohort']?.enabled
     expect(await valueFor('pro')).to.equal(true)
     expect(await valueFor('free')).to.equal(false)
+  })
+
+  it('finds a person by distinct id: its properties, recent events and flag values, markup in them shown as text', async () => {
+    const sent = await fetch(`${t.url}/batch/`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        api_key: project.api_token,
+        batch: [
+          {
+            event: 'signed up',
+            distinct_id: 'xss-user',
+            properties: { note: XSS, $set: { nickname: XSS, plan: 'pro' } },
+          },
+        ],
+      }),
+    })
+    expect(sent.status).to.equal(200)
+    await eventually('the stored person and event', async () => {
+      const person = await t.admin('GET', `/api/projects/${project.id}/persons?distinct_id=xss-user`)
+      const events = await adminJson(`/api/projects/${project.id}/events?distinct_id=xss-user`)
+      return person.status === 200 && events.results.length === 1 ? true : undefined
+    })
+    await openTab(`/console/#/projects/${project.id}`)
+    await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Persons' }).click()
+    await page.getByLabel('Find by distinct id').fill('xss-user')
+    await page.getByRole('button', { name: 'Find person' }).click()
+    await page.getByRole('heading', { name: 'Person of xss-user' }).waitFor()
+    const properties = page.getByRole('table', { name: 'Person properties' })
+    const nickname = properties.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'nickname' }) })
+    expect(await nickname.getByRole('cell').textContent()).to.equal(XSS)
+    const events = page.getByRole('table', { name: 'Recent events' })
+    await events.getByRole('rowheader', { name: 'signed up' }).waitFor()
+    await events.getByText(/^\d+ properties$/).click() // opens the details
+    expect(await events.locator('pre').textContent()).to.contain(`"note": ${JSON.stringify(XSS)}`)
+    // the stored plan makes the cohort flag true for this person, as /flags says
+    const flags = page.getByRole('table', { name: 'Flag values' })
+    const served = await serviceFlags(t, { token: project.api_token, distinct_id: 'xss-user' })
+    const row = flags.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'pro-cohort' }) })
+    expect(await row.getByRole('cell').first().textContent()).to.equal(String(served.flags['pro-cohort'].enabled))
+    expect(served.flags['pro-cohort'].enabled).to.equal(true)
+    await screenshot('person')
+    expect(await page.locator('main img').count()).to.equal(0)
+    expect(dialogs).to.deep.equal([])
   })
 
   it('showed every value from data as text: no markup from it ran or was parsed', async () => {

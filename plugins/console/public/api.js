@@ -84,6 +84,10 @@ export const api = {
     ),
   restoreFlag: (projectId, flagId, body) =>
     request('POST', `${projectPath(projectId)}/feature_flags/${encodeURIComponent(flagId)}/restore/`, body),
+  person: (projectId, distinctId) =>
+    request('GET', `${projectPath(projectId)}/persons?distinct_id=${encodeURIComponent(distinctId)}`),
+  events: (projectId, { distinctId, limit }) =>
+    request('GET', `${projectPath(projectId)}/events?distinct_id=${encodeURIComponent(distinctId)}&limit=${limit}`),
   createCohort: (projectId, body) => request('POST', `${projectPath(projectId)}/cohorts/`, body),
   cohorts: (projectId) => request('GET', `${projectPath(projectId)}/cohorts/?limit=1000`).then((r) => r.results),
   groupTypes: (projectId) => request('GET', `${projectPath(projectId)}/group_types`).then((r) => r.results),

@@ -12,6 +12,7 @@ import { FlagsPage } from './pages/flags.js'
 import { FlagEditorPage } from './pages/flag-editor.js'
 import { TryFlagsPage } from './pages/try-flags.js'
 import { CohortsPage } from './pages/cohorts.js'
+import { PersonsPage } from './pages/persons.js'
 
 const ROUTES = [
   ['/projects', ProjectsPage],
@@ -25,6 +26,8 @@ const ROUTES = [
   ],
   ['/projects/:projectId/try', TryFlagsPage],
   ['/projects/:projectId/cohorts', CohortsPage],
+  ['/projects/:projectId/persons', PersonsPage],
+  ['/projects/:projectId/persons/:distinctId', PersonsPage],
 ]
 
 function NotFound() {

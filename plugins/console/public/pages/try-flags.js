@@ -34,7 +34,7 @@ function shown(value) {
 }
 
 /** Where each property the flags were matched against came from (dry run only). */
-function PropertySources({ properties }) {
+export function PropertySources({ properties }) {
   const rows = [
     ...Object.entries(properties.person ?? {}).map(([key, p]) => ['person', key, p]),
     ...Object.entries(properties.groups ?? {}).flatMap(([type, props]) =>
@@ -54,7 +54,7 @@ function PropertySources({ properties }) {
   </table>`
 }
 
-function Results({ results }) {
+export function Results({ results }) {
   if (results.length === 0) return html`<p>The project has no active flag.</p>`
   return html`<table>
     <caption class="visually-hidden">Flag values</caption>
