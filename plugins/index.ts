@@ -15,6 +15,7 @@ import staticSdk from './static-sdk/index.ts'
 import sinkNdjson from './sink-ndjson/index.ts'
 import sinkWebhook from './sink-webhook/index.ts'
 import sinkNats from './sink-nats/index.ts'
+import consolePlugin from './console/index.ts'
 
 export const builtInPlugins: Readonly<Record<string, PluginDefinition>> = Object.freeze({
   validate: validate as PluginDefinition,
@@ -29,6 +30,7 @@ export const builtInPlugins: Readonly<Record<string, PluginDefinition>> = Object
   'sink-ndjson': sinkNdjson as PluginDefinition,
   'sink-webhook': sinkWebhook as PluginDefinition,
   'sink-nats': sinkNats as PluginDefinition,
+  console: consolePlugin as PluginDefinition,
 })
 
 /**

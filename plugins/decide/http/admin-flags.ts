@@ -1,6 +1,6 @@
 /**
  * Feature flags in PostHog's REST shape:
- *   GET/POST          /api/projects/:id/feature_flags/
+ *   GET/POST          /api/projects/:id/feature_flags/   (GET: ?limit=&offset=&search=)
  *   GET/PATCH/DELETE  /api/projects/:id/feature_flags/:flag_id/
  *   POST              /api/projects/:id/feature_flags/:flag_id/restore/   (an earlier version, from the audit log)
  * DELETE marks the flag deleted (PostHog never removes a flag row: its id stays taken and flags
@@ -126,6 +126,11 @@ function answerFlag(ctx: Context, doc: FlagDocument, projectId: number, status =
   ctx.body = flagJson(doc, projectId)
 }
 
+/** PostHog's `?search=`: the text, in any case, within the key or the name. */
+function matchesSearch(flag: FlagDocument, lowerCaseText: string): boolean {
+  return flag.key.toLowerCase().includes(lowerCaseText) || (flag.name ?? '').toLowerCase().includes(lowerCaseText)
+}
+
 function assertKeyFree(key: string, id: number | null, siblings: FlagDocument[]): void {
   if (siblings.some((flag) => flag.key === key && !flag.deleted && flag.id !== id))
     throw httpError('unique', 'There is already a feature flag with this key.', 'key')
@@ -147,7 +152,10 @@ export function mountFlagRoutes(router: Router, { db, http, flags, audit, bodyLi
 
   route(router, http, 'get', base, async (ctx) => {
     const project = await http.projectParam(ctx)
-    const live = (await flags.definitions(project.id)).flagDocuments.filter((flag) => !flag.deleted)
+    const search = typeof ctx.query.search === 'string' ? ctx.query.search.trim().toLowerCase() : ''
+    const live = (await flags.definitions(project.id)).flagDocuments.filter(
+      (flag) => !flag.deleted && (search === '' || matchesSearch(flag, search)),
+    )
     ctx.body = http.page(
       ctx,
       live.map((flag) => flagJson(flag, project.id)),

@@ -17,6 +17,9 @@ const PUBLIC_ROUTES = [
   /^\/(flags|decide)\/?$/,
   /^\/array\//,
   /^\/static\//,
+  // the console's page and modules: public files only; every datum it shows comes from /api with the key
+  /^\/$/,
+  /^\/console(\/|$)/,
 ]
 
 /** Routes outside /api that serve secret data: walked with the same bad keys as /api. */

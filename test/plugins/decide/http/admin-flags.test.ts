@@ -123,4 +123,16 @@ describe('decide admin API: feature flags (PostHog REST shape)', () => {
     expect(page.body.previous).to.be.a('string')
     expect(page.body.next).to.be.a('string')
   })
+
+  it('finds flags by a text in their key or name, in any case, before paging', async () => {
+    await call('POST', base(), { key: 'checkout-redesign', name: 'New Checkout' })
+    await call('POST', base(), { key: 'dark-mode', name: 'Night theme for CHECKOUT pages' })
+    const found = await call('GET', `${base()}?search=CheckOut&limit=1`)
+    expect(found.body.count).to.equal(2)
+    expect(found.body.results.map((flag: Json) => flag.key)).to.deep.equal(['checkout-redesign'])
+    expect(found.body.next).to.contain('search=CheckOut')
+    const next = await call('GET', new URL(found.body.next).pathname + new URL(found.body.next).search)
+    expect(next.body.results.map((flag: Json) => flag.key)).to.deep.equal(['dark-mode'])
+    expect((await call('GET', `${base()}?search=nothing-like-this`)).body).to.include({ count: 0 })
+  })
 })

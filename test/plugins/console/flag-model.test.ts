@@ -1,0 +1,88 @@
+import { expect } from 'chai'
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { ROOT_DIR } from '../../helpers/service.ts'
+
+type Json = Record<string, any>
+// a browser module without types: loaded as it is served
+const model = (await import(pathToFileURL(path.join(ROOT_DIR, 'plugins/console/public/flag-model.js')).href)) as Json
+
+/** The operators the evaluator matches person and group properties with (its switch, and the two set checks). */
+function evaluatorOperators(): Set<string> {
+  const source = readFileSync(path.join(ROOT_DIR, 'plugins/decide/evaluator/properties/match-property.ts'), 'utf8')
+  const cases = [...source.matchAll(/case '([a-z_]+)':/g)].map((m) => m[1])
+  return new Set([...cases, 'is_set', 'is_not_set'])
+}
+
+describe('console flag model', () => {
+  it('offers for property filters only operators the evaluator matches, and for cohorts and flags only theirs', () => {
+    const known = evaluatorOperators()
+    for (const type of ['person', 'group']) {
+      const offered = model.operatorsFor(type).map(([operator]: [string]) => operator)
+      expect(
+        offered.filter((operator: string) => !known.has(operator)),
+        type,
+      ).to.deep.equal([])
+      expect(offered).to.include.members(['exact', 'is_not', 'icontains', 'regex', 'gt', 'is_set'])
+    }
+    expect(model.operatorsFor('cohort').map(([o]: [string]) => o)).to.deep.equal(['in', 'not_in'])
+    expect(model.operatorsFor('flag').map(([o]: [string]) => o)).to.deep.equal(['flag_evaluates_to'])
+  })
+
+  it('reshapes the value when the operator changes: lists for exact/is_not, the name for is_set, text otherwise', () => {
+    const filter = { type: 'person', key: 'plan', operator: 'icontains', value: 'pro' }
+    expect(model.withOperator(filter, 'exact').value).to.deep.equal(['pro'])
+    expect(model.withOperator({ ...filter, operator: 'exact', value: ['a', 'b'] }, 'icontains').value).to.equal('a')
+    expect(model.withOperator(filter, 'is_set').value).to.equal('is_set')
+    expect(model.withOperator({ ...filter, operator: 'is_set', value: 'is_set' }, 'exact').value).to.deep.equal([])
+  })
+
+  it('finds before saving: weights not summing to 100, payloads that are not JSON, variants without a key, bad rollouts', () => {
+    const flag = {
+      key: 'ok-key',
+      filters: {
+        groups: [{ properties: [{ type: 'person', key: '', operator: 'exact', value: [] }], rollout_percentage: 130 }],
+        multivariate: {
+          variants: [
+            { key: 'a', rollout_percentage: 50 },
+            { key: '', rollout_percentage: 30 },
+          ],
+        },
+      },
+    }
+    expect(model.localErrors(flag, { a: '{"x": 1', b: '' })).to.have.all.keys(
+      'filters.multivariate',
+      'filters.multivariate.variants.1.key',
+      'filters.payloads.a',
+      'filters.groups.0.rollout_percentage',
+      'filters.groups.0.properties.0.key',
+    )
+    expect(model.localErrors({ ...flag, key: 'bad key!', filters: { groups: [] } }, {})).to.have.all.keys('key')
+  })
+
+  it('summarises rollouts as the flag list shows them', () => {
+    const summary = model.rolloutSummary({
+      filters: {
+        groups: [
+          { properties: [{}], rollout_percentage: 30 },
+          { properties: [], rollout_percentage: null },
+        ],
+        multivariate: {
+          variants: [
+            { key: 'control', rollout_percentage: 50 },
+            { key: 'test', rollout_percentage: 50 },
+          ],
+        },
+      },
+    })
+    expect(summary).to.equal('30% of users matching 1 filter; 100% of everyone; variants control 50 / test 50')
+    expect(model.rolloutSummary({ filters: { groups: [] } })).to.equal('no condition set: off for everyone')
+  })
+
+  it('sends payloads as compact JSON text, only for the variants that exist', () => {
+    const flag = { filters: { multivariate: { variants: [{ key: 'a' }] } } }
+    expect(model.withPayloads(flag, { a: ' { "x" : 1 } ', gone: '2' }).filters.payloads).to.deep.equal({ a: '{"x":1}' })
+    expect(model.withPayloads({ filters: {} }, { true: '[1, 2]' }).filters.payloads).to.deep.equal({ true: '[1,2]' })
+  })
+})
