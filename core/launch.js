@@ -8,7 +8,7 @@
  *   node core/launch.js --build             # compiles dist/ (npm run build)
  */
 import { execFileSync } from 'node:child_process'
-import { existsSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 
@@ -33,6 +33,15 @@ function isFresh() {
   return SOURCES.every((source) => newest(path.join(ROOT, source)) <= built)
 }
 
+/** Files plugins read at run time beside their code (the console's public/ folder) go to dist/ too. */
+function copyPluginFiles() {
+  const plugins = path.join(ROOT, 'plugins')
+  for (const name of readdirSync(plugins)) {
+    const files = path.join(plugins, name, 'public')
+    if (existsSync(files)) cpSync(files, path.join(DIST, 'plugins', name, 'public'), { recursive: true })
+  }
+}
+
 function build() {
   const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
   if (!existsSync(tsc)) {
@@ -52,6 +61,7 @@ function build() {
   } catch {
     throw new Error('compiling dist/ failed (tsc -p tsconfig.build.json): see the errors above')
   }
+  copyPluginFiles()
   writeFileSync(STAMP, `${started.toISOString()}\n`)
   utimesSync(STAMP, started, started)
 }

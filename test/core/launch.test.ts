@@ -42,7 +42,7 @@ describe('core/launch.js (npm start from dist/)', function () {
     return { status: run.status, stdout: run.stdout, stderr: run.stderr }
   }
 
-  it('compiles dist/ on first start and serves /_readiness from it', async () => {
+  it('compiles dist/ on first start and serves /_readiness and the console from it', async () => {
     const data = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-launch-data-'))
     const child = spawn(process.execPath, ['core/launch.js', 'core/main'], {
       cwd: root,
@@ -65,6 +65,12 @@ describe('core/launch.js (npm start from dist/)', function () {
       expect(ready.status).to.equal(200)
       expect(await ready.json()).to.deep.include({ status: 'ready' })
       // Ready means the embedded store answered: its worker thread loaded the compiled host under plain node.
+      // The console's page comes from dist/ too: the build copies the files plugins read beside their code.
+      const consolePage = await fetch(`${url}/console/`)
+      expect([consolePage.status, consolePage.headers.get('content-type')]).to.deep.equal([
+        200,
+        'text/html; charset=utf-8',
+      ])
     } finally {
       child.kill('SIGTERM')
       await new Promise((resolve) => child.once('close', resolve))
