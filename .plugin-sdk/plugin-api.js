@@ -14,11 +14,11 @@ export function isDropped(value) {
 /**
  * Where a tap runs among the taps of its hook (tapable's `stage`): by stage, then in the order the
  * config lists the plugins. Each hook has one own step, the built-in named after it (validate's
- * rules, alias-resolve's person lookup…), tapped at `Stage.step`; a plugin that must run before or
+ * rules, the persons plugin's person lookup…), tapped at `Stage.step`; a plugin that must run before or
  * after it, wherever it is listed, taps at `Stage.beforeStep` or `Stage.afterStep`.
  */
 export const Stage = Object.freeze({
-    /** Before the hook's own step: group-update strips `$groupidentify`'s person updates before alias-resolve reads them. */
+    /** Before the hook's own step: group-update strips `$groupidentify`'s person updates before the persons plugin reads them. */
     beforeStep: -1000,
     /** The hook's own step, and the default of every tap. */
     step: 0,

@@ -21,8 +21,7 @@ const KNOWN_IP = '203.0.113.9'
 const PLUGINS = [
   { plugin: 'validate' },
   { plugin: PACKAGE },
-  { plugin: 'alias-resolve' },
-  { plugin: 'person-update' },
+  { plugin: 'persons' },
   { plugin: 'decide' },
   { plugin: 'sink-mongo', required: true },
 ]
