@@ -13,12 +13,6 @@ export const MAX_KEY_BYTES = 4026
 export type BinaryDb = Database<Buffer, Buffer>
 
 export interface EnvironmentOptions {
-  /**
-   * lmdb's own durable commits: data fsynced before the meta page that makes it current, so a
-   * power cut keeps every acknowledged commit and the file consistent. Otherwise commits are
-   * only written (kill -9 keeps them) and sync() makes them durable.
-   */
-  syncEveryCommit?: boolean
   /** LZ4 per value (documents over 1 KB): fewer bytes on disk and in the page cache. */
   compression: boolean
 }
@@ -32,8 +26,13 @@ export interface EnvironmentOptions {
  *   entries  prefix | index key | encoded _id → u16 length of the encoded _id
  *   meta     catalog records, per-collection counters, the prefix counter
  *
- * Commits are written to the file (write(2)) before a write is acknowledged, without fsync
- * (lmdb's noSync) unless `syncEveryCommit`; sync() flushes them to the disk. See store.ts.
+ * lmdb's overlapping sync: a commit is written to the file (write(2)) and visible at once, its
+ * meta page marked unflushed; lmdb's writer thread then fdatasyncs the data and writes a second,
+ * "flushed" meta page (O_DSYNC) for it, while later transactions run. Pages of the last flushed
+ * commit are never reused before a newer one is flushed, so the file always holds that commit
+ * intact. At open, in the same boot (a process crash), the newest meta page is used: every written
+ * commit survives kill -9; after a reboot (the meta page records the kernel's boot id), an
+ * unflushed newest meta page is ignored and the file opens at the last flushed commit.
  */
 export class LmdbEnvironment {
   /** Stores whose counters changed in the current transaction (written once, before its commit). */
@@ -54,8 +53,8 @@ export class LmdbEnvironment {
       path: dir,
       maxDbs: 8,
       pageSize: PAGE_SIZE,
-      noSync: !options.syncEveryCommit,
-      overlappingSync: false,
+      noSync: false,
+      overlappingSync: true,
       keyEncoding: 'binary',
       encoding: 'binary',
     })
@@ -77,7 +76,54 @@ export class LmdbEnvironment {
   }
 
   /**
-   * Runs `fn` in one write transaction, committed when it returns or its promise settles. It is
+   * Queues `fn` for lmdb's next write transaction, which runs on this thread the functions queued
+   * meanwhile one after the other, then commits them together on lmdb's writer thread: a command
+   * waits for one commit, not for the fsync of the one before (commits and fsyncs overlap). The
+   * promise settles once the commit is written and visible to reads (flushed() tells when it is
+   * on the disk). As in transact(), `fn` is committed even when it fails.
+   */
+  transactQueued<T>(fn: () => T, onCommitFailure: (error: unknown) => never): Promise<Awaited<T>> {
+    let failure: { error: unknown } | undefined
+    const body = this.body(fn, (error) => {
+      failure = { error }
+    })
+    return this.root.transaction(body).then(
+      (value) => {
+        if (failure) throw failure.error
+        return value as Awaited<T>
+      },
+      (error: unknown) => (failure ? Promise.reject(failure.error) : onCommitFailure(error)),
+    )
+  }
+
+  /** `fn` with the counters it touched written before it returns, its error kept for after the commit. */
+  private body<T>(fn: () => T, failed: (error: unknown) => void): () => unknown {
+    const fail = (error: unknown) => {
+      failed(error)
+      this.flushTouched()
+      return undefined
+    }
+    return () => {
+      let value: T
+      try {
+        value = fn()
+      } catch (error) {
+        return fail(error)
+      }
+      if (!(value instanceof Promise)) {
+        this.flushTouched()
+        return value
+      }
+      return value.then((settled: unknown) => {
+        this.flushTouched()
+        return settled
+      }, fail)
+    }
+  }
+
+  /**
+   * Runs `fn` in one write transaction on this thread, committed and fsynced (data, then the
+   * flushed meta page) before it returns or its promise settles: for the migration at start. It is
    * committed even when `fn` fails: the catalog in memory already holds what `fn` changed before
    * failing (a bulk write keeps the documents before its first error), so the file must too.
    * `fn`'s error is thrown after the commit; a failure of lmdb itself goes to `onCommitFailure`.
@@ -89,27 +135,9 @@ export class LmdbEnvironment {
     },
   ): T {
     let failure: { error: unknown } | undefined
-    const failed = (error: unknown) => {
+    const body = this.body(fn, (error) => {
       failure = { error }
-      this.flushTouched()
-      return undefined
-    }
-    const body = (): unknown => {
-      let value: T
-      try {
-        value = fn()
-      } catch (error) {
-        return failed(error)
-      }
-      if (!(value instanceof Promise)) {
-        this.flushTouched()
-        return value
-      }
-      return value.then((settled: unknown) => {
-        this.flushTouched()
-        return settled
-      }, failed)
-    }
+    })
     let result: unknown
     try {
       result = this.root.transactionSync(body)
@@ -123,7 +151,12 @@ export class LmdbEnvironment {
     return (result instanceof Promise ? result.then(settle, onCommitFailure) : settle(result)) as T
   }
 
-  /** Flushes every commit so far to the disk (fdatasync of the data file). */
+  /** Settles once every commit so far is on the disk (lmdb flushes each one after it, on its writer thread). */
+  flushed(): Promise<void> {
+    return Promise.resolve(this.root.flushed).then(() => undefined)
+  }
+
+  /** Flushes every commit so far to the disk (fdatasync, then the flushed meta page). */
   sync(): Promise<void> {
     return new Promise((resolve, reject) => {
       ;(this.root as unknown as { sync(cb: (error?: unknown) => void): void }).sync((error) =>

@@ -15,17 +15,16 @@ export interface LmdbOpenResult {
  * The data folder kept on disk by lmdb: only the pages in use stay in memory (the kernel's page
  * cache), and a restart reads nothing but the catalog records.
  *
- * Each write command runs in one lmdb transaction, committed (written to the file) before its
- * reply: it survives kill -9. The file is fdatasynced at most `syncIntervalMs` after a write, and
- * before the reply of a write asking for j: true or w: "majority". With `syncIntervalMs: 0`
- * every commit is lmdb's fully durable one (data, then the meta page, each fsynced).
+ * Each write command runs in an lmdb transaction (commands queued meanwhile share it), committed
+ * (written to the file) before its reply: it survives kill -9. lmdb fdatasyncs every commit right
+ * after it, overlapped with the next ones, and a power cut leaves the file at the last flushed
+ * commit (environment.ts). A write asking for j: true or w: "majority" is answered once its commit
+ * is flushed; with `syncIntervalMs: 0` every write is.
  */
 export class LmdbStore {
-  private dirty = false
-  private syncing: Promise<void> | undefined
-  private nextSync: Promise<void> | undefined
   private failure: Error | undefined
-  private readonly timer: NodeJS.Timeout
+  /** The last queued commit: a read waits for it, so that it never sees the catalog ahead of the file. */
+  private lastCommit: Promise<unknown> | undefined
 
   private constructor(
     private readonly env: LmdbEnvironment,
@@ -33,16 +32,10 @@ export class LmdbStore {
     readonly listener: CatalogListener,
     readonly recovery: LmdbOpenResult,
     private readonly options: DurabilityOptions,
-  ) {
-    this.timer = setInterval(() => void this.backgroundSync(), Math.max(options.syncIntervalMs, 10))
-    this.timer.unref()
-  }
+  ) {}
 
   static async open(dataDir: string, options: DurabilityOptions & { compression: boolean }): Promise<LmdbStore> {
-    const env = LmdbEnvironment.open(path.join(dataDir, 'lmdb'), {
-      compression: options.compression,
-      syncEveryCommit: options.syncIntervalMs === 0,
-    })
+    const env = LmdbEnvironment.open(path.join(dataDir, 'lmdb'), { compression: options.compression })
     try {
       const backend = new LmdbBackend(env)
       const catalog = new Catalog(SILENT, backend)
@@ -59,62 +52,56 @@ export class LmdbStore {
     }
   }
 
+  /** Commands are queued into lmdb's next transaction: the next one may be queued before this one commits. */
+  readonly queuesCommits = true
+
   /**
-   * Runs one command's changes in one transaction (committed once `fn`'s promise settles). A
-   * commit that fails (disk full) leaves the catalog in memory ahead of the file: writes are then
-   * refused until a restart reopens the file as it is.
+   * Queues one command's changes for lmdb's next transaction; settles once committed. A commit
+   * that fails (disk full) leaves the catalog in memory ahead of the file: writes are then refused
+   * until a restart reopens the file as it is.
    */
-  transact<T>(fn: () => T): T {
+  transact<T>(fn: () => T): Promise<Awaited<T>> {
     const refuse = (error: unknown): never => {
       this.failure ??= new Error(
         `the embedded database could not commit to its data file (${String(error)}); writes are refused until it is restarted`,
       )
       throw this.failure
     }
-    return this.env.transact(fn, refuse)
+    const committed = this.env.transactQueued(fn, refuse)
+    const settled = committed.then(
+      () => undefined,
+      () => undefined,
+    )
+    this.lastCommit = settled
+    void settled.then(() => {
+      if (this.lastCommit === settled) this.lastCommit = undefined
+    })
+    return committed
   }
 
-  /** After a write is committed, before it is acknowledged. */
+  /** Set while a queued write is not committed yet: reads wait for it (undefined: they need not wait). */
+  get pendingCommit(): Promise<unknown> | undefined {
+    return this.lastCommit
+  }
+
+  /** After a write is committed, before it is acknowledged: j: true waits for the flush. */
   async commit(syncRequested: boolean): Promise<void> {
     if (this.failure) throw this.failure
-    this.dirty = true
-    if (this.options.syncIntervalMs === 0) return
-    if (syncRequested) await this.sync()
+    if (syncRequested || this.options.syncIntervalMs === 0) await this.sync()
   }
 
   get failed(): Error | undefined {
     return this.failure
   }
 
-  /** fdatasync of every commit so far; callers arriving during one share the next. */
+  /** Settles once every commit so far is on the disk. */
   sync(): Promise<void> {
-    if (!this.syncing) return this.startSync()
-    this.nextSync ??= this.syncing
-      .catch(() => undefined)
-      .then(() => {
-        this.nextSync = undefined
-        return this.startSync()
-      })
-    return this.nextSync
-  }
-
-  private startSync(): Promise<void> {
-    this.dirty = false
-    const running = this.env.sync().finally(() => {
-      this.syncing = undefined
-    })
-    this.syncing = running
-    return running.catch((error: unknown) => {
+    return this.env.flushed().catch((error: unknown) => {
       this.failure ??= new Error(
         `the embedded database could not sync its data file (${String(error)}); writes are refused until it is restarted`,
       )
       throw this.failure
     })
-  }
-
-  private async backgroundSync(): Promise<void> {
-    if (!this.dirty || this.syncing) return
-    await this.sync().catch(() => undefined)
   }
 
   /** lmdb reuses freed pages itself: nothing to compact. */
@@ -126,8 +113,8 @@ export class LmdbStore {
   }
 
   async close(): Promise<void> {
-    clearInterval(this.timer)
-    await this.syncing?.catch(() => undefined)
+    await this.lastCommit
+    await this.env.flushed().catch(() => undefined)
     await this.env.sync().catch(() => undefined)
     await this.env.close()
   }
