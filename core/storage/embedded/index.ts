@@ -25,9 +25,13 @@ export interface EmbeddedMongoOptions {
   tcp?: { host?: string; port?: number }
   /** Answer hello as a one-member replica set of this name (enables change streams). */
   replSetName?: string
-  /** fdatasync the log at most this long after an acknowledged write; 0 = before each reply. Default 100. */
+  /**
+   * 0: every write is answered once on the disk. Otherwise the in-memory engine fdatasyncs its log
+   * at most this long after an acknowledged write (default 100); lmdb flushes each commit right
+   * after it in any case. j: true always waits for the disk.
+   */
   syncIntervalMs?: number
-  /** Compact the log once it is larger than both the live data and this. Default 64 MiB. */
+  /** In-memory engine: compact the log once it is larger than both the live data and this. Default 64 MiB. */
   compactMinBytes?: number
   /** How long to wait for a server that holds the folder to finish exiting. Default 2 s. */
   lockWaitMs?: number
@@ -64,14 +68,13 @@ const defaultLog: ServerOptions['log'] = (level, message, error) => {
 }
 
 /**
- * 'memory' unless EMBEDDED_MONGO_ENGINE or the option says 'lmdb': lmdb keeps memory bounded, but
- * its default sync mode can leave the file damaged after a power cut (docs/embedded-mongo.md), so
- * it is not the default yet.
+ * 'lmdb' unless EMBEDDED_MONGO_ENGINE or the option says 'memory': on disk, memory bounded by the
+ * working set, consistent after a power cut (docs/embedded-mongo.md).
  */
 function engineOf(value: string | undefined): StorageEngine {
-  if (value === undefined || value === '' || value === 'memory') return 'memory'
-  if (value === 'lmdb') return 'lmdb'
-  throw new Error(`unknown embedded MongoDB storage engine '${value}' (expected 'memory' or 'lmdb')`)
+  if (value === undefined || value === '' || value === 'lmdb') return 'lmdb'
+  if (value === 'memory') return 'memory'
+  throw new Error(`unknown embedded MongoDB storage engine '${value}' (expected 'lmdb' or 'memory')`)
 }
 
 /**

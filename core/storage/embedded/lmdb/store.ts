@@ -23,7 +23,9 @@ export interface LmdbOpenResult {
  */
 export class LmdbStore {
   private failure: Error | undefined
-  /** The last queued commit: a read waits for it, so that it never sees the catalog ahead of the file. */
+  /** The commit of the last write applied to the catalog, until it is visible in the file. */
+  private applied: Promise<void> | undefined
+  /** The last queued commit, which close() waits for. */
   private lastCommit: Promise<unknown> | undefined
 
   private constructor(
@@ -67,21 +69,29 @@ export class LmdbStore {
       )
       throw this.failure
     }
-    const committed = this.env.transactQueued(fn, refuse)
-    const settled = committed.then(
-      () => undefined,
-      () => undefined,
-    )
+    let markCommitted!: () => void
+    const settled = new Promise<void>((resolve) => {
+      markCommitted = resolve
+    })
+    const committed = this.env.transactQueued(() => {
+      this.applied = settled
+      return fn()
+    }, refuse)
+    committed.then(markCommitted, markCommitted)
     this.lastCommit = settled
     void settled.then(() => {
-      if (this.lastCommit === settled) this.lastCommit = undefined
+      if (this.applied === settled) this.applied = undefined
     })
     return committed
   }
 
-  /** Set while a queued write is not committed yet: reads wait for it (undefined: they need not wait). */
+  /**
+   * Set while a write has changed the catalog in memory but its commit is not visible yet: a read
+   * waits for it (commits are in order, so the last one covers the others). A write still queued
+   * has changed nothing, and a read need not wait for it (nor for the fsync before its turn).
+   */
   get pendingCommit(): Promise<unknown> | undefined {
-    return this.lastCommit
+    return this.applied
   }
 
   /** After a write is committed, before it is acknowledged: j: true waits for the flush. */

@@ -55,6 +55,26 @@ describe('startEmbeddedMongo', () => {
     })
   }
 
+  it('keeps the data on disk with lmdb by default, in memory with EMBEDDED_MONGO_ENGINE=memory', async () => {
+    const saved = process.env.EMBEDDED_MONGO_ENGINE
+    try {
+      delete process.env.EMBEDDED_MONGO_ENGINE
+      const onDisk = await startEmbeddedMongo({ dataDir: path.join(dataDir, 'default'), runIn: 'current-thread' })
+      expect(await roundTrip(onDisk.url)).to.equal(1)
+      await onDisk.close()
+      expect(existsSync(path.join(dataDir, 'default', 'lmdb', 'data.mdb'))).to.equal(true)
+
+      process.env.EMBEDDED_MONGO_ENGINE = 'memory'
+      const inMemory = await startEmbeddedMongo({ dataDir: path.join(dataDir, 'memory'), runIn: 'current-thread' })
+      expect(await roundTrip(inMemory.url)).to.equal(1)
+      await inMemory.close()
+      expect(existsSync(path.join(dataDir, 'memory', 'lmdb'))).to.equal(false)
+    } finally {
+      if (saved === undefined) delete process.env.EMBEDDED_MONGO_ENGINE
+      else process.env.EMBEDDED_MONGO_ENGINE = saved
+    }
+  })
+
   it('opens no TCP port unless asked to', async function () {
     const before = tcpListeningPorts(process.pid)
     if (!before) this.skip()
