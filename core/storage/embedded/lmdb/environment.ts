@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, readdirSync } from 'node:fs'
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readSync } from 'node:fs'
 import path from 'node:path'
 import { open, type Database, type RootDatabase } from 'lmdb'
 
@@ -11,6 +11,40 @@ const PAGE_SIZE = 8192
 export const MAX_KEY_BYTES = 4026
 
 export type BinaryDb = Database<Buffer, Buffer>
+
+/** LMDB's meta pages (0 and 1): page flags at byte 18 of the 24-byte page header, then magic and version. */
+const META_PAGE_FLAG = 0x08
+const MAGIC = 0xbeefc0de
+
+/**
+ * Refuses a data file whose meta pages are not LMDB's: lmdb itself crashes the process on some
+ * such files (a segmentation fault) instead of returning an error.
+ */
+function checkDataFile(dir: string): void {
+  const file = path.join(dir, 'data.mdb')
+  if (!existsSync(file)) return
+  const fd = openSync(file, 'r')
+  try {
+    const page = Buffer.alloc(64)
+    const problem = (pageNumber: number, pageSize: number): string | undefined => {
+      const read = readSync(fd, page, 0, page.length, pageNumber * pageSize)
+      if (read === 0 && pageNumber === 0) return undefined
+      if (read < page.length) return `it ends before meta page ${pageNumber}`
+      if (!(page.readUInt16LE(18) & META_PAGE_FLAG) || page.readUInt32LE(24) !== MAGIC)
+        return `meta page ${pageNumber} is not an LMDB meta page`
+      return undefined
+    }
+    const first = problem(0, 0)
+    const pageSize = first === undefined ? page.readUInt32LE(48) : 0
+    const second = first ?? (pageSize >= 4096 ? problem(1, pageSize) : `its page size (${pageSize}) is not valid`)
+    if (second)
+      throw new Error(
+        `${file} is damaged (${second}): the embedded database does not start on it. Restore the data folder from a backup, or move ${dir} away to start empty.`,
+      )
+  } finally {
+    closeSync(fd)
+  }
+}
 
 export interface EnvironmentOptions {
   /** LZ4 per value (documents over 1 KB): fewer bytes on disk and in the page cache. */
@@ -49,6 +83,7 @@ export class LmdbEnvironment {
 
   static open(dir: string, options: EnvironmentOptions): LmdbEnvironment {
     mkdirSync(dir, { recursive: true, mode: 0o700 })
+    checkDataFile(dir)
     const root = open({
       path: dir,
       maxDbs: 8,

@@ -118,4 +118,25 @@ describe('embedded MongoDB lmdb engine: power loss', function () {
       expect(await events.countDocuments({ n: { $gte: 300 } })).to.equal(1)
     })
   })
+  it('refuses to start, naming the file, when a meta page is damaged (lmdb itself would crash)', async () => {
+    await withDb(dataDir, async (db) => {
+      await db.collection('c').insertOne({ x: 1 }, { writeConcern: { j: true } })
+    })
+    const good = readFileSync(dataFile(dataDir))
+    for (const page of [0, 1]) {
+      const damaged = Buffer.from(good)
+      damaged.fill(0xa5, page * PAGE, (page + 1) * PAGE)
+      writeFileSync(dataFile(dataDir), damaged)
+      const error = await startEmbeddedMongo({ dataDir, engine: 'lmdb', runIn: 'current-thread' }).then(
+        async (server) => {
+          await server.close()
+          return undefined
+        },
+        (e: Error) => e,
+      )
+      expect(error?.message).to.include(`${dataFile(dataDir)} is damaged (meta page ${page} is not an LMDB meta page)`)
+    }
+    writeFileSync(dataFile(dataDir), good)
+    expect(await withDb(dataDir, (db) => db.collection('c').countDocuments())).to.equal(1)
+  })
 })
