@@ -24,11 +24,7 @@ export type StorageEngine = 'memory' | 'lmdb'
 interface Persistence {
   readonly listener: CatalogListener
   readonly failed: Error | undefined
-  /** The store queues commands into shared commits (lmdb): the next write may start before this one commits. */
-  readonly queuesCommits?: boolean
-  /** A queued write not committed yet, which a read must wait for (lmdb). */
-  readonly pendingCommit?: Promise<unknown>
-  transact<T>(fn: () => T): T | Promise<Awaited<T>>
+  transact<T>(fn: () => T): T
   commit(syncRequested: boolean): Promise<void>
   sync(): Promise<void>
   compactNow(): Promise<void>
@@ -187,26 +183,15 @@ export class EmbeddedServer {
     }
     const isWrite = WRITE_COMMANDS.has(name)
     if (isWrite && this.store.failed) return encode(mongoError('InternalError', this.store.failed.message).toReply())
-    if (!isWrite) {
-      const pending = this.store.pendingCommit
-      if (pending) await pending
-      return runCommand(cmd, this.context(connectionId))
-    }
+    if (!isWrite) return runCommand(cmd, this.context(connectionId))
     await this.writeTurns.next()
     let reply: Uint8Array
-    let turnDone = false
     try {
       const retry = retryKey(cmd)
       const replayed = retry === undefined ? undefined : this.retries.get(retry)
       if (replayed) return replayed
       try {
-        const applied = this.store.transact(() => runCommand(cmd, this.context(connectionId)))
-        if (this.store.queuesCommits) {
-          // queued in order: the next write may join the same commit
-          turnDone = true
-          this.writeTurns.done()
-        }
-        reply = await applied
+        reply = await this.store.transact(() => runCommand(cmd, this.context(connectionId)))
       } catch (error) {
         // runCommand answers every command error: this is the store failing to commit
         this.log('error', 'could not commit a write', error)
@@ -217,7 +202,7 @@ export class EmbeddedServer {
         if (this.retries.size > RETRY_MEMORY) this.retries.delete(this.retries.keys().next().value as string)
       }
     } finally {
-      if (!turnDone) this.writeTurns.done()
+      this.writeTurns.done()
     }
     try {
       await this.store.commit(wantsSync(cmd))

@@ -30,7 +30,7 @@ export class TtlMonitor {
     private readonly afterPass: (deleted: number) => Promise<void>,
     private readonly onError: (error: unknown) => void,
     /** Runs one pass as one transaction of the store. */
-    private readonly transact: <T>(fn: () => T) => T | Promise<Awaited<T>> = (fn) => fn(),
+    private readonly transact: <T>(fn: () => T) => T = (fn) => fn(),
   ) {
     this.timer = setInterval(() => this.tick(), POLL_MS)
     this.timer.unref()
@@ -40,12 +40,13 @@ export class TtlMonitor {
     if (this.running || Date.now() - this.lastRun < this.sleepSecs() * 1000) return
     this.running = true
     this.lastRun = Date.now()
-    new Promise<number>((resolve) => resolve(this.transact(() => this.pass(new Date()))))
-      .catch((error: unknown) => {
-        this.onError(error)
-        return 0
-      })
-      .then((deleted) => this.afterPass(deleted))
+    let deleted = 0
+    try {
+      deleted = this.transact(() => this.pass(new Date()))
+    } catch (error) {
+      this.onError(error)
+    }
+    this.afterPass(deleted)
       .catch(this.onError)
       .finally(() => {
         this.running = false

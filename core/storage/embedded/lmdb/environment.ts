@@ -1,6 +1,7 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readSync } from 'node:fs'
 import path from 'node:path'
 import { open, type Database, type RootDatabase } from 'lmdb'
+import { currentBootId, newestMeta, rollBackAfterReboot, writeCheckpoint } from './checkpoint.ts'
 
 /**
  * 8 KiB pages (lmdb's default is the OS page, 4 KiB): documents of ~1 KB fill them better (the
@@ -20,9 +21,9 @@ const MAGIC = 0xbeefc0de
  * Refuses a data file whose meta pages are not LMDB's: lmdb itself crashes the process on some
  * such files (a segmentation fault) instead of returning an error.
  */
-function checkDataFile(dir: string): void {
+function checkDataFile(dir: string): number | undefined {
   const file = path.join(dir, 'data.mdb')
-  if (!existsSync(file)) return
+  if (!existsSync(file)) return undefined
   const fd = openSync(file, 'r')
   try {
     const page = Buffer.alloc(64)
@@ -41,6 +42,7 @@ function checkDataFile(dir: string): void {
       throw new Error(
         `${file} is damaged (${second}): the embedded database does not start on it. Restore the data folder from a backup, or move ${dir} away to start empty.`,
       )
+    return first === undefined && pageSize ? pageSize : undefined
   } finally {
     closeSync(fd)
   }
@@ -60,17 +62,20 @@ export interface EnvironmentOptions {
  *   entries  prefix | index key | encoded _id → u16 length of the encoded _id
  *   meta     catalog records, per-collection counters, the prefix counter
  *
- * lmdb's overlapping sync: a commit is written to the file (write(2)) and visible at once, its
- * meta page marked unflushed; lmdb's writer thread then fdatasyncs the data and writes a second,
- * "flushed" meta page (O_DSYNC) for it, while later transactions run. Pages of the last flushed
- * commit are never reused before a newer one is flushed, so the file always holds that commit
- * intact. At open, in the same boot (a process crash), the newest meta page is used: every written
- * commit survives kill -9; after a reboot (the meta page records the kernel's boot id), an
- * unflushed newest meta page is ignored and the file opens at the last flushed commit.
+ * lmdb runs with noSync: a commit is written to the file (write(2)) and visible at once, which
+ * kill -9 does not undo. checkpoint() makes the commits so far durable and the file safe from a
+ * power cut: it keeps a read transaction open on the newest commit (lmdb then reuses none of its
+ * pages), fdatasyncs the file, records that commit's meta record in `checkpoint` (checkpoint.ts),
+ * and only then lets go of the previous checkpoint's read transaction. After a reboot the file is
+ * opened at the last checkpoint.
  */
 export class LmdbEnvironment {
   /** Stores whose counters changed in the current transaction (written once, before its commit). */
   private readonly dirty = new Set<{ flush(): void }>()
+  /** The read transaction that keeps the last checkpoint's pages from being reused. */
+  private pinned: { done(): void } | undefined
+  /** Set when the file was set back to its last checkpoint at open (the txnid it was at). */
+  rolledBackFrom: bigint | undefined
 
   private constructor(
     readonly dir: string,
@@ -83,13 +88,14 @@ export class LmdbEnvironment {
 
   static open(dir: string, options: EnvironmentOptions): LmdbEnvironment {
     mkdirSync(dir, { recursive: true, mode: 0o700 })
-    checkDataFile(dir)
+    const pageSize = checkDataFile(dir) ?? PAGE_SIZE
+    const rolledBack = rollBackAfterReboot(dir, pageSize)
     const root = open({
       path: dir,
       maxDbs: 8,
       pageSize: PAGE_SIZE,
-      noSync: false,
-      overlappingSync: true,
+      noSync: true,
+      overlappingSync: false,
       keyEncoding: 'binary',
       encoding: 'binary',
     })
@@ -97,7 +103,16 @@ export class LmdbEnvironment {
     for (const name of readdirSync(dir)) chmodSync(path.join(dir, name), 0o600)
     const db = (name: string, compression = false) =>
       root.openDB({ name, keyEncoding: 'binary', encoding: 'binary', compression }) as unknown as BinaryDb
-    return new LmdbEnvironment(dir, root, db('docs', options.compression), db('natural'), db('entries'), db('meta'))
+    const env = new LmdbEnvironment(
+      dir,
+      root,
+      db('docs', options.compression),
+      db('natural'),
+      db('entries'),
+      db('meta'),
+    )
+    env.rolledBackFrom = rolledBack
+    return env
   }
 
   /** A store's counters changed: they are written once, at the end of the transaction. */
@@ -108,27 +123,6 @@ export class LmdbEnvironment {
   private flushTouched(): void {
     for (const store of this.dirty) store.flush()
     this.dirty.clear()
-  }
-
-  /**
-   * Queues `fn` for lmdb's next write transaction, which runs on this thread the functions queued
-   * meanwhile one after the other, then commits them together on lmdb's writer thread: a command
-   * waits for one commit, not for the fsync of the one before (commits and fsyncs overlap). The
-   * promise settles once the commit is written and visible to reads (flushed() tells when it is
-   * on the disk). As in transact(), `fn` is committed even when it fails.
-   */
-  transactQueued<T>(fn: () => T, onCommitFailure: (error: unknown) => never): Promise<Awaited<T>> {
-    let failure: { error: unknown } | undefined
-    const body = this.body(fn, (error) => {
-      failure = { error }
-    })
-    return this.root.transaction(body).then(
-      (value) => {
-        if (failure) throw failure.error
-        return value as Awaited<T>
-      },
-      (error: unknown) => (failure ? Promise.reject(failure.error) : onCommitFailure(error)),
-    )
   }
 
   /** `fn` with the counters it touched written before it returns, its error kept for after the commit. */
@@ -157,8 +151,8 @@ export class LmdbEnvironment {
   }
 
   /**
-   * Runs `fn` in one write transaction on this thread, committed and fsynced (data, then the
-   * flushed meta page) before it returns or its promise settles: for the migration at start. It is
+   * Runs `fn` in one write transaction, committed (written, not fsynced) when it returns or its
+   * promise settles. It is
    * committed even when `fn` fails: the catalog in memory already holds what `fn` changed before
    * failing (a bulk write keeps the documents before its first error), so the file must too.
    * `fn`'s error is thrown after the commit; a failure of lmdb itself goes to `onCommitFailure`.
@@ -186,9 +180,28 @@ export class LmdbEnvironment {
     return (result instanceof Promise ? result.then(settle, onCommitFailure) : settle(result)) as T
   }
 
-  /** Settles once every commit so far is on the disk (lmdb flushes each one after it, on its writer thread). */
-  flushed(): Promise<void> {
-    return Promise.resolve(this.root.flushed).then(() => undefined)
+  /**
+   * Makes every commit so far durable and the newest one the point a reboot opens the file at.
+   * Callers must not overlap (store.ts runs one at a time).
+   */
+  async checkpoint(): Promise<void> {
+    const pin = this.root.useReadTransaction()
+    let meta: ReturnType<typeof newestMeta>
+    try {
+      // no commit can come between the pin and this read: commits run on this thread
+      meta = newestMeta(path.join(this.dir, 'data.mdb'), this.pageSize())
+      await this.sync()
+      await writeCheckpoint(this.dir, meta, currentBootId())
+    } catch (error) {
+      pin.done()
+      throw error
+    }
+    this.pinned?.done()
+    this.pinned = pin
+  }
+
+  private pageSize(): number {
+    return (this.root.getStats() as { pageSize?: number }).pageSize ?? PAGE_SIZE
   }
 
   /** Flushes every commit so far to the disk (fdatasync, then the flushed meta page). */
@@ -207,6 +220,8 @@ export class LmdbEnvironment {
   }
 
   close(): Promise<void> {
+    this.pinned?.done()
+    this.pinned = undefined
     return this.root.close()
   }
 }

@@ -9,24 +9,26 @@ import { migrateLegacyFolder, type MigrationResult } from './migrate.ts'
 export interface LmdbOpenResult {
   collections: number
   migrated?: MigrationResult
+  /** The file was set back to its last checkpoint after a reboot (from this txnid). */
+  rolledBackFrom?: bigint
 }
 
 /**
  * The data folder kept on disk by lmdb: only the pages in use stay in memory (the kernel's page
  * cache), and a restart reads nothing but the catalog records.
  *
- * Each write command runs in an lmdb transaction (commands queued meanwhile share it), committed
- * (written to the file) before its reply: it survives kill -9. lmdb fdatasyncs every commit right
- * after it, overlapped with the next ones, and a power cut leaves the file at the last flushed
- * commit (environment.ts). A write asking for j: true or w: "majority" is answered once its commit
- * is flushed; with `syncIntervalMs: 0` every write is.
+ * Each write command runs in one lmdb transaction, committed (written to the file) before its
+ * reply: it survives kill -9. A checkpoint (environment.ts) makes the commits so far durable at
+ * most `syncIntervalMs` after a write, and before the reply of a write asking for j: true or
+ * w: "majority" (every write with `syncIntervalMs: 0`); after a power cut the file opens at the
+ * last checkpoint.
  */
 export class LmdbStore {
+  private dirty = false
+  private syncing: Promise<void> | undefined
+  private nextSync: Promise<void> | undefined
   private failure: Error | undefined
-  /** The commit of the last write applied to the catalog, until it is visible in the file. */
-  private applied: Promise<void> | undefined
-  /** The last queued commit, which close() waits for. */
-  private lastCommit: Promise<unknown> | undefined
+  private readonly timer: NodeJS.Timeout
 
   private constructor(
     private readonly env: LmdbEnvironment,
@@ -34,7 +36,10 @@ export class LmdbStore {
     readonly listener: CatalogListener,
     readonly recovery: LmdbOpenResult,
     private readonly options: DurabilityOptions,
-  ) {}
+  ) {
+    this.timer = setInterval(() => void this.backgroundSync(), Math.max(options.syncIntervalMs, 10))
+    this.timer.unref()
+  }
 
   static async open(dataDir: string, options: DurabilityOptions & { compression: boolean }): Promise<LmdbStore> {
     const env = LmdbEnvironment.open(path.join(dataDir, 'lmdb'), { compression: options.compression })
@@ -47,56 +52,35 @@ export class LmdbStore {
       const migrated = await migrateLegacyFolder(dataDir, env, catalog)
       if (migrated) collections = [...catalog.all()].length
       catalog.setListener(SILENT)
-      return new LmdbStore(env, catalog, recorder, { collections, migrated }, options)
+      // the file as opened (after a kill -9, commits no checkpoint covered yet) becomes the checkpoint
+      await env.checkpoint()
+      const recovery = { collections, migrated, rolledBackFrom: env.rolledBackFrom }
+      return new LmdbStore(env, catalog, recorder, recovery, options)
     } catch (error) {
       await env.close()
       throw error
     }
   }
 
-  /** Commands are queued into lmdb's next transaction: the next one may be queued before this one commits. */
-  readonly queuesCommits = true
-
   /**
-   * Queues one command's changes for lmdb's next transaction; settles once committed. A commit
-   * that fails (disk full) leaves the catalog in memory ahead of the file: writes are then refused
-   * until a restart reopens the file as it is.
+   * Runs one command's changes in one transaction (committed once `fn`'s promise settles). A
+   * commit that fails (disk full) leaves the catalog in memory ahead of the file: writes are then
+   * refused until a restart reopens the file as it is.
    */
-  transact<T>(fn: () => T): Promise<Awaited<T>> {
+  transact<T>(fn: () => T): T {
     const refuse = (error: unknown): never => {
       this.failure ??= new Error(
         `the embedded database could not commit to its data file (${String(error)}); writes are refused until it is restarted`,
       )
       throw this.failure
     }
-    let markCommitted!: () => void
-    const settled = new Promise<void>((resolve) => {
-      markCommitted = resolve
-    })
-    const committed = this.env.transactQueued(() => {
-      this.applied = settled
-      return fn()
-    }, refuse)
-    committed.then(markCommitted, markCommitted)
-    this.lastCommit = settled
-    void settled.then(() => {
-      if (this.applied === settled) this.applied = undefined
-    })
-    return committed
+    return this.env.transact(fn, refuse)
   }
 
-  /**
-   * Set while a write has changed the catalog in memory but its commit is not visible yet: a read
-   * waits for it (commits are in order, so the last one covers the others). A write still queued
-   * has changed nothing, and a read need not wait for it (nor for the fsync before its turn).
-   */
-  get pendingCommit(): Promise<unknown> | undefined {
-    return this.applied
-  }
-
-  /** After a write is committed, before it is acknowledged: j: true waits for the flush. */
+  /** After a write is committed, before it is acknowledged. */
   async commit(syncRequested: boolean): Promise<void> {
     if (this.failure) throw this.failure
+    this.dirty = true
     if (syncRequested || this.options.syncIntervalMs === 0) await this.sync()
   }
 
@@ -104,14 +88,35 @@ export class LmdbStore {
     return this.failure
   }
 
-  /** Settles once every commit so far is on the disk. */
+  /** A checkpoint of every commit so far; callers arriving during one share the next. */
   sync(): Promise<void> {
-    return this.env.flushed().catch((error: unknown) => {
+    if (!this.syncing) return this.startSync()
+    this.nextSync ??= this.syncing
+      .catch(() => undefined)
+      .then(() => {
+        this.nextSync = undefined
+        return this.startSync()
+      })
+    return this.nextSync
+  }
+
+  private startSync(): Promise<void> {
+    this.dirty = false
+    const running = this.env.checkpoint().finally(() => {
+      this.syncing = undefined
+    })
+    this.syncing = running
+    return running.catch((error: unknown) => {
       this.failure ??= new Error(
         `the embedded database could not sync its data file (${String(error)}); writes are refused until it is restarted`,
       )
       throw this.failure
     })
+  }
+
+  private async backgroundSync(): Promise<void> {
+    if (!this.dirty || this.syncing) return
+    await this.sync().catch(() => undefined)
   }
 
   /** lmdb reuses freed pages itself: nothing to compact. */
@@ -123,9 +128,9 @@ export class LmdbStore {
   }
 
   async close(): Promise<void> {
-    await this.lastCommit
-    await this.env.flushed().catch(() => undefined)
-    await this.env.sync().catch(() => undefined)
+    clearInterval(this.timer)
+    await this.syncing?.catch(() => undefined)
+    await this.env.checkpoint().catch(() => undefined)
     await this.env.close()
   }
 }

@@ -2,30 +2,24 @@ import { expect } from 'chai'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { crc32 } from 'node:zlib'
 import { MongoClient, type Db } from 'mongodb'
 import { startEmbeddedMongo } from '../../../../../core/storage/embedded/index.ts'
 
 /**
- * What a power cut leaves of the lmdb data file, built by hand: the file as lmdb had flushed it,
- * plus a later commit that reached the file only in part. lmdb keeps three meta records (after a
- * 24-byte page header): one per
- * commit in pages 0 and 1 (by txnid parity), and the last flushed commit's in the second half of
- * page 0. A commit's own record is marked unflushed (MDB_OVERLAPPINGSYNC in its flags) and carries
- * the kernel's boot id; after a reboot, an unflushed newest record is ignored.
+ * What a power cut leaves of the lmdb data file, built by hand: the file as of its last
+ * checkpoint, plus later commits that reached the disk only in part. lmdb keeps two meta records,
+ * in pages 0 and 1 after a 24-byte page header (txnid at byte 128 of the record); the checkpoint
+ * file holds a copy of the checkpointed commit's record and the boot it was taken in.
  */
 const PAGE = 8192
 const HEADER = 24
-const SLOTS = { first: HEADER, flushed: PAGE / 2 + HEADER, second: PAGE + HEADER }
-const UNFLUSHED = 0x1000
+const TXNID = 128
+const CHECKPOINT_META = 4 + 36
 
-interface Meta {
-  txnid: bigint
-  unflushed: boolean
-}
-
-function meta(file: Buffer, at: number): Meta {
-  return { txnid: file.readBigUInt64LE(at + 128), unflushed: (file.readUInt16LE(at + 28) & UNFLUSHED) !== 0 }
-}
+const newestTxnid = (file: Buffer) =>
+  [0, 1].map((page) => file.readBigUInt64LE(page * PAGE + HEADER + TXNID)).reduce((a, b) => (a > b ? a : b))
+const checkpointTxnid = (record: Buffer) => record.readBigUInt64LE(CHECKPOINT_META + TXNID)
 
 interface Event {
   _id: number
@@ -35,9 +29,11 @@ interface Event {
 }
 
 const dataFile = (dataDir: string) => path.join(dataDir, 'lmdb', 'data.mdb')
+const checkpointFile = (dataDir: string) => path.join(dataDir, 'lmdb', 'checkpoint')
 
+/** `syncIntervalMs` long: no checkpoint but the ones at start, on j: true and at close. */
 async function withDb<T>(dataDir: string, fn: (db: Db) => Promise<T>): Promise<T> {
-  const server = await startEmbeddedMongo({ dataDir, engine: 'lmdb', runIn: 'current-thread' })
+  const server = await startEmbeddedMongo({ dataDir, engine: 'lmdb', runIn: 'current-thread', syncIntervalMs: 60_000 })
   const client = new MongoClient(server.url)
   try {
     await client.connect()
@@ -56,29 +52,30 @@ describe('embedded MongoDB lmdb engine: power loss', function () {
   })
   afterEach(() => rmSync(dataDir, { recursive: true, force: true }))
 
-  it('answers a j: true write once its commit is flushed: the flushed meta record holds it', async () => {
+  it('answers a j: true write once a checkpoint on the disk holds its commit', async () => {
     await withDb(dataDir, async (db) => {
       const c = db.collection('c')
       for (let i = 0; i < 5; i++) {
         await c.insertOne({ i }, { writeConcern: { j: true } })
-        const file = readFileSync(dataFile(dataDir))
-        const newest = [meta(file, SLOTS.first), meta(file, SLOTS.second)].sort((a, b) => Number(b.txnid - a.txnid))[0]
-        const flushed = meta(file, SLOTS.flushed)
-        expect(flushed.unflushed).to.equal(false)
-        expect(flushed.txnid >= newest.txnid, `flushed ${flushed.txnid}, newest ${newest.txnid}`).to.equal(true)
+        const newest = newestTxnid(readFileSync(dataFile(dataDir)))
+        const checkpointed = checkpointTxnid(readFileSync(checkpointFile(dataDir)))
+        expect(checkpointed >= newest, `checkpoint ${checkpointed}, newest commit ${newest}`).to.equal(true)
       }
     })
   })
 
-  it('opens at the last flushed commit when a later one reached the file only in part before a reboot', async () => {
+  it('opens at the last checkpoint when a later commit reached the disk only in part before a reboot', async () => {
     const before = Array.from({ length: 300 }, (_, i) => ({ _id: i, project_id: 1, n: i, pad: 'a'.repeat(500) }))
     await withDb(dataDir, async (db) => {
       await db.collection<Event>('events').createIndex({ project_id: 1, n: 1 })
       await db.collection<Event>('events').insertMany(before, { writeConcern: { j: true } })
     })
-    const flushedImage = readFileSync(dataFile(dataDir))
+    const checkpointed = readFileSync(dataFile(dataDir))
+    const checkpoint = readFileSync(checkpointFile(dataDir))
     await withDb(dataDir, async (db) => {
-      // one commit: new pages for its documents, index entries and the B+tree paths to them
+      // pages freed by the deletes are not reused while the checkpoint's read transaction holds them
+      await db.collection<Event>('events').deleteMany({ _id: { $lt: 150 } })
+      for (let i = 0; i < 5; i++) await db.collection<Event>('events').insertOne({ _id: 2000 + i, project_id: 2, n: i })
       await db
         .collection<Event>('events')
         .insertMany(
@@ -86,28 +83,27 @@ describe('embedded MongoDB lmdb engine: power loss', function () {
         )
     })
     const after = readFileSync(dataFile(dataDir))
-    const lost = [meta(after, SLOTS.first), meta(after, SLOTS.second)].sort((a, b) => Number(b.txnid - a.txnid))[0]
-    expect(lost.unflushed, 'a commit writes its meta record marked unflushed').to.equal(true)
-    expect(lost.txnid > meta(flushedImage, SLOTS.flushed).txnid).to.equal(true)
+    expect(newestTxnid(after) > checkpointTxnid(checkpoint)).to.equal(true)
 
-    // The power cut: the flushed record is the earlier one, the newer commit's record was written in
-    // an earlier boot, and every page that commit wrote is garbage (torn, or never on the disk).
+    // The power cut: the checkpoint on the disk is the earlier one, taken in an earlier boot, and
+    // every page written since is garbage (torn, or never on the disk); the newest meta record names them.
     const crashed = Buffer.from(after)
-    flushedImage.copy(crashed, PAGE / 2, PAGE / 2, PAGE)
-    const lostSlot = meta(after, SLOTS.first).txnid === lost.txnid ? SLOTS.first : SLOTS.second
-    crashed.writeBigInt64LE(crashed.readBigInt64LE(lostSlot + 136) + 1n, lostSlot + 136)
     let damaged = 0
     for (let page = 2; page * PAGE < crashed.length; page++) {
       const start = page * PAGE
       const same =
-        start + PAGE <= flushedImage.length &&
-        crashed.subarray(start, start + PAGE).equals(flushedImage.subarray(start, start + PAGE))
+        start + PAGE <= checkpointed.length &&
+        crashed.subarray(start, start + PAGE).equals(checkpointed.subarray(start, start + PAGE))
       if (same) continue
       crashed.fill(0xa5, start, start + PAGE)
       damaged += 1
     }
-    expect(damaged, 'the lost commit wrote pages').to.be.greaterThan(20)
+    expect(damaged, 'the lost commits wrote pages').to.be.greaterThan(20)
     writeFileSync(dataFile(dataDir), crashed)
+    const earlierBoot = Buffer.from(checkpoint)
+    earlierBoot.write('00000000-0000-4000-8000-000000000000', 4, 36, 'latin1')
+    earlierBoot.writeUInt32LE(crc32(earlierBoot.subarray(0, earlierBoot.length - 4)), earlierBoot.length - 4)
+    writeFileSync(checkpointFile(dataDir), earlierBoot)
 
     await withDb(dataDir, async (db) => {
       const events = db.collection<Event>('events')
@@ -118,6 +114,7 @@ describe('embedded MongoDB lmdb engine: power loss', function () {
       expect(await events.countDocuments({ n: { $gte: 300 } })).to.equal(1)
     })
   })
+
   it('refuses to start, naming the file, when a meta page is damaged (lmdb itself would crash)', async () => {
     await withDb(dataDir, async (db) => {
       await db.collection('c').insertOne({ x: 1 }, { writeConcern: { j: true } })
