@@ -204,7 +204,7 @@ export class LmdbEnvironment {
     return (this.root.getStats() as { pageSize?: number }).pageSize ?? PAGE_SIZE
   }
 
-  /** Flushes every commit so far to the disk (fdatasync, then the flushed meta page). */
+  /** Flushes every commit so far to the disk (fdatasync of the data file). */
   sync(): Promise<void> {
     return new Promise((resolve, reject) => {
       ;(this.root as unknown as { sync(cb: (error?: unknown) => void): void }).sync((error) =>
