@@ -32,8 +32,16 @@ const dataFile = (dataDir: string) => path.join(dataDir, 'lmdb', 'data.mdb')
 const checkpointFile = (dataDir: string) => path.join(dataDir, 'lmdb', 'checkpoint')
 
 /** `syncIntervalMs` long: no checkpoint but the ones at start, on j: true and at close. */
-async function withDb<T>(dataDir: string, fn: (db: Db) => Promise<T>): Promise<T> {
-  const server = await startEmbeddedMongo({ dataDir, engine: 'lmdb', runIn: 'current-thread', syncIntervalMs: 60_000 })
+async function withDb<T>(dataDir: string, fn: (db: Db) => Promise<T>, warnings: string[] = []): Promise<T> {
+  const server = await startEmbeddedMongo({
+    dataDir,
+    engine: 'lmdb',
+    runIn: 'current-thread',
+    syncIntervalMs: 60_000,
+    log: (level, message) => {
+      if (level === 'warn') warnings.push(message)
+    },
+  })
   const client = new MongoClient(server.url)
   try {
     await client.connect()
@@ -105,14 +113,20 @@ describe('embedded MongoDB lmdb engine: power loss', function () {
     earlierBoot.writeUInt32LE(crc32(earlierBoot.subarray(0, earlierBoot.length - 4)), earlierBoot.length - 4)
     writeFileSync(checkpointFile(dataDir), earlierBoot)
 
-    await withDb(dataDir, async (db) => {
-      const events = db.collection<Event>('events')
-      expect(await events.countDocuments()).to.equal(300)
-      expect(await events.find({}, { sort: { _id: 1 } }).toArray()).to.deep.equal(before)
-      expect(await events.find({ project_id: 1, n: { $gte: 250 } }).toArray()).to.have.length(50)
-      await events.insertOne({ _id: 5000, project_id: 1, n: 5000 }, { writeConcern: { j: true } })
-      expect(await events.countDocuments({ n: { $gte: 300 } })).to.equal(1)
-    })
+    const warnings: string[] = []
+    await withDb(
+      dataDir,
+      async (db) => {
+        const events = db.collection<Event>('events')
+        expect(await events.countDocuments()).to.equal(300)
+        expect(await events.find({}, { sort: { _id: 1 } }).toArray()).to.deep.equal(before)
+        expect(await events.find({ project_id: 1, n: { $gte: 250 } }).toArray()).to.have.length(50)
+        await events.insertOne({ _id: 5000, project_id: 1, n: 5000 }, { writeConcern: { j: true } })
+        expect(await events.countDocuments({ n: { $gte: 300 } })).to.equal(1)
+      },
+      warnings,
+    )
+    expect(warnings.join('\n')).to.include('the data file was opened at its last checkpoint')
   })
 
   it('refuses to start, naming the file, when a meta page is damaged (lmdb itself would crash)', async () => {
