@@ -68,12 +68,17 @@ function spawnNode(args: string[], env: Record<string, string>): { child: ChildP
   return { child, output: () => stderr }
 }
 
-export async function startMongo(dataDir: string, cpuProfDir?: string): Promise<Child> {
+/** `env`: e.g. EMBEDDED_MONGO_ENGINE, to run one engine beside another (engines.ts). */
+export async function startMongo(
+  dataDir: string,
+  cpuProfDir?: string,
+  env: Record<string, string> = {},
+): Promise<Child> {
   const port = await freePort()
   const profile = cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : []
   const { child, output } = spawnNode(
     [...profile, 'core/launch.js', 'core/storage/embedded/main', '--port', String(port), '--data', dataDir],
-    {},
+    env,
   )
   const url = `mongodb://127.0.0.1:${port}/`
   const deadline = Date.now() + 30_000

@@ -103,6 +103,12 @@ export class EmbeddedServer {
     let store: Persistence
     if (options.engine === 'lmdb') {
       const lmdb = await LmdbStore.open(options.dataDir, { ...options.durability, compression: options.compression })
+      const from = lmdb.recovery.rolledBackFrom
+      if (from !== undefined)
+        options.log(
+          'warn',
+          `the data file was opened at its last checkpoint: the machine restarted since it was written, and the commits after it (up to transaction ${from}) may not have reached the disk`,
+        )
       catalog = lmdb.catalog
       store = lmdb
     } else {

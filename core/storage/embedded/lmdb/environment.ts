@@ -1,6 +1,7 @@
-import { chmodSync, mkdirSync, readdirSync } from 'node:fs'
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readSync } from 'node:fs'
 import path from 'node:path'
 import { open, type Database, type RootDatabase } from 'lmdb'
+import { currentBootId, newestMeta, rollBackAfterReboot, writeCheckpoint } from './checkpoint.ts'
 
 /**
  * 8 KiB pages (lmdb's default is the OS page, 4 KiB): documents of ~1 KB fill them better (the
@@ -12,13 +13,42 @@ export const MAX_KEY_BYTES = 4026
 
 export type BinaryDb = Database<Buffer, Buffer>
 
+/** LMDB's meta pages (0 and 1): page flags at byte 18 of the 24-byte page header, then magic and version. */
+const META_PAGE_FLAG = 0x08
+const MAGIC = 0xbeefc0de
+
+/**
+ * Refuses a data file whose meta pages are not LMDB's: lmdb itself crashes the process on some
+ * such files (a segmentation fault) instead of returning an error.
+ */
+function checkDataFile(dir: string): number | undefined {
+  const file = path.join(dir, 'data.mdb')
+  if (!existsSync(file)) return undefined
+  const fd = openSync(file, 'r')
+  try {
+    const page = Buffer.alloc(64)
+    const problem = (pageNumber: number, pageSize: number): string | undefined => {
+      const read = readSync(fd, page, 0, page.length, pageNumber * pageSize)
+      if (read === 0 && pageNumber === 0) return undefined
+      if (read < page.length) return `it ends before meta page ${pageNumber}`
+      if (!(page.readUInt16LE(18) & META_PAGE_FLAG) || page.readUInt32LE(24) !== MAGIC)
+        return `meta page ${pageNumber} is not an LMDB meta page`
+      return undefined
+    }
+    const first = problem(0, 0)
+    const pageSize = first === undefined ? page.readUInt32LE(48) : 0
+    const second = first ?? (pageSize >= 4096 ? problem(1, pageSize) : `its page size (${pageSize}) is not valid`)
+    if (second)
+      throw new Error(
+        `${file} is damaged (${second}): the embedded database does not start on it. Restore the data folder from a backup, or move ${dir} away to start empty.`,
+      )
+    return first === undefined && pageSize ? pageSize : undefined
+  } finally {
+    closeSync(fd)
+  }
+}
+
 export interface EnvironmentOptions {
-  /**
-   * lmdb's own durable commits: data fsynced before the meta page that makes it current, so a
-   * power cut keeps every acknowledged commit and the file consistent. Otherwise commits are
-   * only written (kill -9 keeps them) and sync() makes them durable.
-   */
-  syncEveryCommit?: boolean
   /** LZ4 per value (documents over 1 KB): fewer bytes on disk and in the page cache. */
   compression: boolean
 }
@@ -32,12 +62,20 @@ export interface EnvironmentOptions {
  *   entries  prefix | index key | encoded _id → u16 length of the encoded _id
  *   meta     catalog records, per-collection counters, the prefix counter
  *
- * Commits are written to the file (write(2)) before a write is acknowledged, without fsync
- * (lmdb's noSync) unless `syncEveryCommit`; sync() flushes them to the disk. See store.ts.
+ * lmdb runs with noSync: a commit is written to the file (write(2)) and visible at once, which
+ * kill -9 does not undo. checkpoint() makes the commits so far durable and the file safe from a
+ * power cut: it keeps a read transaction open on the newest commit (lmdb then reuses none of its
+ * pages), fdatasyncs the file, records that commit's meta record in `checkpoint` (checkpoint.ts),
+ * and only then lets go of the previous checkpoint's read transaction. After a reboot the file is
+ * opened at the last checkpoint.
  */
 export class LmdbEnvironment {
   /** Stores whose counters changed in the current transaction (written once, before its commit). */
   private readonly dirty = new Set<{ flush(): void }>()
+  /** The read transaction that keeps the last checkpoint's pages from being reused. */
+  private pinned: { done(): void } | undefined
+  /** Set when the file was set back to its last checkpoint at open (the txnid it was at). */
+  rolledBackFrom: bigint | undefined
 
   private constructor(
     readonly dir: string,
@@ -50,11 +88,13 @@ export class LmdbEnvironment {
 
   static open(dir: string, options: EnvironmentOptions): LmdbEnvironment {
     mkdirSync(dir, { recursive: true, mode: 0o700 })
+    const pageSize = checkDataFile(dir) ?? PAGE_SIZE
+    const rolledBack = rollBackAfterReboot(dir, pageSize)
     const root = open({
       path: dir,
       maxDbs: 8,
       pageSize: PAGE_SIZE,
-      noSync: !options.syncEveryCommit,
+      noSync: true,
       overlappingSync: false,
       keyEncoding: 'binary',
       encoding: 'binary',
@@ -63,7 +103,16 @@ export class LmdbEnvironment {
     for (const name of readdirSync(dir)) chmodSync(path.join(dir, name), 0o600)
     const db = (name: string, compression = false) =>
       root.openDB({ name, keyEncoding: 'binary', encoding: 'binary', compression }) as unknown as BinaryDb
-    return new LmdbEnvironment(dir, root, db('docs', options.compression), db('natural'), db('entries'), db('meta'))
+    const env = new LmdbEnvironment(
+      dir,
+      root,
+      db('docs', options.compression),
+      db('natural'),
+      db('entries'),
+      db('meta'),
+    )
+    env.rolledBackFrom = rolledBack
+    return env
   }
 
   /** A store's counters changed: they are written once, at the end of the transaction. */
@@ -76,8 +125,34 @@ export class LmdbEnvironment {
     this.dirty.clear()
   }
 
+  /** `fn` with the counters it touched written before it returns, its error kept for after the commit. */
+  private body<T>(fn: () => T, failed: (error: unknown) => void): () => unknown {
+    const fail = (error: unknown) => {
+      failed(error)
+      this.flushTouched()
+      return undefined
+    }
+    return () => {
+      let value: T
+      try {
+        value = fn()
+      } catch (error) {
+        return fail(error)
+      }
+      if (!(value instanceof Promise)) {
+        this.flushTouched()
+        return value
+      }
+      return value.then((settled: unknown) => {
+        this.flushTouched()
+        return settled
+      }, fail)
+    }
+  }
+
   /**
-   * Runs `fn` in one write transaction, committed when it returns or its promise settles. It is
+   * Runs `fn` in one write transaction, committed (written, not fsynced) when it returns or its
+   * promise settles. It is
    * committed even when `fn` fails: the catalog in memory already holds what `fn` changed before
    * failing (a bulk write keeps the documents before its first error), so the file must too.
    * `fn`'s error is thrown after the commit; a failure of lmdb itself goes to `onCommitFailure`.
@@ -89,27 +164,9 @@ export class LmdbEnvironment {
     },
   ): T {
     let failure: { error: unknown } | undefined
-    const failed = (error: unknown) => {
+    const body = this.body(fn, (error) => {
       failure = { error }
-      this.flushTouched()
-      return undefined
-    }
-    const body = (): unknown => {
-      let value: T
-      try {
-        value = fn()
-      } catch (error) {
-        return failed(error)
-      }
-      if (!(value instanceof Promise)) {
-        this.flushTouched()
-        return value
-      }
-      return value.then((settled: unknown) => {
-        this.flushTouched()
-        return settled
-      }, failed)
-    }
+    })
     let result: unknown
     try {
       result = this.root.transactionSync(body)
@@ -121,6 +178,30 @@ export class LmdbEnvironment {
       return value
     }
     return (result instanceof Promise ? result.then(settle, onCommitFailure) : settle(result)) as T
+  }
+
+  /**
+   * Makes every commit so far durable and the newest one the point a reboot opens the file at.
+   * Callers must not overlap (store.ts runs one at a time).
+   */
+  async checkpoint(): Promise<void> {
+    const pin = this.root.useReadTransaction()
+    let meta: ReturnType<typeof newestMeta>
+    try {
+      // no commit can come between the pin and this read: commits run on this thread
+      meta = newestMeta(path.join(this.dir, 'data.mdb'), this.pageSize())
+      await this.sync()
+      await writeCheckpoint(this.dir, meta, currentBootId())
+    } catch (error) {
+      pin.done()
+      throw error
+    }
+    this.pinned?.done()
+    this.pinned = pin
+  }
+
+  private pageSize(): number {
+    return (this.root.getStats() as { pageSize?: number }).pageSize ?? PAGE_SIZE
   }
 
   /** Flushes every commit so far to the disk (fdatasync of the data file). */
@@ -139,6 +220,8 @@ export class LmdbEnvironment {
   }
 
   close(): Promise<void> {
+    this.pinned?.done()
+    this.pinned = undefined
     return this.root.close()
   }
 }

@@ -9,6 +9,8 @@ import { migrateLegacyFolder, type MigrationResult } from './migrate.ts'
 export interface LmdbOpenResult {
   collections: number
   migrated?: MigrationResult
+  /** The file was set back to its last checkpoint after a reboot (from this txnid). */
+  rolledBackFrom?: bigint
 }
 
 /**
@@ -16,9 +18,10 @@ export interface LmdbOpenResult {
  * cache), and a restart reads nothing but the catalog records.
  *
  * Each write command runs in one lmdb transaction, committed (written to the file) before its
- * reply: it survives kill -9. The file is fdatasynced at most `syncIntervalMs` after a write, and
- * before the reply of a write asking for j: true or w: "majority". With `syncIntervalMs: 0`
- * every commit is lmdb's fully durable one (data, then the meta page, each fsynced).
+ * reply: it survives kill -9. A checkpoint (environment.ts) makes the commits so far durable at
+ * most `syncIntervalMs` after a write, and before the reply of a write asking for j: true or
+ * w: "majority" (every write with `syncIntervalMs: 0`); after a power cut the file opens at the
+ * last checkpoint.
  */
 export class LmdbStore {
   private dirty = false
@@ -39,10 +42,7 @@ export class LmdbStore {
   }
 
   static async open(dataDir: string, options: DurabilityOptions & { compression: boolean }): Promise<LmdbStore> {
-    const env = LmdbEnvironment.open(path.join(dataDir, 'lmdb'), {
-      compression: options.compression,
-      syncEveryCommit: options.syncIntervalMs === 0,
-    })
+    const env = LmdbEnvironment.open(path.join(dataDir, 'lmdb'), { compression: options.compression })
     try {
       const backend = new LmdbBackend(env)
       const catalog = new Catalog(SILENT, backend)
@@ -52,7 +52,10 @@ export class LmdbStore {
       const migrated = await migrateLegacyFolder(dataDir, env, catalog)
       if (migrated) collections = [...catalog.all()].length
       catalog.setListener(SILENT)
-      return new LmdbStore(env, catalog, recorder, { collections, migrated }, options)
+      // the file as opened (after a kill -9, commits no checkpoint covered yet) becomes the checkpoint
+      await env.checkpoint()
+      const recovery = { collections, migrated, rolledBackFrom: env.rolledBackFrom }
+      return new LmdbStore(env, catalog, recorder, recovery, options)
     } catch (error) {
       await env.close()
       throw error
@@ -78,15 +81,14 @@ export class LmdbStore {
   async commit(syncRequested: boolean): Promise<void> {
     if (this.failure) throw this.failure
     this.dirty = true
-    if (this.options.syncIntervalMs === 0) return
-    if (syncRequested) await this.sync()
+    if (syncRequested || this.options.syncIntervalMs === 0) await this.sync()
   }
 
   get failed(): Error | undefined {
     return this.failure
   }
 
-  /** fdatasync of every commit so far; callers arriving during one share the next. */
+  /** A checkpoint of every commit so far; callers arriving during one share the next. */
   sync(): Promise<void> {
     if (!this.syncing) return this.startSync()
     this.nextSync ??= this.syncing
@@ -100,7 +102,7 @@ export class LmdbStore {
 
   private startSync(): Promise<void> {
     this.dirty = false
-    const running = this.env.sync().finally(() => {
+    const running = this.env.checkpoint().finally(() => {
       this.syncing = undefined
     })
     this.syncing = running
@@ -128,7 +130,7 @@ export class LmdbStore {
   async close(): Promise<void> {
     clearInterval(this.timer)
     await this.syncing?.catch(() => undefined)
-    await this.env.sync().catch(() => undefined)
+    await this.env.checkpoint().catch(() => undefined)
     await this.env.close()
   }
 }

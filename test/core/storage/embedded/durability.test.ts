@@ -224,7 +224,7 @@ describe('embedded MongoDB durability', () => {
         ...readdirSync(dir).map((f) => [f.replace(/\d{8}/, 'N'), statSync(path.join(dir, f)).mode & 0o777]),
       ])
     const fresh = path.join(dataDir, 'created', 'mongo')
-    let running = await open(fresh, { compactMinBytes: 16 * 1024 })
+    let running = await open(fresh, { compactMinBytes: 16 * 1024, ...MEMORY })
     const c = running.client.db('app').collection('c')
     await c.insertOne({ secret: 'phs_x' })
     expect(modes(fresh)).to.deep.equal({ '.': 0o700, 'mongod.lock': 0o600, 'mongod.sock': 0o600, 'wal-N.log': 0o600 })
@@ -243,7 +243,7 @@ describe('embedded MongoDB durability', () => {
     // As an older version left it: a 0755 folder of 0644 files.
     chmodSync(fresh, 0o755)
     for (const f of readdirSync(fresh)) chmodSync(path.join(fresh, f), 0o644)
-    running = await open(fresh)
+    running = await open(fresh, MEMORY)
     try {
       expect(await running.client.db('app').collection('c').countDocuments()).to.equal(41)
       expect(modes(fresh)).to.deep.equal({

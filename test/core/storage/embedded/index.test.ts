@@ -55,6 +55,26 @@ describe('startEmbeddedMongo', () => {
     })
   }
 
+  it('keeps the data in memory by default, on disk with EMBEDDED_MONGO_ENGINE=lmdb', async () => {
+    const saved = process.env.EMBEDDED_MONGO_ENGINE
+    try {
+      delete process.env.EMBEDDED_MONGO_ENGINE
+      const inMemory = await startEmbeddedMongo({ dataDir: path.join(dataDir, 'default'), runIn: 'current-thread' })
+      expect(await roundTrip(inMemory.url)).to.equal(1)
+      await inMemory.close()
+      expect(existsSync(path.join(dataDir, 'default', 'lmdb'))).to.equal(false)
+
+      process.env.EMBEDDED_MONGO_ENGINE = 'lmdb'
+      const onDisk = await startEmbeddedMongo({ dataDir: path.join(dataDir, 'lmdb'), runIn: 'current-thread' })
+      expect(await roundTrip(onDisk.url)).to.equal(1)
+      await onDisk.close()
+      expect(existsSync(path.join(dataDir, 'lmdb', 'lmdb', 'data.mdb'))).to.equal(true)
+    } finally {
+      if (saved === undefined) delete process.env.EMBEDDED_MONGO_ENGINE
+      else process.env.EMBEDDED_MONGO_ENGINE = saved
+    }
+  })
+
   it('opens no TCP port unless asked to', async function () {
     const before = tcpListeningPorts(process.pid)
     if (!before) this.skip()

@@ -1,0 +1,98 @@
+/**
+ * `npx tsx test/bench/engines.ts`: the embedded store's two engines side by side in one run, each
+ * with its own database process and service, driven in alternating slices (load.ts) so that the
+ * shared machine's drift falls on both: capture batches without and with persons, and flags
+ * (2,000 stored persons, 32 connections). Prints, per figure and engine, the rate, the latency
+ * and the database's CPU per unit. BENCH_SECONDS, BENCH_SLICES as for `npm run bench`;
+ * BENCH_ENGINES (default memory,lmdb).
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { httpTarget, interleave, type LoadResult, type Target } from './load.ts'
+import { BATCH_SIZE, batchBodies, benchUsers, flagDefinitions, flagsBodies, USER_COUNT } from './payloads.ts'
+import { storeFlagsPersons } from './flags.ts'
+import { startMongo, startService, type Child } from './processes.ts'
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
+const SLICES = Number(process.env.BENCH_SLICES ?? 4)
+const ENGINES = (process.env.BENCH_ENGINES ?? 'memory,lmdb').split(',')
+const ADMIN_KEY = 'bench-admin-key-0123456789'
+
+interface Side {
+  engine: string
+  service: Child
+  mongo: Child
+  token: string
+}
+
+async function admin(service: Child, method: string, p: string, body?: unknown): Promise<Record<string, unknown>> {
+  const response = await fetch(service.url + p, {
+    method,
+    headers: { Authorization: `Bearer ${ADMIN_KEY}`, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  if (!response.ok) throw new Error(`${method} ${p} answered ${response.status}: ${await response.text()}`)
+  return (await response.json()) as Record<string, unknown>
+}
+
+async function startSide(dir: string, engine: string, children: Child[]): Promise<Side> {
+  const mongo = await startMongo(path.join(dir, engine, 'mongo'), undefined, { EMBEDDED_MONGO_ENGINE: engine })
+  children.push(mongo)
+  const service = await startService({
+    mongodbUrl: mongo.url,
+    database: 'bench',
+    dataDir: path.join(dir, engine, 'service'),
+    adminKey: ADMIN_KEY,
+    workers: 1,
+    logLevel: 'info',
+  })
+  children.push(service)
+  const project = await admin(service, 'POST', '/api/projects', { name: 'bench' })
+  await admin(service, 'PUT', `/api/projects/${project.id}/flag_definitions`, flagDefinitions())
+  return { engine, service, mongo, token: String(project.api_token) }
+}
+
+function target(side: Side, p: string, bodies: readonly string[], connections: number): Target {
+  return httpTarget({
+    url: side.service.url,
+    path: p,
+    bodies,
+    connections,
+    pid: side.service.process.pid!,
+    databasePid: side.mongo.process.pid!,
+    warmUpSeconds: 2,
+  })
+}
+
+function print(figure: string, sides: Side[], results: LoadResult[], perRequest: number, unit: string): void {
+  results.forEach((r, i) => {
+    const units = r.requests * perRequest
+    console.log(
+      `${figure} ${sides[i].engine}: ${Math.round(r.rps * perRequest)} ${unit}/s, p50 ${r.p50} ms, p99 ${r.p99} ms, database ${((r.databaseCpuSeconds * 1e6) / units).toFixed(0)} µs per ${unit.replace(/s$/, '')}`,
+    )
+  })
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-engines-'))
+  const children: Child[] = []
+  const sides: Side[] = []
+  try {
+    for (const engine of ENGINES) sides.push(await startSide(dir, engine, children))
+    const measure = (targets: Target[]) => interleave(targets, SECONDS, SLICES)
+    const personless = await measure(sides.map((s) => target(s, '/batch/', batchBodies(s.token, 200, false), 8)))
+    print('capture_batch_personless', sides, personless, BATCH_SIZE, 'events')
+    const persons = await measure(sides.map((s) => target(s, '/batch/', batchBodies(s.token, 200, true), 8)))
+    print('capture_batch_persons', sides, persons, BATCH_SIZE, 'events')
+    const users = benchUsers(USER_COUNT).slice(0, 2000)
+    for (const s of sides) await storeFlagsPersons(s.service.url, s.token, users)
+    const flags = await measure(sides.map((s) => target(s, '/flags/?v=2', flagsBodies(s.token, users), 32)))
+    print('flags_latency', sides, flags, 1, 'requests')
+  } finally {
+    for (const child of children.reverse()) await child.stop()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+await main()

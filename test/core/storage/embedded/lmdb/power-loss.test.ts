@@ -1,0 +1,153 @@
+import { expect } from 'chai'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { crc32 } from 'node:zlib'
+import { MongoClient, type Db } from 'mongodb'
+import { startEmbeddedMongo } from '../../../../../core/storage/embedded/index.ts'
+
+/**
+ * What a power cut leaves of the lmdb data file, built by hand: the file as of its last
+ * checkpoint, plus later commits that reached the disk only in part. lmdb keeps two meta records,
+ * in pages 0 and 1 after a 24-byte page header (txnid at byte 128 of the record); the checkpoint
+ * file holds a copy of the checkpointed commit's record and the boot it was taken in.
+ */
+const PAGE = 8192
+const HEADER = 24
+const TXNID = 128
+const CHECKPOINT_META = 4 + 36
+
+const newestTxnid = (file: Buffer) =>
+  [0, 1].map((page) => file.readBigUInt64LE(page * PAGE + HEADER + TXNID)).reduce((a, b) => (a > b ? a : b))
+const checkpointTxnid = (record: Buffer) => record.readBigUInt64LE(CHECKPOINT_META + TXNID)
+
+interface Event {
+  _id: number
+  project_id: number
+  n: number
+  pad?: string
+}
+
+const dataFile = (dataDir: string) => path.join(dataDir, 'lmdb', 'data.mdb')
+const checkpointFile = (dataDir: string) => path.join(dataDir, 'lmdb', 'checkpoint')
+
+/** `syncIntervalMs` long: no checkpoint but the ones at start, on j: true and at close. */
+async function withDb<T>(dataDir: string, fn: (db: Db) => Promise<T>, warnings: string[] = []): Promise<T> {
+  const server = await startEmbeddedMongo({
+    dataDir,
+    engine: 'lmdb',
+    runIn: 'current-thread',
+    syncIntervalMs: 60_000,
+    log: (level, message) => {
+      if (level === 'warn') warnings.push(message)
+    },
+  })
+  const client = new MongoClient(server.url)
+  try {
+    await client.connect()
+    return await fn(client.db('app'))
+  } finally {
+    await client.close()
+    await server.close()
+  }
+}
+
+describe('embedded MongoDB lmdb engine: power loss', function () {
+  this.timeout(60_000)
+  let dataDir: string
+  beforeEach(() => {
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-power-'))
+  })
+  afterEach(() => rmSync(dataDir, { recursive: true, force: true }))
+
+  it('answers a j: true write once a checkpoint on the disk holds its commit', async () => {
+    await withDb(dataDir, async (db) => {
+      const c = db.collection('c')
+      for (let i = 0; i < 5; i++) {
+        await c.insertOne({ i }, { writeConcern: { j: true } })
+        const newest = newestTxnid(readFileSync(dataFile(dataDir)))
+        const checkpointed = checkpointTxnid(readFileSync(checkpointFile(dataDir)))
+        expect(checkpointed >= newest, `checkpoint ${checkpointed}, newest commit ${newest}`).to.equal(true)
+      }
+    })
+  })
+
+  it('opens at the last checkpoint when a later commit reached the disk only in part before a reboot', async () => {
+    const before = Array.from({ length: 300 }, (_, i) => ({ _id: i, project_id: 1, n: i, pad: 'a'.repeat(500) }))
+    await withDb(dataDir, async (db) => {
+      await db.collection<Event>('events').createIndex({ project_id: 1, n: 1 })
+      await db.collection<Event>('events').insertMany(before, { writeConcern: { j: true } })
+    })
+    const checkpointed = readFileSync(dataFile(dataDir))
+    const checkpoint = readFileSync(checkpointFile(dataDir))
+    await withDb(dataDir, async (db) => {
+      // pages freed by the deletes are not reused while the checkpoint's read transaction holds them
+      await db.collection<Event>('events').deleteMany({ _id: { $lt: 150 } })
+      for (let i = 0; i < 5; i++) await db.collection<Event>('events').insertOne({ _id: 2000 + i, project_id: 2, n: i })
+      await db
+        .collection<Event>('events')
+        .insertMany(
+          Array.from({ length: 300 }, (_, i) => ({ _id: 1000 + i, project_id: 1, n: 1000 + i, pad: 'b'.repeat(500) })),
+        )
+    })
+    const after = readFileSync(dataFile(dataDir))
+    expect(newestTxnid(after) > checkpointTxnid(checkpoint)).to.equal(true)
+
+    // The power cut: the checkpoint on the disk is the earlier one, taken in an earlier boot, and
+    // every page written since is garbage (torn, or never on the disk); the newest meta record names them.
+    const crashed = Buffer.from(after)
+    let damaged = 0
+    for (let page = 2; page * PAGE < crashed.length; page++) {
+      const start = page * PAGE
+      const same =
+        start + PAGE <= checkpointed.length &&
+        crashed.subarray(start, start + PAGE).equals(checkpointed.subarray(start, start + PAGE))
+      if (same) continue
+      crashed.fill(0xa5, start, start + PAGE)
+      damaged += 1
+    }
+    expect(damaged, 'the lost commits wrote pages').to.be.greaterThan(20)
+    writeFileSync(dataFile(dataDir), crashed)
+    const earlierBoot = Buffer.from(checkpoint)
+    earlierBoot.write('00000000-0000-4000-8000-000000000000', 4, 36, 'latin1')
+    earlierBoot.writeUInt32LE(crc32(earlierBoot.subarray(0, earlierBoot.length - 4)), earlierBoot.length - 4)
+    writeFileSync(checkpointFile(dataDir), earlierBoot)
+
+    const warnings: string[] = []
+    await withDb(
+      dataDir,
+      async (db) => {
+        const events = db.collection<Event>('events')
+        expect(await events.countDocuments()).to.equal(300)
+        expect(await events.find({}, { sort: { _id: 1 } }).toArray()).to.deep.equal(before)
+        expect(await events.find({ project_id: 1, n: { $gte: 250 } }).toArray()).to.have.length(50)
+        await events.insertOne({ _id: 5000, project_id: 1, n: 5000 }, { writeConcern: { j: true } })
+        expect(await events.countDocuments({ n: { $gte: 300 } })).to.equal(1)
+      },
+      warnings,
+    )
+    expect(warnings.join('\n')).to.include('the data file was opened at its last checkpoint')
+  })
+
+  it('refuses to start, naming the file, when a meta page is damaged (lmdb itself would crash)', async () => {
+    await withDb(dataDir, async (db) => {
+      await db.collection('c').insertOne({ x: 1 }, { writeConcern: { j: true } })
+    })
+    const good = readFileSync(dataFile(dataDir))
+    for (const page of [0, 1]) {
+      const damaged = Buffer.from(good)
+      damaged.fill(0xa5, page * PAGE, (page + 1) * PAGE)
+      writeFileSync(dataFile(dataDir), damaged)
+      const error = await startEmbeddedMongo({ dataDir, engine: 'lmdb', runIn: 'current-thread' }).then(
+        async (server) => {
+          await server.close()
+          return undefined
+        },
+        (e: Error) => e,
+      )
+      expect(error?.message).to.include(`${dataFile(dataDir)} is damaged (meta page ${page} is not an LMDB meta page)`)
+    }
+    writeFileSync(dataFile(dataDir), good)
+    expect(await withDb(dataDir, (db) => db.collection('c').countDocuments())).to.equal(1)
+  })
+})
