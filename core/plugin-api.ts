@@ -840,7 +840,8 @@ export function parseWith<S extends TSchema>(schema: S, value: unknown): Static<
 
 /*
  * Core services on the PluginApi: metrics, deadlines, batching, NATS connections and the HTTP kit.
- * They are the core's own (one metrics registry, one deadline sweeper, one way to read a body), handed out.
+ * They are the core's own (one metrics registry, one deadline sweeper, one way to read a body),
+ * handed out.
  */
 
 export type MetricLabels = Readonly<Record<string, string>>

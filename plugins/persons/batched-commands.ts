@@ -1,9 +1,9 @@
 /**
  * The single-document commands PersonStore makes, each coalesced with the same command of other
- * events in flight (the contract's `api.batching`): one `$in` find, one unordered insertMany or one unordered
- * bulkWrite per event-loop turn instead of one round trip per event. Each caller still gets its
- * own answer (found or not, inserted or duplicate, matched or not), so the store's rules stay the
- * single-document rules of the README.
+ * events in flight (the contract's `api.batching`): one `$in` find, one unordered insertMany or
+ * one unordered bulkWrite per event-loop turn instead of one round trip per event. Each caller
+ * still gets its own answer (found or not, inserted or duplicate, matched or not), so the store's
+ * rules stay the single-document rules of the README.
  */
 import { MongoBulkWriteError } from 'mongodb'
 import type { AnyBulkWriteOperation, Collection } from 'mongodb'

@@ -2,7 +2,8 @@
  * The import graph of `core/` and `plugins/` and the architecture rules of issue 19 applied to it.
  * Read with regular expressions over the statements, because the installed TypeScript (7, the
  * native compiler) has no JavaScript API; `import type`, `export … from`, side-effect imports and
- * `import('literal')` (or a template literal without `${}`) all count. Paths are repository-relative with forward slashes.
+ * `import('literal')` (or a template literal without `${}`) all count. Paths are
+ * repository-relative with forward slashes.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
