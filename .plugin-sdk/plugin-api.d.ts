@@ -12,7 +12,7 @@ import type { AsyncParallelHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, Sync
 import type { Static, TSchema } from 'typebox';
 import { Type } from 'typebox';
 import type { Logger } from 'pino';
-import type { Db } from 'mongodb';
+import type { Collection, Db, Document, Filter } from 'mongodb';
 import type { NatsConnection } from 'nats';
 import type Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
@@ -247,6 +247,8 @@ export interface PluginApi {
     readonly http: HttpKit;
     readonly metrics: Metrics;
     readonly withDeadline: WithDeadline;
+    /** Coalesced commands and one-command finds, for plugins that read or write the database in bulk. */
+    readonly batching: Batching;
     /** Opens a NATS connection the core watches; `name` is how the server lists it. Close it in teardown. */
     connectNats(settings: NatsConnectionSettings, name: string): Promise<WatchedConnection>;
     /** Where admin routes record the changes they make. */
@@ -720,6 +722,33 @@ export interface Metrics {
  * share one timer, so a deadline per event or per read costs nearly nothing.
  */
 export type WithDeadline = <T>(work: Promise<T>, ms: number, what: string, makeError?: () => Error) => Promise<T>;
+/** Answers single-key calls from loads of many keys (`Batching.coalescer`). */
+export interface Coalescer<K, V> {
+    /** The value `load` answered for `key`, or undefined when its map lacks it. */
+    get(key: K): Promise<V | undefined>;
+}
+/**
+ * How the built-in persons and groups reads and writes reach the database in bulk. A call joins
+ * the batch still collecting, sent on the next turn of the event loop, so it sees every write
+ * completed before it was made (as its own `findOne` would) and no result is reused for a later call.
+ */
+export interface Batching {
+    /**
+     * Coalesces the `get` calls of one event-loop turn into one `load` of their keys (deduplicated
+     * by `id`, at most 500 per load); `load` answers a map keyed by `id(key)`, and a failed load
+     * rejects every call of its batch.
+     */
+    coalescer<K, V>(id: (key: K) => string, load: (keys: K[]) => Promise<ReadonlyMap<string, V>>): Coalescer<K, V>;
+    /** Groups keys by project, for a `load` that sends one command per project. */
+    byProject<K extends {
+        projectId: number;
+    }>(keys: readonly K[]): Map<number, K[]>;
+    /**
+     * The documents of a find, read from the primary as one `find` command (no cursor machinery)
+     * when they fit its first batch; `expected` (the number of `$in` keys, say) sizes that batch.
+     */
+    findAll<T extends Document, R = T>(collection: Collection<T>, filter: Filter<T>, projection: Document, expected?: number): Promise<R[]>;
+}
 /** Connection settings of a NATS server, as plugin options; spread into an options schema. */
 export declare const natsConnectionFields: {
     servers: Type.TUnion<[Type.TString, Type.TArray<Type.TString>]>;

@@ -28,6 +28,7 @@ import { applyRenames } from './plugin-renames.ts'
 import type { PluginRename } from './plugin-renames.ts'
 import { withDeadline } from './deadlines.ts'
 import { count } from './metrics.ts'
+import { batching } from './model/batching.ts'
 import { connectNats } from './nats.ts'
 import { createHttpKit } from './http/kit.ts'
 import type { PluginSource } from './plugin-resolve.ts'
@@ -192,6 +193,7 @@ export async function loadPlugins(entries: readonly PluginEntry[], ctx: LoaderCo
         http,
         metrics,
         withDeadline,
+        batching,
         connectNats: (settings: NatsConnectionSettings, name: string) => connectNats(settings, name, logger),
         audit,
         dataDir: ctx.dataDir,

@@ -1,15 +1,14 @@
 /**
  * The single-document commands PersonStore makes, each coalesced with the same command of other
- * events in flight (coalesce.ts): one `$in` find, one unordered insertMany or one unordered
- * bulkWrite per event-loop turn instead of one round trip per event. Each caller still gets its
- * own answer (found or not, inserted or duplicate, matched or not), so the store's rules stay the
- * single-document rules of the README.
+ * events in flight (the contract's `api.batching`): one `$in` find, one unordered insertMany or
+ * one unordered bulkWrite per event-loop turn instead of one round trip per event. Each caller
+ * still gets its own answer (found or not, inserted or duplicate, matched or not), so the store's
+ * rules stay the single-document rules of the README.
  */
 import { MongoBulkWriteError } from 'mongodb'
 import type { AnyBulkWriteOperation, Collection } from 'mongodb'
-import { Coalescer, byProject } from '../../core/model/coalesce.ts'
-import { findAll } from '../../core/model/find-all.ts'
 import { isDuplicateKey } from '../../core/plugin-api.ts'
+import type { Batching, Coalescer } from '../../core/plugin-api.ts'
 import type { DistinctIdDocument, PersonDocument, PersonlessDistinctIdDocument } from './person-store.ts'
 
 /**
@@ -49,12 +48,13 @@ export class PersonCommands {
   private serial = 0
 
   constructor(
+    { coalescer, byProject, findAll }: Batching,
     distinctIds: Collection<DistinctIdDocument>,
     persons: Collection<PersonDocument>,
     personless: Collection<PersonlessDistinctIdDocument>,
   ) {
     const mappingId = (key: MappingKey) => `${key.projectId}:${key.distinctId}`
-    this.mappingReads = new Coalescer(mappingId, async (keys) => {
+    this.mappingReads = coalescer(mappingId, async (keys) => {
       const found = new Map<string, DistinctIdDocument>()
       for (const [projectId, group] of byProject(keys)) {
         const rows = await findAll(
@@ -66,7 +66,7 @@ export class PersonCommands {
       }
       return found
     })
-    this.personReads = new Coalescer(
+    this.personReads = coalescer(
       (key) => `${key.projectId}:${key.id}`,
       async (keys) => {
         const found = new Map<string, PersonDocument>()
@@ -81,7 +81,7 @@ export class PersonCommands {
         return found
       },
     )
-    this.personlessReads = new Coalescer(mappingId, async (keys) => {
+    this.personlessReads = coalescer(mappingId, async (keys) => {
       const found = new Map<string, true>()
       for (const [projectId, group] of byProject(keys)) {
         const rows = await findAll(
@@ -93,7 +93,7 @@ export class PersonCommands {
       }
       return found
     })
-    this.personlessWrites = new Coalescer<MappingKey & { at: Date }, true>(mappingId, async (keys) => {
+    this.personlessWrites = coalescer<MappingKey & { at: Date }, true>(mappingId, async (keys) => {
       const upserts: AnyBulkWriteOperation<PersonlessDistinctIdDocument>[] = keys.map(
         ({ projectId, distinctId, at }) => ({
           updateOne: {
@@ -113,7 +113,7 @@ export class PersonCommands {
     })
     // Two creators may map one id to different persons in the same turn: both documents are sent
     // and the unique index picks one, exactly as with two insertOne calls.
-    this.mappingInserts = new Coalescer(
+    this.mappingInserts = coalescer(
       (doc) => `${doc.project_id}:${doc.distinct_id}:${doc.person_id}:${doc.version}`,
       async (docs) => {
         const duplicates = await insertAll(distinctIds, docs)
@@ -127,7 +127,7 @@ export class PersonCommands {
     )
     // Answers the document that was stored, so its creator need not read it back; nothing when the
     // person already existed (made by a concurrent creator or reader).
-    this.personInserts = new Coalescer(
+    this.personInserts = coalescer(
       (doc) => `${doc.project_id}:${doc.id}`,
       async (docs) => {
         const duplicates = await insertAll(persons, docs)
@@ -138,7 +138,7 @@ export class PersonCommands {
     )
     // Idempotent (false only ever becomes true), so callers need no per-update result: they re-read.
     // A person being merged away is left alone: its mark's version must hold until it is committed.
-    this.identifications = new Coalescer(
+    this.identifications = coalescer(
       (key) => `${key.projectId}:${key.id}`,
       async (keys) => {
         const ops: AnyBulkWriteOperation<PersonDocument>[] = keys.map(({ projectId, id }) => ({
@@ -155,7 +155,7 @@ export class PersonCommands {
     // bulkWrite reports only the total. When some did not match, every replace of the batch is
     // reported as a conflict: the callers re-read, and one whose write did land finds nothing left
     // to write (recomputing from the stored person is idempotent). Conflicts stay rare and cheap.
-    this.personReplacements = new Coalescer(
+    this.personReplacements = coalescer(
       (key) => String(key.serial),
       async (keys) => {
         const ops: AnyBulkWriteOperation<PersonDocument>[] = keys.map(({ readVersion, next }) => ({

@@ -45,9 +45,10 @@ export default definePlugin({
     }
     const store = new PersonStore(
       api.db,
+      api.batching,
       options.updateProperties ? (event, created) => creationProperties(event, created, update) : undefined,
     )
-    api.provide('persons', new PersonsReader(api.db))
+    api.provide('persons', new PersonsReader(api.db, api.batching))
     const resolveOptions = {
       forceUpgrade: options.forceUpgrade,
       forceUpgradeAfterMs: options.forceUpgradeAfterSeconds * 1000,

@@ -7,7 +7,7 @@
 import type { Collection, Db, IndexDescription } from 'mongodb'
 import type { Properties } from './properties.ts'
 import { layered } from './properties.ts'
-import type { IngestEvent } from '../../core/plugin-api.ts'
+import type { Batching, IngestEvent } from '../../core/plugin-api.ts'
 import { isDuplicateKey } from '../../core/plugin-api.ts'
 import { PersonCommands } from './batched-commands.ts'
 import { ProjectKeyed } from './project-keyed.ts'
@@ -155,18 +155,20 @@ export class PersonStore {
   private readonly commands: PersonCommands
 
   /**
-   * `creationProperties` is the personUpdate step's (index.ts); without it (property updates off)
-   * a person is created with `$creator_event_uuid` alone.
+   * `batching` is the plugin api's (`api.batching`). `creationProperties` is the personUpdate
+   * step's (index.ts); without it (property updates off) a person is created with
+   * `$creator_event_uuid` alone.
    */
   constructor(
     readonly db: Db,
+    batching: Batching,
     private readonly creationProperties?: CreationProperties,
   ) {
     this.persons = db.collection<PersonDocument>(PERSON_COLLECTIONS.persons)
     this.distinctIds = db.collection<DistinctIdDocument>(PERSON_COLLECTIONS.distinctIds)
     this.personless = db.collection<PersonlessDistinctIdDocument>(PERSON_COLLECTIONS.personlessDistinctIds)
     this.merges = db.collection<PersonMergeDocument>(PERSON_COLLECTIONS.merges)
-    this.commands = new PersonCommands(this.distinctIds, this.persons, this.personless)
+    this.commands = new PersonCommands(batching, this.distinctIds, this.persons, this.personless)
   }
 
   /** The properties a person created by `event` is inserted with. */

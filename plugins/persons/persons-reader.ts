@@ -1,7 +1,7 @@
 /**
  * The `persons` service of the contract (PersonsService): how other plugins (decide's flags) read
  * persons. Lookups by distinct id of concurrent requests are coalesced into one `$in` find per
- * collection and event-loop turn (core/model/coalesce.ts): under load each flags request otherwise makes
+ * collection and event-loop turn (the contract's `api.batching`): under load each flags request otherwise makes
  * two sequential round trips (mapping, then person), and they queue. A read joins a batch that is
  * sent after it was made, so it sees every write completed before the call: a `$set` captured a
  * moment ago still decides the next flags call.
@@ -10,9 +10,7 @@
  * keeps that guarantee (remembered-person-ids.ts, as capture does).
  */
 import type { Db } from 'mongodb'
-import type { PersonsService, StoredPerson } from '../../core/plugin-api.ts'
-import { findAll } from '../../core/model/find-all.ts'
-import { Coalescer, byProject } from '../../core/model/coalesce.ts'
+import type { Batching, Coalescer, PersonsService, StoredPerson } from '../../core/plugin-api.ts'
 import { RememberedPersonIds } from './remembered-person-ids.ts'
 import { PERSON_COLLECTIONS, getDistinctIdsOfPerson } from './person-store.ts'
 import type { DistinctIdDocument, PersonDocument } from './person-store.ts'
@@ -38,10 +36,13 @@ export class PersonsReader implements PersonsService {
   private readonly persons: Coalescer<Key, StoredPerson>
   private readonly personIds = new RememberedPersonIds()
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    { coalescer, byProject, findAll }: Batching,
+  ) {
     const distinctIds = db.collection<DistinctIdDocument>(PERSON_COLLECTIONS.distinctIds)
     const persons = db.collection<PersonDocument>(PERSON_COLLECTIONS.persons)
-    this.mappings = new Coalescer(keyId, async (keys) => {
+    this.mappings = coalescer(keyId, async (keys) => {
       const found = new Map<string, string>()
       for (const [projectId, group] of byProject(keys)) {
         const filter = { project_id: projectId, distinct_id: { $in: group.map((k) => k.value) } }
@@ -55,7 +56,7 @@ export class PersonsReader implements PersonsService {
       }
       return found
     })
-    this.persons = new Coalescer(keyId, async (keys) => {
+    this.persons = coalescer(keyId, async (keys) => {
       const found = new Map<string, StoredPerson>()
       for (const [projectId, group] of byProject(keys)) {
         const filter = { project_id: projectId, id: { $in: group.map((k) => k.value) } }

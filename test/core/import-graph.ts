@@ -2,7 +2,8 @@
  * The import graph of `core/` and `plugins/` and the architecture rules of issue 19 applied to it.
  * Read with regular expressions over the statements, because the installed TypeScript (7, the
  * native compiler) has no JavaScript API; `import type`, `export … from`, side-effect imports and
- * `import('literal')` all count. Paths are repository-relative with forward slashes.
+ * `import('literal')` (or a template literal without `${}`) all count. Paths are
+ * repository-relative with forward slashes.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
@@ -26,12 +27,12 @@ function sourceFiles(dir: string): string[] {
 
 const STATIC = /^[ \t]*(?:import|export)\b[^;'"`]*?\bfrom\s*['"]([^'"\n]+)['"]/gm
 const SIDE_EFFECT = /^[ \t]*import\s*['"]([^'"\n]+)['"]/gm
-const DYNAMIC = /\bimport\(\s*['"]([^'"\n]+)['"]\s*\)/g
+const DYNAMIC = /\bimport\(\s*(['"`])([^'"`$\n]+)\1\s*\)/g
 
 /** The module specifiers a source text imports; comments are dropped first so examples in them do not count. */
 export function specifiers(source: string): string[] {
   const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^[ \t]*\/\/.*$/gm, '')
-  return [STATIC, SIDE_EFFECT, DYNAMIC].flatMap((pattern) => [...code.matchAll(pattern)].map((match) => match[1]!))
+  return [STATIC, SIDE_EFFECT, DYNAMIC].flatMap((pattern) => [...code.matchAll(pattern)].map((match) => match.at(-1)!))
 }
 
 export function importGraph(dirs: readonly string[] = ['core', 'plugins']): ImportEdge[] {
@@ -51,14 +52,27 @@ export const REGISTRY = 'plugins/index.ts'
 const EVALUATOR = 'plugins/decide/evaluator/'
 const EMBEDDED = 'core/storage/embedded/'
 
-const isRepoFile = (to: string) => to.startsWith('core/') || to.startsWith('plugins/') || to.startsWith('..')
+/**
+ * The repository's top-level entries (core, plugins, config, test, package.json, .plugin-sdk, …):
+ * a relative import resolves to a path under one of them, or escapes the repository (`..`); a
+ * package's bare specifier does neither (no dependency is named like a top-level entry).
+ */
+const TOP_LEVEL = new Set(readdirSync(ROOT))
+const isRepoFile = (to: string) => to.startsWith('..') || TOP_LEVEL.has(to.split('/')[0]!)
 const packageName = (to: string) =>
   to
     .split('/')
     .slice(0, to.startsWith('@') ? 2 : 1)
     .join('/')
-/** The folder of the plugin a file belongs to (`plugins/geoip/`), or null for the registry. */
-const pluginFolder = (file: string) => /^(plugins\/[^/]+\/)/.exec(file)?.[1] ?? null
+/**
+ * What of the repository a plugin's file may import besides the contract: its folder
+ * (`plugins/geoip/`), or only itself for a plugin that is one file (`plugins/geoip.ts`); null
+ * for the registry and for files outside plugins/.
+ */
+function pluginFolder(file: string): string | null {
+  if (!file.startsWith('plugins/') || file === REGISTRY) return null
+  return /^(plugins\/[^/]+\/)/.exec(file)?.[1] ?? file
+}
 
 /** Why an import breaks a rule, or null when it is allowed. */
 export function violation({ from, to }: ImportEdge): string | null {

@@ -3,6 +3,7 @@ import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { MongoClient } from 'mongodb'
+import type { CommandStartedEvent } from 'mongodb'
 import { pino } from 'pino'
 import { ConfigError } from '../../core/config.ts'
 import type { PluginEntry } from '../../core/config.ts'
@@ -14,7 +15,7 @@ import { API_VERSION, definePlugin } from '../../core/plugin-api.ts'
 import type { PluginDefinition } from '../../core/plugin-api.ts'
 import { builtInPlugins } from '../../plugins/index.ts'
 import { ProjectStore } from '../../core/projects.ts'
-import { testMongoUrl } from '../helpers/mongo.ts'
+import { monitoredClient, testDbName, testMongoUrl } from '../helpers/mongo.ts'
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/plugins')
 const received = () => ((globalThis as Record<symbol, unknown[]>)[Symbol.for('hedgerow.test.ok-sink')] ??= [])
@@ -230,6 +231,57 @@ describe('loader', () => {
     await load([{ plugin: 'reader' }], { builtIns, services })
     expect(seen).to.deep.equal([groups])
     expect(services.get('events')).to.have.property('page')
+  })
+
+  it('hands plugins batched database reads: concurrent lookups of two projects become one find each', async () => {
+    const commands: CommandStartedEvent[] = []
+    const monitored = await monitoredClient((event) => commands.push(event))
+    const db = monitored.db(testDbName('loader_batching'))
+    try {
+      const rows = db.collection<{ project_id: number; key: string; n: number }>('rows')
+      await rows.insertMany(
+        [1, 2].flatMap((projectId) => ['a', 'b', 'c'].map((key, n) => ({ project_id: projectId, key, n }))),
+      )
+      type Key = { projectId: number; key: string }
+      let lookup: ((key: Key) => Promise<number | undefined>) | undefined
+      const bulkReader = definePlugin({
+        name: 'bulk-reader',
+        apiVersion: API_VERSION,
+        setup: (api) => {
+          const { coalescer, byProject, findAll } = api.batching
+          const id = (key: Key) => `${key.projectId}:${key.key}`
+          const numbers = coalescer<Key, number>(id, async (keys) => {
+            const found = new Map<string, number>()
+            for (const [projectId, group] of byProject(keys)) {
+              const filter = { project_id: projectId, key: { $in: group.map((k) => k.key) } }
+              for (const row of await findAll(
+                api.db.collection<{ project_id: number; key: string; n: number }>('rows'),
+                filter,
+                { _id: 0 },
+                group.length,
+              ))
+                found.set(id({ projectId, key: row.key }), row.n)
+            }
+            return found
+          })
+          lookup = (key) => numbers.get(key)
+          api.hooks.sink.tap({ name: api.id }, () => undefined)
+        },
+      })
+      await load([{ plugin: 'bulk-reader' }], {
+        db,
+        builtIns: { ...builtInPlugins, 'bulk-reader': bulkReader as PluginDefinition },
+      })
+      commands.length = 0
+      const keys = [1, 2].flatMap((projectId) => ['a', 'c', 'missing', 'a'].map((key) => ({ projectId, key })))
+      expect(await Promise.all(keys.map((key) => lookup!(key)))).to.deep.equal([0, 2, undefined, 0, 0, 2, undefined, 0])
+      expect(commands.filter((c) => c.commandName === 'find').map((c) => c.command.filter.project_id)).to.deep.equal([
+        1, 2,
+      ])
+    } finally {
+      await db.dropDatabase().catch(() => undefined)
+      await monitored.close()
+    }
   })
 
   it('refuses two plugins with one id', async () => {

@@ -20,6 +20,7 @@ import { withDeadline } from '../../../core/deadlines.ts'
 import { writeMaxMindCityFixture } from '../geoip/fixtures.ts'
 import { insertPerson, openTestDb } from './store/db.ts'
 import type { TestDb } from './store/db.ts'
+import { batching } from '../../../core/model/batching.ts'
 
 const logger = pino({ level: 'silent' })
 const project: Project = { id: 500, name: 'p', apiToken: 'phc_x', secretApiToken: 'phs_x', timezone: 'UTC' }
@@ -89,7 +90,7 @@ describe('decide flags service', () => {
     new FlagsEvaluation({
       db,
       groups: new GroupStore(db),
-      persons: new PersonsReader(db),
+      persons: new PersonsReader(db, batching),
       cache,
       geoip,
       databaseTimeoutMs: 2000,
@@ -210,7 +211,7 @@ describe('decide flags service', () => {
       const svc = new FlagsEvaluation({
         db: hung.db('x'),
         groups: new GroupStore(hung.db('x')),
-        persons: new PersonsReader(hung.db('x')),
+        persons: new PersonsReader(hung.db('x'), batching),
         cache: cacheOf(),
         geoip,
         databaseTimeoutMs: 100,

@@ -6,6 +6,7 @@ import { resolveEvent } from '../../../plugins/persons/resolve.ts'
 import { personUuid } from '../../../plugins/persons/person-uuid.ts'
 import { monitoredClient, testDbName } from '../../helpers/mongo.ts'
 import { contextFor, nextProjectId, personEvent } from './fixtures.ts'
+import { batching } from '../../../core/model/batching.ts'
 
 const OPTIONS = { forceUpgrade: true, forceUpgradeAfterMs: 60_000 }
 
@@ -77,7 +78,7 @@ describe('PersonStore batched lookups', () => {
 
   it('resolves 100 personless events of 100 new ids with one lookup and one bookkeeping write', async () => {
     const projectId = nextProjectId()
-    const store = new PersonStore(db)
+    const store = new PersonStore(db, batching)
     const ctx = contextFor(projectId)
     const events = Array.from({ length: 100 }, (_, i) => personEvent({ distinctId: `anon-${i}`, personless: true }))
     const resolved = await Promise.all(events.map((event) => resolveEvent(store, event, ctx, OPTIONS)))
@@ -91,7 +92,7 @@ describe('PersonStore batched lookups', () => {
 
   it('creates the persons of 100 new ids with one insert per collection, one person each', async () => {
     const projectId = nextProjectId()
-    const store = new PersonStore(db)
+    const store = new PersonStore(db, batching)
     const ctx = contextFor(projectId)
     const events = Array.from({ length: 100 }, (_, i) => personEvent({ distinctId: `new-${i}` }))
     const resolved = await Promise.all(events.map((event) => resolveEvent(store, event, ctx, OPTIONS)))
@@ -106,7 +107,7 @@ describe('PersonStore batched lookups', () => {
 
   it('maps an id to one person when two creators in one batch race for it', async () => {
     const projectId = nextProjectId()
-    const store = new PersonStore(db)
+    const store = new PersonStore(db, batching)
     const [a, b] = await Promise.all([
       store.addDistinctId(projectId, 'person-a', 'shared'),
       store.addDistinctId(projectId, 'person-b', 'shared'),
@@ -123,7 +124,7 @@ describe('PersonStore batched lookups', () => {
 
   it('writes 100 persons in one bulk command, and refuses a stale version batched with a fresh one', async () => {
     const projectId = nextProjectId()
-    const store = new PersonStore(db)
+    const store = new PersonStore(db, batching)
     const ctx = contextFor(projectId)
     const created = await Promise.all(
       Array.from({ length: 100 }, (_, i) => resolveEvent(store, personEvent({ distinctId: `w-${i}` }), ctx, OPTIONS)),
@@ -148,9 +149,11 @@ describe('PersonStore batched lookups', () => {
     const projectId = nextProjectId()
     const ctx = contextFor(projectId)
     const events = Array.from({ length: 100 }, (_, i) => personEvent({ distinctId: `user-${i}` }))
-    const created = await Promise.all(events.map((event) => resolveEvent(new PersonStore(db), event, ctx, OPTIONS)))
+    const created = await Promise.all(
+      events.map((event) => resolveEvent(new PersonStore(db, batching), event, ctx, OPTIONS)),
+    )
     commands.length = 0
-    const store = new PersonStore(db)
+    const store = new PersonStore(db, batching)
     // a later request: its own context (the first pass's sequence would answer from memory)
     const again = await Promise.all(events.map((event) => resolveEvent(store, event, contextFor(projectId), OPTIONS)))
     expect(again.map((event) => event.person?.id)).to.deep.equal(created.map((event) => event.person?.id))

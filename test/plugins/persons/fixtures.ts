@@ -5,6 +5,7 @@ import { monitoredClient, testDbName, testMongoUrl } from '../../helpers/mongo.t
 import { PersonStore, ensurePersonIndexes } from '../../../plugins/persons/person-store.ts'
 import type { EventContext, IngestEvent } from '../../../core/plugin-api.ts'
 import { sampleContext } from '../../helpers/hooks.ts'
+import { batching } from '../../../core/model/batching.ts'
 
 export interface PersonDb {
   readonly db: Db
@@ -20,7 +21,7 @@ export async function openPersonDb(name: string): Promise<PersonDb> {
   await ensurePersonIndexes(db)
   return {
     db,
-    store: () => new PersonStore(db),
+    store: () => new PersonStore(db, batching),
     close: async () => {
       await db.dropDatabase().catch(() => undefined)
       await client.close()
@@ -41,7 +42,7 @@ export async function openCountedPersonDb(name: string): Promise<CountedPersonDb
   return {
     db,
     finds,
-    store: () => new PersonStore(db),
+    store: () => new PersonStore(db, batching),
     close: async () => {
       await db.dropDatabase().catch(() => undefined)
       await client.close()

@@ -4,6 +4,7 @@ import { PersonsReader } from '../../../plugins/persons/persons-reader.ts'
 import { PERSON_COLLECTIONS } from '../../../plugins/persons/person-store.ts'
 import { monitoredClient, testDbName } from '../../helpers/mongo.ts'
 import { insertPerson } from './fixtures.ts'
+import { batching } from '../../../core/model/batching.ts'
 
 describe('persons: the persons service (PersonsReader)', () => {
   let client: MongoClient
@@ -34,7 +35,7 @@ describe('persons: the persons service (PersonsReader)', () => {
     await db
       .collection(PERSON_COLLECTIONS.distinctIds)
       .insertOne({ project_id: 8, distinct_id: 'user-1', person_id: 'other-project', version: 0 })
-    const reader = new PersonsReader(db)
+    const reader = new PersonsReader(db, batching)
     finds.length = 0
     const people = await Promise.all([...ids, 'stranger'].map((id) => reader.byDistinctId(7, id)))
     expect(people.slice(0, 20).map((p) => p?.properties.n)).to.deep.equal(ids.map((_, i) => i % 10))
@@ -45,7 +46,7 @@ describe('persons: the persons service (PersonsReader)', () => {
 
   it('sees a write completed before the call (no cached answers)', async () => {
     const db = client.db(testDbName('person-reader'))
-    const reader = new PersonsReader(db)
+    const reader = new PersonsReader(db, batching)
     expect(await reader.byDistinctId(1, 'late')).to.equal(null)
     await db
       .collection(PERSON_COLLECTIONS.distinctIds)
@@ -65,7 +66,7 @@ describe('persons: the persons service (PersonsReader)', () => {
   it('remembers the person id of a distinct id, and still reads the person fresh each time', async () => {
     const db = client.db(testDbName('person-reader'))
     await insertPerson(db, 1, 'p', ['d'], { plan: 'free' })
-    const reader = new PersonsReader(db)
+    const reader = new PersonsReader(db, batching)
     expect((await reader.byDistinctId(1, 'd'))?.properties).to.deep.equal({ plan: 'free' })
     await db
       .collection(PERSON_COLLECTIONS.persons)
@@ -82,7 +83,7 @@ describe('persons: the persons service (PersonsReader)', () => {
     const mappings = db.collection(PERSON_COLLECTIONS.distinctIds)
     await insertPerson(db, 1, 'a', ['anon'], { side: 'anon' })
     await insertPerson(db, 1, 'b', ['user'], { side: 'user' })
-    const reader = new PersonsReader(db)
+    const reader = new PersonsReader(db, batching)
     expect((await reader.byDistinctId(1, 'anon'))?.properties).to.deep.equal({ side: 'anon' })
     // what a merge does (merge-steps.ts): move the ids to the survivor, then delete the merged-away person
     await mappings.updateMany({ project_id: 1, person_id: 'a' }, { $set: { person_id: 'b' } })
@@ -103,7 +104,7 @@ describe('persons: the persons service (PersonsReader)', () => {
   it('answers null once the person and its ids are deleted, and does not remember an id without a person', async () => {
     const db = client.db(testDbName('person-reader'))
     await insertPerson(db, 1, 'p', ['d'])
-    const reader = new PersonsReader(db)
+    const reader = new PersonsReader(db, batching)
     expect(await reader.byDistinctId(1, 'd')).to.not.equal(null)
     await db.collection(PERSON_COLLECTIONS.persons).deleteOne({ project_id: 1, id: 'p' })
     await db.collection(PERSON_COLLECTIONS.distinctIds).deleteOne({ project_id: 1, distinct_id: 'd' })

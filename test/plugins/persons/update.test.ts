@@ -6,6 +6,7 @@ import type { IngestEvent } from '../../../core/plugin-api.ts'
 import { PersonStore } from '../../../plugins/persons/person-store.ts'
 import { contextFor, nextProjectId, openPersonDb, personEvent, plain } from './fixtures.ts'
 import type { PersonDb } from './fixtures.ts'
+import { batching } from '../../../core/model/batching.ts'
 
 const options = { skipFilteredWrites: true, setOnceFillsNull: true, maxKeysPerOperation: 1000 }
 const resolveOptions = { forceUpgrade: true, forceUpgradeAfterMs: 60_000 }
@@ -142,7 +143,8 @@ describe('persons: the personUpdate step', () => {
 
   describe('with the creation properties the plugin sets up', () => {
     /** A store as the plugin sets it up: the aliasResolve step inserts a new person with what the personUpdate step would write. */
-    const hookedStore = () => new PersonStore(t.db, (event, created) => creationProperties(event, created, options))
+    const hookedStore = () =>
+      new PersonStore(t.db, batching, (event, created) => creationProperties(event, created, options))
     const commands: Array<{ event: Partial<IngestEvent> }> = [
       {
         event: {

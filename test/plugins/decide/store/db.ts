@@ -10,6 +10,7 @@ import { ensureDecideIndexes } from '../../../../plugins/decide/store/documents.
 import { ensurePersonIndexes } from '../../../../plugins/persons/person-store.ts'
 import { PersonsReader } from '../../../../plugins/persons/persons-reader.ts'
 import { ensureCoreIndexes } from '../../../../core/model/collections.ts'
+import { batching } from '../../../../core/model/batching.ts'
 
 export interface TestDb {
   client: MongoClient
@@ -25,7 +26,7 @@ export async function openTestDb(prefix: string): Promise<TestDb> {
   return {
     client,
     db,
-    persons: new PersonsReader(db),
+    persons: new PersonsReader(db, batching),
     close: async () => {
       await db.dropDatabase().catch(() => undefined)
       await client.close()
