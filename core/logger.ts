@@ -47,7 +47,7 @@ const MAX_PENDING_CHARS = 64 * 1024
 /**
  * A destination that writes the lines logged during one turn of the event loop together, at the end
  * of the turn (and synchronously at exit): pino's default writes each line with its own system call,
- * and one access-log line per request made that ~5 % of a flags request's CPU under load. Lines keep
+ * and one access-log line per request made that a visible share of a flags request's CPU under load. Lines keep
  * their order; what a process killed with SIGKILL loses is at most the current turn's lines.
  */
 export function turnBatched(sink: { write(text: string): unknown }): DestinationStream & { flush(): void } {

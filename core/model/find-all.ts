@@ -1,9 +1,8 @@
 /**
  * The documents of a find, sent as one plain `find` command when its first batch holds them all.
- * The coalesced lookups of capture (alias-resolve) and flags (decide) are small `$in` finds, and
- * the driver's cursor machinery around each (session, cursor state, batch buffers) cost the service
- * a third to 40 % more CPU than the command itself (measured against the embedded store: 295 →
- * 181 µs of client CPU per flags find).
+ * The coalesced lookups of capture (persons) and flags (decide) are small `$in` finds, and the
+ * driver's cursor machinery around each (session, cursor state, batch buffers) costs the service
+ * more CPU than the command itself (docs/performance.md).
  *
  * A result that does not fit the first batch (more documents than `expected`, or over 16 MB) is
  * read again through the driver's cursor after the command's cursor is closed: a `getMore` must run

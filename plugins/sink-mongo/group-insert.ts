@@ -2,9 +2,9 @@
  * Group commit: the events of the capture requests that reach the sink while the previous insert
  * is still in flight (or, when none is, in the same turn of the event loop) go to the database in
  * one unordered insertMany, so concurrent requests share one command and one journal write. A
- * group of 100 documents or more (a batch request) is sent on the next turn without waiting. On
- * this kind of machine a command costs the service 100-200 µs of CPU whatever its size (the
- * driver, and a socket write that runs the loopback TCP stack), so under load fewer, larger
+ * group of 100 documents or more (a batch request) is sent on the next turn without waiting. A
+ * command costs the service about the same CPU whatever its size (the driver, and a socket write
+ * that runs the loopback TCP stack), so under load fewer, larger
  * commands is what pays; with no insert in flight a request waits for nothing but its own turn.
  * Each request still learns the fate of its own events: it fails only if one of its documents
  * failed (or the database could not be reached).

@@ -7,8 +7,8 @@
  *
  * The order is a linked list through the keys' states, and the states are found in one map per
  * project keyed by the distinct_id as parsed: moving a key to the recent end is four pointer writes,
- * where a Map's delete-and-set (plus a "project\0id" string built and hashed per event) was 1.5-2.4 %
- * of the service's CPU in the personless capture bench.
+ * where a Map's delete-and-set (plus a "project\0id" string built and hashed per event) showed in the
+ * personless capture bench's profiles.
  */
 export interface SpikeDetectorOptions {
   readonly windowMs: number

@@ -69,8 +69,8 @@ const defaultLog: ServerOptions['log'] = (level, message, error) => {
 
 /**
  * 'memory' unless EMBEDDED_MONGO_ENGINE or the option says 'lmdb': lmdb keeps memory bounded and
- * is as durable, but costs the database more CPU per event (capture 17-47 % slower on two shared
- * cores, docs/embedded-mongo.md), so it is not the default yet.
+ * is as durable, but costs the database more CPU per event (capture is slower: docs/embedded-mongo.md),
+ * so it is not the default yet.
  */
 function engineOf(value: string | undefined): StorageEngine {
   if (value === undefined || value === '' || value === 'memory') return 'memory'

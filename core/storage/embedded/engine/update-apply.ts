@@ -31,7 +31,7 @@ type OperatorFn = (expr: Doc, arrayFilters?: Doc[]) => (doc: Doc) => string[]
 const OPERATORS = updateOperators as unknown as Record<string, OperatorFn>
 
 /**
- * mingo's update() rebuilds its whole operator table per call (~0.1 ms); its operators called
+ * mingo's update() rebuilds its whole operator table per call; its operators called
  * directly share one. The positional `$` needs the filter, which only update() passes on.
  */
 function runMingo(

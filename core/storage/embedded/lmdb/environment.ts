@@ -4,8 +4,8 @@ import { open, type Database, type RootDatabase } from 'lmdb'
 import { currentBootId, newestMeta, rollBackAfterReboot, writeCheckpoint } from './checkpoint.ts'
 
 /**
- * 8 KiB pages (lmdb's default is the OS page, 4 KiB): documents of ~1 KB fill them better (the
- * data file of the storage test's events is 15 % smaller) and keys may be twice as long.
+ * 8 KiB pages (lmdb's default is the OS page, 4 KiB): documents of ~1 KB fill them better (a
+ * smaller data file for event documents) and keys may be twice as long.
  */
 const PAGE_SIZE = 8192
 /** lmdb's largest key at that page size: longer index keys are refused, as MongoDB < 4.2 did. */
