@@ -133,7 +133,7 @@ describe('operator console: ingestion health and pipeline in headless Chromium',
   })
 
   function defaultPluginIds(): string[] {
-    const plugins = defaultPlugins().map((entry) => entry.id ?? entry.plugin)
+    const plugins = defaultPlugins().map((entry) => (entry as { id?: string }).id ?? entry.plugin)
     plugins.splice(plugins.indexOf('sink-mongo'), 0, 'broken-step')
     return plugins
   }
