@@ -11,13 +11,17 @@ export const MASK = '********'
 /** Option names that hold credentials: their values are never shown. */
 const SECRET_NAME = /key|token|secret|pass|credential/i
 
-/** The value with every secret-named field masked and every URL's user and password hidden. */
-export function maskSecrets(value: unknown, name = ''): unknown {
-  if (name && SECRET_NAME.test(name) && value !== null && value !== undefined && value !== '') return MASK
-  if (typeof value === 'string') return maskUrl(value)
-  if (Array.isArray(value)) return value.map((item) => maskSecrets(item))
+/**
+ * The value with the strings under every secret-named field masked (numbers and booleans, such
+ * as `maxKeys`, are settings, not secrets) and every URL's user and password hidden.
+ */
+export function maskSecrets(value: unknown, secret = false): unknown {
+  if (typeof value === 'string') return secret && value !== '' ? MASK : maskUrl(value)
+  if (Array.isArray(value)) return value.map((item) => maskSecrets(item, secret))
   if (typeof value === 'object' && value !== null)
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, maskSecrets(item, key)]))
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, maskSecrets(item, secret || SECRET_NAME.test(key))]),
+    )
   return value
 }
 
