@@ -135,6 +135,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     events: services.get('events') as EventsReader | undefined,
     adminKeys,
     audit,
+    replayer: pipeline,
+    plugins,
     accepting: () => accepting,
     queueConnected: queue?.connected,
   })

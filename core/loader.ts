@@ -50,6 +50,9 @@ export interface LoadedPlugin {
   readonly id: string
   readonly source: string
   readonly tapped: readonly string[]
+  /** Its options as checked, defaults applied (the admin API shows them, secrets masked). */
+  readonly options?: unknown
+  readonly required?: boolean
   readonly teardown?: Teardown
 }
 
@@ -212,7 +215,14 @@ export async function loadPlugins(entries: readonly PluginEntry[], ctx: LoaderCo
         removeTaps(ctx.hooks, id)
         throw error
       })
-      loaded.push({ id, source: describeSource(source), tapped: owner.tapped, teardown })
+      loaded.push({
+        id,
+        source: describeSource(source),
+        tapped: owner.tapped,
+        options,
+        required: entry.required === true,
+        teardown,
+      })
       logger.info({ source: describeSource(source), hooks: [...new Set(owner.tapped)] }, 'plugin loaded')
     } catch (error) {
       const wrapped =

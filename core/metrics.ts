@@ -5,6 +5,8 @@
 type Labels = Readonly<Record<string, string>>
 
 const counters = new Map<string, Map<string, number>>()
+/** The labels of each series, by name and label key, for sums over some of them (counterSum). */
+const seriesLabels = new Map<string, Labels>()
 
 function labelKey(labels: Labels): string {
   return Object.entries(labels)
@@ -18,11 +20,22 @@ export function count(name: string, labels: Labels = {}, by = 1): void {
   let series = counters.get(name)
   if (!series) counters.set(name, (series = new Map()))
   const key = labelKey(labels)
+  if (!series.has(key)) seriesLabels.set(`${name}{${key}}`, { ...labels })
   series.set(key, (series.get(key) ?? 0) + by)
 }
 
 export function counterValue(name: string, labels: Labels = {}): number {
   return counters.get(name)?.get(labelKey(labels)) ?? 0
+}
+
+/** The sum of the series of `name` grouped by the value of `label` (this process's counts since it started). */
+export function counterSumBy(name: string, label: string): Map<string, number> {
+  const sums = new Map<string, number>()
+  for (const [key, value] of counters.get(name) ?? []) {
+    const group = seriesLabels.get(`${name}{${key}}`)?.[label]
+    if (group !== undefined) sums.set(group, (sums.get(group) ?? 0) + value)
+  }
+  return sums
 }
 
 export function renderMetrics(): string {

@@ -8,13 +8,14 @@ import type { Logger } from 'pino'
 import type { EventContext, IngestEvent, Project, SinkBatch, WireEvent } from './plugin-api.ts'
 import { StepError } from './isolation.ts'
 import type { Engine } from './engine.ts'
-import { isDropped } from './plugin-api.ts'
+import { isDropped, uuidv7 } from './plugin-api.ts'
 import { fromWire, withUuid } from './event.ts'
 import { HttpError, httpError } from './errors.ts'
 import { KeyedLock } from './keyed-lock.ts'
 import { WarningBatch } from './warnings.ts'
 import { COLLECTIONS } from './model/collections.ts'
 import { count } from './metrics.ts'
+import { recordIngestion } from './admin/health.ts'
 
 export interface IngestRequest {
   readonly project: Project
@@ -30,7 +31,15 @@ export interface IngestOutcome {
   readonly dropped: number
 }
 
-type Slot = { kind: 'kept'; event: IngestEvent } | { kind: 'gone' }
+type Slot = { kind: 'kept'; event: IngestEvent } | { kind: 'gone'; reason: string }
+
+/** A replay (of a dead letter) refuses to dead-letter the event again: it answers 409 instead. */
+interface RunOptions {
+  readonly replay?: boolean
+}
+
+/** The drop reason of an event set aside as a dead letter (its ingestion warning's type too). */
+export const DEAD_LETTERED = 'event_dead_lettered'
 
 export class Pipeline {
   private readonly order = new KeyedLock()
@@ -41,15 +50,23 @@ export class Pipeline {
     private readonly logger: Logger,
   ) {}
 
-  async ingest(request: IngestRequest): Promise<IngestOutcome> {
+  /** Runs a dead letter's event again: the same as `ingest`, but a step that still fails answers 409. */
+  replay(request: IngestRequest): Promise<IngestOutcome> {
+    return this.ingest(request, { replay: true })
+  }
+
+  async ingest(request: IngestRequest, options: RunOptions = {}): Promise<IngestOutcome> {
     const warnings = new WarningBatch(request.project.id)
     const slots: Slot[] = new Array(request.events.length)
     const deadLetters: Record<string, unknown>[] = []
     try {
-      await this.runSteps(request, slots, warnings, deadLetters)
+      await this.runSteps(request, slots, warnings, deadLetters, options)
       if (deadLetters.length) await this.db.collection(COLLECTIONS.deadLetters).insertMany(deadLetters)
       const kept: IngestEvent[] = []
-      for (const slot of slots) if (slot.kind === 'kept') kept.push(slot.event)
+      const drops = new Map<string, number>()
+      for (const slot of slots)
+        if (slot.kind === 'kept') kept.push(slot.event)
+        else drops.set(slot.reason, (drops.get(slot.reason) ?? 0) + 1)
       if (kept.length)
         await this.sink({
           project: request.project,
@@ -58,6 +75,8 @@ export class Pipeline {
           historicalMigration: request.historicalMigration,
         })
       count('hedgerow_events_stored_total', {}, kept.length)
+      // counted once the request is answered 200: a 503 the client retries would count twice
+      await recordIngestion(this.db, this.logger, request.project.id, { stored: kept.length, drops })
       return { stored: kept.length, dropped: request.events.length - kept.length }
     } finally {
       await warnings.flush(this.db, this.logger)
@@ -70,6 +89,7 @@ export class Pipeline {
     slots: Slot[],
     warnings: WarningBatch,
     deadLetters: Record<string, unknown>[],
+    options: RunOptions,
   ): Promise<void> {
     const byKey = new Map<string, number[]>()
     const events = request.events.map((raw) => fromWire(raw, request))
@@ -91,6 +111,7 @@ export class Pipeline {
               sequence,
               warnings,
               deadLetters,
+              options,
             )
         }),
       ),
@@ -104,6 +125,7 @@ export class Pipeline {
     sequence: Map<string, unknown>,
     warnings: WarningBatch,
     deadLetters: Record<string, unknown>[],
+    options: RunOptions,
   ): Promise<Slot> {
     const ctx: EventContext = {
       project: request.project,
@@ -122,12 +144,13 @@ export class Pipeline {
         count('hedgerow_events_dropped_total', { step: droppedBy, reason: value.reason })
         warnings.add(value.reason, { step: droppedBy, ...value.details }, raw)
         this.engine.eventDropped(value, ctx)
-        return { kind: 'gone' }
+        return { kind: 'gone', reason: value.reason }
       }
       return { kind: 'kept', event: withUuid(value as IngestEvent) }
     } catch (error) {
       if (!(error instanceof StepError) || error.retryable)
         throw error instanceof StepError ? httpError('unavailable', `${error.message}; retry the request`) : error
+      if (options.replay) throw httpError('conflict', `the event still fails: ${error.message}`)
       // A non-retryable step error would fail on every retry: keep the event aside, acknowledge it.
       deadLetters.push({
         project_id: request.project.id,
@@ -135,10 +158,18 @@ export class Pipeline {
         plugin: error.plugin,
         hook: error.hook,
         error: error.message,
+        // what a replay needs to run the event as it first ran: the request's facts and a fixed
+        // uuid, so that replaying an event sent without one stores it once however often it runs
         event: raw,
+        uuid: event.uuid || uuidv7(event.timestamp),
+        received_at: request.receivedAt,
+        sent_at: request.sentAt ?? null,
+        ip: request.ip ?? null,
+        historical_migration: request.historicalMigration,
+        replayed_at: null,
       })
-      warnings.add('event_dead_lettered', { plugin: error.plugin, hook: error.hook }, raw)
-      return { kind: 'gone' }
+      warnings.add(DEAD_LETTERED, { plugin: error.plugin, hook: error.hook }, raw)
+      return { kind: 'gone', reason: DEAD_LETTERED }
     }
   }
 

@@ -22,6 +22,8 @@ import { MongoAuditLog } from './admin/audit.ts'
 import { DEFAULT_KEY_LABEL } from './admin/key.ts'
 import type { LabelledKey } from './admin/key.ts'
 import { renderMetrics } from './metrics.ts'
+import type { Replayer } from './admin/dead-letters.ts'
+import type { LoadedPlugin } from './loader.ts'
 
 export interface AppDeps {
   readonly config: Config
@@ -37,6 +39,10 @@ export interface AppDeps {
   readonly adminKeys?: readonly LabelledKey[]
   /** The audit log the admin routes record their changes in; one over the storage when not given. */
   readonly audit?: MongoAuditLog
+  /** The inline pipeline: it replays dead letters, whatever the mode. */
+  readonly replayer: Replayer
+  /** The loaded plugins, in configured order, for GET /api/pipeline. */
+  readonly plugins: readonly LoadedPlugin[]
   /** False once shutdown has begun: readiness fails so load balancers stop sending traffic. */
   readonly accepting: () => boolean
   /** Queue mode: whether the NATS connection is up (capture cannot acknowledge without it). */
@@ -73,6 +79,8 @@ export function createApp(deps: AppDeps): Koa {
     projects: deps.projects,
     adminKeys: deps.adminKeys ?? [{ label: DEFAULT_KEY_LABEL, key: deps.adminKey }],
     audit: deps.audit ?? new MongoAuditLog(deps.storage.db),
+    replayer: deps.replayer,
+    pipeline: { plugins: deps.plugins, order: deps.engine.order },
   })
   deps.engine.mountRoutes(router)
 

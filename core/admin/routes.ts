@@ -14,9 +14,14 @@ import { isValidTimezone } from '../projects.ts'
 import { NEEDS_ADMIN_KEY, keyGuard, projectParam } from '../http/kit.ts'
 import { keyLabel } from './key.ts'
 import type { LabelledKey } from './key.ts'
-import { AuditQuery, CreateProjectBody, EventsQuery } from './schemas.ts'
+import { AuditQuery, CreateProjectBody, EventsQuery, PageQuery } from './schemas.ts'
 import { listEvents, listWarnings } from './events.ts'
 import type { MongoAuditLog } from './audit.ts'
+import { ingestionHealth } from './health.ts'
+import { listDeadLetters, replayDeadLetter } from './dead-letters.ts'
+import type { Replayer } from './dead-letters.ts'
+import { pipelineJson } from './pipeline-info.ts'
+import type { PipelineSources } from './pipeline-info.ts'
 
 export interface AdminDeps {
   readonly db: Db
@@ -25,6 +30,10 @@ export interface AdminDeps {
   readonly projects: ProjectStore
   readonly adminKeys: readonly LabelledKey[]
   readonly audit: MongoAuditLog
+  /** The inline pipeline, which replays dead letters (in every mode: a replay is not queued). */
+  readonly replayer: Replayer
+  /** The loaded plugins and the engine's tap order, for GET /api/pipeline. */
+  readonly pipeline: PipelineSources
 }
 
 /**
@@ -65,7 +74,8 @@ function auditedProject(project: Project) {
   return rest
 }
 
-export function mountAdmin(router: Router, { db, events, projects, adminKeys, audit }: AdminDeps): void {
+export function mountAdmin(router: Router, deps: AdminDeps): void {
+  const { db, events, projects, adminKeys, audit } = deps
   const json = koaBody({
     json: true,
     urlencoded: false,
@@ -109,6 +119,21 @@ export function mountAdmin(router: Router, { db, events, projects, adminKeys, au
   router.get('/api/projects/:id/ingestion_warnings', async (ctx) => {
     const project = await projectParam(ctx, projects)
     ctx.body = await listWarnings(db, project, parseWith(EventsQuery, ctx.query))
+  })
+  router.get('/api/projects/:id/ingestion/health', async (ctx) => {
+    const project = await projectParam(ctx, projects)
+    ctx.body = await ingestionHealth(db, project.id)
+  })
+  router.get('/api/projects/:id/dead_letters', async (ctx) => {
+    const project = await projectParam(ctx, projects)
+    ctx.body = await listDeadLetters(db, project, parseWith(PageQuery, ctx.query), ctx.URL)
+  })
+  router.post('/api/projects/:id/dead_letters/:dead_letter_id/replay', async (ctx) => {
+    const project = await projectParam(ctx, projects)
+    ctx.body = await replayDeadLetter(ctx, { db, replayer: deps.replayer, audit }, project, ctx.params.dead_letter_id!)
+  })
+  router.get('/api/pipeline', (ctx) => {
+    ctx.body = pipelineJson(deps.pipeline)
   })
   router.get('/api/projects/:id/audit', async (ctx) => {
     const project = await projectParam(ctx, projects)

@@ -27,3 +27,11 @@ export const AuditQuery = Type.Object(
   },
   { additionalProperties: false },
 )
+
+export const PageQuery = Type.Object(
+  {
+    cursor: Type.Optional(Type.String()),
+    limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,5}$' })),
+  },
+  { additionalProperties: false },
+)

@@ -11,6 +11,8 @@ export const COLLECTIONS = {
   counters: 'counters',
   ingestionWarnings: 'ingestion_warnings',
   deadLetters: 'dead_letters',
+  /** Events stored and dropped per project and minute (core/admin/health.ts); expires after two hours. */
+  ingestionMinutes: 'ingestion_minutes',
   /** Changes made through the admin API (core/admin/audit.ts); never updated or deleted. */
   auditLog: 'audit_log',
 } as const
@@ -23,6 +25,10 @@ const CORE_INDEXES: Record<string, IndexDescription[]> = {
   ],
   [COLLECTIONS.ingestionWarnings]: [{ key: { project_id: 1, created_at: -1 }, name: 'project_created_at' }],
   [COLLECTIONS.deadLetters]: [{ key: { project_id: 1, created_at: -1 }, name: 'project_created_at' }],
+  [COLLECTIONS.ingestionMinutes]: [
+    { key: { project_id: 1, minute: 1 }, name: 'project_minute_unique', unique: true },
+    { key: { minute: 1 }, name: 'minute_ttl', expireAfterSeconds: 2 * 60 * 60 },
+  ],
   ...GROUP_INDEXES,
   [COLLECTIONS.auditLog]: [
     { key: { project_id: 1, created_at: -1, _id: -1 }, name: 'project_newest' },

@@ -90,6 +90,14 @@ export const api = {
     request('GET', `${projectPath(projectId)}/events?distinct_id=${encodeURIComponent(distinctId)}&limit=${limit}`),
   createCohort: (projectId, body) => request('POST', `${projectPath(projectId)}/cohorts/`, body),
   cohorts: (projectId) => request('GET', `${projectPath(projectId)}/cohorts/?limit=1000`).then((r) => r.results),
+  ingestionHealth: (projectId) => request('GET', `${projectPath(projectId)}/ingestion/health`),
+  ingestionWarnings: (projectId, limit) =>
+    request('GET', `${projectPath(projectId)}/ingestion_warnings?limit=${limit}`),
+  /** A page of dead letters: the first page's path, or the `next` URL of the one before. */
+  deadLetters: (url) => request('GET', url),
+  replayDeadLetter: (projectId, id) =>
+    request('POST', `${projectPath(projectId)}/dead_letters/${encodeURIComponent(id)}/replay`),
+  pipeline: () => request('GET', '/api/pipeline'),
   groupTypes: (projectId) => request('GET', `${projectPath(projectId)}/group_types`).then((r) => r.results),
 }
 

@@ -13,6 +13,8 @@ import { FlagEditorPage } from './pages/flag-editor.js'
 import { TryFlagsPage } from './pages/try-flags.js'
 import { CohortsPage } from './pages/cohorts.js'
 import { PersonsPage } from './pages/persons.js'
+import { HealthPage } from './pages/health.js'
+import { PipelinePage } from './pages/pipeline.js'
 
 const ROUTES = [
   ['/projects', ProjectsPage],
@@ -28,6 +30,8 @@ const ROUTES = [
   ['/projects/:projectId/cohorts', CohortsPage],
   ['/projects/:projectId/persons', PersonsPage],
   ['/projects/:projectId/persons/:distinctId', PersonsPage],
+  ['/projects/:projectId/health', HealthPage],
+  ['/pipeline', PipelinePage],
 ]
 
 function NotFound() {
@@ -83,6 +87,7 @@ function App() {
       <span class="brand">Hedgerow</span>
       <nav aria-label="Main">
         <a href="#/projects" aria-current=${route.startsWith('/projects') ? 'page' : undefined}>Projects</a>
+        <a href="#/pipeline" aria-current=${route === '/pipeline' ? 'page' : undefined}>Pipeline</a>
       </nav>
       ${keyLabel}
       <button type="button" onClick=${signOut}>Sign out</button>

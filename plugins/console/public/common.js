@@ -30,6 +30,7 @@ export function ProjectNav({ project, current }) {
   return html`<nav aria-label="Project" class="subnav">
     ${link(base, 'Overview', 'overview')} ${link(`${base}/flags`, 'Feature flags', 'flags')}
     ${link(`${base}/cohorts`, 'Cohorts', 'cohorts')} ${link(`${base}/persons`, 'Persons', 'persons')} ${link(`${base}/try`, 'Try a flag', 'try')}
+    ${link(`${base}/health`, 'Ingestion health', 'health')}
   </nav>`
 }
 
