@@ -136,6 +136,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     adminKeys,
     audit,
     replayer: pipeline,
+    ingestionCounts: pipeline.counts,
     plugins,
     accepting: () => accepting,
     queueConnected: queue?.connected,
@@ -191,6 +192,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
         ['draining the requests in flight', () => stopServer(Math.floor(budgetMs * DRAIN_SHARE))],
         ['stopping the queue worker', () => queueWorker?.stop()],
         ['closing the queue connection', () => queue?.close()],
+        ['saving the ingestion counts', () => pipeline.close()],
         ["running the plugins' teardowns", () => runTeardowns(plugins, logger)],
         ['closing the database', () => storage.close()],
       ])

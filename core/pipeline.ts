@@ -15,7 +15,7 @@ import { KeyedLock } from './keyed-lock.ts'
 import { WarningBatch } from './warnings.ts'
 import { COLLECTIONS } from './model/collections.ts'
 import { count } from './metrics.ts'
-import { recordIngestion } from './admin/health.ts'
+import { IngestionCounts } from './admin/health.ts'
 
 export interface IngestRequest {
   readonly project: Project
@@ -43,12 +43,21 @@ export const DEAD_LETTERED = 'event_dead_lettered'
 
 export class Pipeline {
   private readonly order = new KeyedLock()
+  /** Events stored and dropped per project and minute, for the ingestion health route. */
+  readonly counts: IngestionCounts
 
   constructor(
     private readonly engine: Engine,
     private readonly db: Db,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.counts = new IngestionCounts(db, logger)
+  }
+
+  /** Saves the ingestion counts not yet written; events themselves are never held here. */
+  close(): Promise<void> {
+    return this.counts.close()
+  }
 
   /** Runs a dead letter's event again: the same as `ingest`, but a step that still fails answers 409. */
   replay(request: IngestRequest): Promise<IngestOutcome> {
@@ -76,7 +85,7 @@ export class Pipeline {
         })
       count('hedgerow_events_stored_total', {}, kept.length)
       // counted once the request is answered 200: a 503 the client retries would count twice
-      await recordIngestion(this.db, this.logger, request.project.id, { stored: kept.length, drops })
+      this.counts.add(request.project.id, { stored: kept.length, drops })
       return { stored: kept.length, dropped: request.events.length - kept.length }
     } finally {
       await warnings.flush(this.db, this.logger)

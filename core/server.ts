@@ -41,6 +41,8 @@ export interface AppDeps {
   readonly audit?: MongoAuditLog
   /** The inline pipeline: it replays dead letters, whatever the mode. */
   readonly replayer: Replayer
+  /** This process's ingestion counts, written before the health route reads the collection. */
+  readonly ingestionCounts?: { flush(): Promise<void> }
   /** The loaded plugins, in configured order, for GET /api/pipeline. */
   readonly plugins: readonly LoadedPlugin[]
   /** False once shutdown has begun: readiness fails so load balancers stop sending traffic. */
@@ -80,6 +82,7 @@ export function createApp(deps: AppDeps): Koa {
     adminKeys: deps.adminKeys ?? [{ label: DEFAULT_KEY_LABEL, key: deps.adminKey }],
     audit: deps.audit ?? new MongoAuditLog(deps.storage.db),
     replayer: deps.replayer,
+    ingestionCounts: deps.ingestionCounts,
     pipeline: { plugins: deps.plugins, order: deps.engine.order },
   })
   deps.engine.mountRoutes(router)

@@ -1,9 +1,11 @@
 /**
  * Ingestion health: events stored and dropped per project and minute, kept in the small
- * `ingestion_minutes` collection (one document per project and minute, `$inc`-ed once per capture
- * request). Being in the database, the counts sum over every worker process (`server.workers`,
- * queue workers) and survive restarts; a TTL index (core/model/collections.ts) removes minutes
- * older than two hours.
+ * `ingestion_minutes` collection (one document per project and minute). Each process adds up its
+ * requests' counts in memory and `$inc`s them into the collection every FLUSH_MS, at shutdown, and
+ * before it answers the health route, so capture pays no database write for them. Being in the
+ * database, the counts sum over every worker process (`server.workers`, queue workers) and survive
+ * restarts (a crash loses at most FLUSH_MS of counts, never events); a TTL index
+ * (core/model/collections.ts) removes minutes older than two hours.
  */
 import type { Db } from 'mongodb'
 import type { Logger } from 'pino'
@@ -35,6 +37,48 @@ function fieldName(reason: string): string {
 export interface IngestionTally {
   readonly stored: number
   readonly drops: ReadonlyMap<string, number>
+}
+
+/** How often a process adds the counts it gathered to the collection. */
+const FLUSH_MS = 1000
+
+/** The counts of one process since its last flush, per project and minute. */
+export class IngestionCounts {
+  private pending = new Map<string, { projectId: number; at: Date; stored: number; drops: Map<string, number> }>()
+  private readonly timer: NodeJS.Timeout
+  private flushing: Promise<void> = Promise.resolve()
+
+  constructor(
+    private readonly db: Db,
+    private readonly logger: Logger,
+  ) {
+    this.timer = setInterval(() => void this.flush(), FLUSH_MS)
+    this.timer.unref()
+  }
+
+  add(projectId: number, tally: IngestionTally, at = new Date()): void {
+    const minute = minuteOf(at)
+    const key = `${projectId}:${minute.getTime()}`
+    let entry = this.pending.get(key)
+    if (!entry) this.pending.set(key, (entry = { projectId, at: minute, stored: 0, drops: new Map() }))
+    entry.stored += tally.stored
+    for (const [reason, n] of tally.drops) entry.drops.set(reason, (entry.drops.get(reason) ?? 0) + n)
+  }
+
+  /** Writes what was gathered so far; flushes in progress finish first, so counts keep their order. */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(async () => {
+      const entries = [...this.pending.values()]
+      this.pending = new Map()
+      await Promise.all(entries.map((e) => recordIngestion(this.db, this.logger, e.projectId, e, e.at)))
+    })
+    return this.flushing
+  }
+
+  close(): Promise<void> {
+    clearInterval(this.timer)
+    return this.flush()
+  }
 }
 
 /** Best effort, like the warnings: counts that cannot be written are logged, never fail the request. */

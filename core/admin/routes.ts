@@ -32,6 +32,8 @@ export interface AdminDeps {
   readonly audit: MongoAuditLog
   /** The inline pipeline, which replays dead letters (in every mode: a replay is not queued). */
   readonly replayer: Replayer
+  /** This process's ingestion counts, written before the health route reads the collection. */
+  readonly ingestionCounts?: { flush(): Promise<void> }
   /** The loaded plugins and the engine's tap order, for GET /api/pipeline. */
   readonly pipeline: PipelineSources
 }
@@ -122,6 +124,7 @@ export function mountAdmin(router: Router, deps: AdminDeps): void {
   })
   router.get('/api/projects/:id/ingestion/health', async (ctx) => {
     const project = await projectParam(ctx, projects)
+    await deps.ingestionCounts?.flush()
     ctx.body = await ingestionHealth(db, project.id)
   })
   router.get('/api/projects/:id/dead_letters', async (ctx) => {

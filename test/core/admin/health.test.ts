@@ -7,7 +7,7 @@ import { expect } from 'chai'
 import { pino } from 'pino'
 import { startTestService } from '../../helpers/service.ts'
 import type { TestService } from '../../helpers/service.ts'
-import { recordIngestion } from '../../../core/admin/health.ts'
+import { IngestionCounts, recordIngestion } from '../../../core/admin/health.ts'
 
 type Json = Record<string, any>
 
@@ -71,6 +71,18 @@ describe('admin API: ingestion health', function () {
       { reason: 'a_b', count: 1 },
     ])
     expect(body.minutes.filter((m: Json) => m.stored > 0)).to.have.length(1)
+  })
+
+  it("gathers a process's counts in memory and writes each project and minute once per flush", async () => {
+    const db = t.service.storage.db
+    const project = (await (await t.admin('POST', '/api/projects', { name: 'gathered' })).json()) as Json
+    const counts = new IngestionCounts(db, pino({ level: 'silent' }))
+    const minutes = db.collection('ingestion_minutes')
+    for (let i = 0; i < 50; i++) counts.add(project.id, { stored: 2, drops: new Map([['invalid', 1]]) })
+    expect(await minutes.countDocuments({ project_id: project.id }), 'nothing written per request').to.equal(0)
+    await counts.close()
+    const written = await minutes.find({ project_id: project.id }).toArray()
+    expect(written.map((doc) => [doc.stored, doc.dropped, doc.drops])).to.deep.equal([[100, 50, { invalid: 50 }]])
   })
 
   it('answers 404 for an unknown project and 401 without the admin key', async () => {
