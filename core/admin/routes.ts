@@ -14,9 +14,10 @@ import { isValidTimezone } from '../projects.ts'
 import { NEEDS_ADMIN_KEY, keyGuard, projectParam } from '../http/kit.ts'
 import { keyLabel } from './key.ts'
 import type { LabelledKey } from './key.ts'
-import { AuditQuery, CreateProjectBody, EventsQuery } from './schemas.ts'
+import { AuditQuery, CreateProjectBody, EventsQuery, LiveEventsQuery } from './schemas.ts'
 import { listEvents, listWarnings } from './events.ts'
 import type { MongoAuditLog } from './audit.ts'
+import type { LiveEventStreams } from './live-events.ts'
 
 export interface AdminDeps {
   readonly db: Db
@@ -25,6 +26,8 @@ export interface AdminDeps {
   readonly projects: ProjectStore
   readonly adminKeys: readonly LabelledKey[]
   readonly audit: MongoAuditLog
+  /** The open live event streams, which the service ends when it closes. */
+  readonly live: LiveEventStreams
 }
 
 /**
@@ -65,7 +68,7 @@ function auditedProject(project: Project) {
   return rest
 }
 
-export function mountAdmin(router: Router, { db, events, projects, adminKeys, audit }: AdminDeps): void {
+export function mountAdmin(router: Router, { db, events, projects, adminKeys, audit, live }: AdminDeps): void {
   const json = koaBody({
     json: true,
     urlencoded: false,
@@ -105,6 +108,13 @@ export function mountAdmin(router: Router, { db, events, projects, adminKeys, au
   router.get('/api/projects/:id/events', async (ctx) => {
     const project = await projectParam(ctx, projects)
     ctx.body = await listEvents(events, project, parseWith(EventsQuery, ctx.query), ctx.URL)
+  })
+  router.get('/api/projects/:id/events/stream', async (ctx) => {
+    const project = await projectParam(ctx, projects)
+    const query = parseWith(LiveEventsQuery, ctx.query)
+    const after = ctx.get('Last-Event-ID') || undefined
+    await live.start(events, project.id, { event: query.event, distinctId: query.distinct_id, after }, ctx.res)
+    ctx.respond = false
   })
   router.get('/api/projects/:id/ingestion_warnings', async (ctx) => {
     const project = await projectParam(ctx, projects)
