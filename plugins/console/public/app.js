@@ -13,6 +13,7 @@ import { FlagEditorPage } from './pages/flag-editor.js'
 import { TryFlagsPage } from './pages/try-flags.js'
 import { CohortsPage } from './pages/cohorts.js'
 import { PersonsPage } from './pages/persons.js'
+import { LiveEventsPage } from './pages/live-events.js'
 
 const ROUTES = [
   ['/projects', ProjectsPage],
@@ -28,6 +29,7 @@ const ROUTES = [
   ['/projects/:projectId/cohorts', CohortsPage],
   ['/projects/:projectId/persons', PersonsPage],
   ['/projects/:projectId/persons/:distinctId', PersonsPage],
+  ['/projects/:projectId/live', LiveEventsPage],
 ]
 
 function NotFound() {
