@@ -14,7 +14,7 @@ import type {
   EventsListener,
   StoredEvent,
 } from '../../core/plugin-api.ts'
-import { httpError } from '../../core/plugin-api.ts'
+import { httpError, unavailable } from '../../core/plugin-api.ts'
 
 const DEFAULT_CATCH_UP = 500
 
@@ -59,7 +59,11 @@ export async function followEvents(
   }
   try {
     // The stream is open before the catch-up reads, so an event stored meanwhile is in one or the other.
-    const first = await stream.tryNext()
+    const first = await stream.tryNext().catch((error: Error) => {
+      throw unavailable(
+        `stored events cannot be followed: the database refused a change stream (${error.message}); MongoDB must run as a replica set`,
+      )
+    })
     const caughtUp = since
       ? await catchUp(collection as unknown as Collection<Stored>, filter, since, query, listener)
       : new Set()
