@@ -63,6 +63,11 @@ export class LiveEventStreams {
       missed: (count) => send(`event: dropped\ndata: ${JSON.stringify({ count, reason: 'catch_up_limit' })}\n\n`),
       error: () => res.end(),
     })
+    if (res.destroyed) {
+      // the client left while the follower was starting: nothing will close it otherwise
+      await follower.close()
+      return
+    }
     res.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-cache, no-transform',
