@@ -57,6 +57,8 @@ class EventRow extends Component {
 function LiveList({ project, filters }) {
   const [rows, setRows] = useState([])
   const [waiting, setWaiting] = useState([])
+  // events arrived while paused: more than the kept `waiting` when over MAX_ROWS arrived
+  const [newCount, setNewCount] = useState(0)
   const [paused, setPaused] = useState(false)
   const [status, setStatus] = useState({ state: 'connecting' })
   const [dropped, setDropped] = useState(0)
@@ -69,12 +71,15 @@ function LiveList({ project, filters }) {
   useEffect(() => {
     setRows([])
     setWaiting([])
+    setNewCount(0)
     const stop = followEvents(project.id, filters, {
       onEvents: (events) => {
         const newest = events.reverse()
         unannounced.current += newest.length
-        if (pausedRef.current) setWaiting((w) => [...newest, ...w].slice(0, MAX_ROWS))
-        else setRows((r) => [...newest, ...r].slice(0, MAX_ROWS))
+        if (pausedRef.current) {
+          setWaiting((w) => [...newest, ...w].slice(0, MAX_ROWS))
+          setNewCount((n) => n + newest.length)
+        } else setRows((r) => [...newest, ...r].slice(0, MAX_ROWS))
       },
       onDropped: (count) => setDropped((d) => d + count),
       onStatus: (state, message) => setStatus({ state, message }),
@@ -90,24 +95,30 @@ function LiveList({ project, filters }) {
   const resume = () => {
     setRows((r) => [...waiting, ...r].slice(0, MAX_ROWS))
     setWaiting([])
-    setPaused(false)
+    setNewCount(0)
+    pause(false)
     if (listRef.current) listRef.current.scrollTop = 0
+  }
+  // the ref at once, so that events arriving before the next render go to the right list
+  const pause = (value) => {
+    pausedRef.current = value
+    setPaused(value)
   }
   const onScroll = (e) => {
     const away = e.currentTarget.scrollTop > 20
-    if (away && !paused) setPaused(true)
-    else if (!away && paused && waiting.length === 0) setPaused(false)
+    if (away && !paused) pause(true)
+    else if (!away && paused && waiting.length === 0) pause(false)
   }
 
   return html`
     <div class="toolbar">
-      <p class=${`live-status live-${status.state}`}>
+      <p class=${`live-status live-${status.state}`} aria-live="polite">
         ${STATUS_TEXT[status.state]}${status.message ? `: ${status.message}` : ''}
       </p>
       ${
         paused
-          ? html`<button type="button" class="primary" onClick=${resume}>Paused: ${waiting.length} new</button>`
-          : html`<button type="button" onClick=${() => setPaused(true)}>Pause</button>`
+          ? html`<button type="button" class="primary" onClick=${resume}>Paused: ${newCount} new</button>`
+          : html`<button type="button" onClick=${() => pause(true)}>Pause</button>`
       }
       <p class="hint">
         Showing ${rows.length} events (the newest ${MAX_ROWS} are kept)${dropped ? `; ${dropped} skipped by the service because the page read too slowly` : ''}.
