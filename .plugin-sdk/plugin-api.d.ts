@@ -661,6 +661,34 @@ export interface EventsPageQuery {
  */
 export interface EventsReader {
     page(projectId: number, query: EventsPageQuery): Promise<EventDocument[]>;
+    /**
+     * Follows one project's events as they are stored (by any process), calling `listener.event`
+     * for each in the order they arrive, until the follower is closed or `listener.error` is
+     * called. Optional: a reader without it serves no live stream.
+     */
+    follow?(projectId: number, query: EventsFollowQuery, listener: EventsListener): Promise<EventsFollower>;
+}
+/** Which events a follower sees; every field narrows it. */
+export interface EventsFollowQuery {
+    readonly event?: string;
+    readonly distinctId?: string;
+    /** Also the events stored after the one of this id (a `StoredEvent.id`), up to `catchUpLimit`, first. */
+    readonly after?: string;
+    readonly catchUpLimit?: number;
+}
+/** A stored event and its position: ids of one reader sort in the order events were stored. */
+export interface StoredEvent {
+    readonly id: string;
+    readonly document: EventDocument;
+}
+export interface EventsListener {
+    event(stored: StoredEvent): void;
+    /** Events stored after `after` that the catch-up left out (more than `catchUpLimit`). */
+    missed?(count: number): void;
+    error(error: Error): void;
+}
+export interface EventsFollower {
+    close(): Promise<void>;
 }
 /** The keys PostHog's GeoIP transformation writes (`$geoip_<key>`). */
 export type GeoipKey = 'city_name' | 'city_confidence' | 'subdivision_2_name' | 'subdivision_2_code' | 'subdivision_1_name' | 'subdivision_1_code' | 'country_name' | 'country_code' | 'continent_name' | 'continent_code' | 'postal_code' | 'latitude' | 'longitude' | 'accuracy_radius' | 'time_zone';

@@ -85,6 +85,8 @@ export const ConfigSchema = Type.Object(
           ),
           { default: [] },
         ),
+        /** How often the live event stream sends a comment line, so proxies keep an idle stream open. */
+        eventStreamHeartbeatMs: Type.Integer({ minimum: 50, default: 15_000 }),
       },
       { ...strict, default: {} },
     ),

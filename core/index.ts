@@ -31,6 +31,7 @@ import { QueuePublisher } from './queue/publisher.ts'
 import { QueueWorker } from './queue/worker.ts'
 import { builtInPlugins, renamedPlugins } from '../plugins/index.ts'
 import { shutDownWithin } from './shutdown.ts'
+import { LiveEventStreams } from './admin/live-events.ts'
 
 /**
  * The share of `server.shutdownTimeoutMs` requests in flight get to finish; the rest is kept for
@@ -124,6 +125,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const pipeline = new Pipeline(engine, storage.db, logger)
   // In queue mode capture publishes to the stream; the hook chain runs on the workers.
   const intake = queue ? new QueuePublisher(queue) : pipeline
+  const live = new LiveEventStreams(config.admin.eventStreamHeartbeatMs)
   const app = createApp({
     config,
     logger,
@@ -138,6 +140,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     replayer: pipeline,
     ingestionCounts: pipeline.counts,
     plugins,
+    live,
     accepting: () => accepting,
     queueConnected: queue?.connected,
   })
@@ -187,6 +190,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       if (closing) return closing
       accepting = false
       engine.closing()
+      live.close()
       const budgetMs = config.server.shutdownTimeoutMs
       closing = shutDownWithin(budgetMs, [
         ['draining the requests in flight', () => stopServer(Math.floor(budgetMs * DRAIN_SHARE))],

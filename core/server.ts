@@ -19,6 +19,7 @@ import { mountCaptureV1 } from './routes/capture-v1.ts'
 import type { Intake } from './routes/capture.ts'
 import { mountAdmin } from './admin/routes.ts'
 import { MongoAuditLog } from './admin/audit.ts'
+import { LiveEventStreams } from './admin/live-events.ts'
 import { DEFAULT_KEY_LABEL } from './admin/key.ts'
 import type { LabelledKey } from './admin/key.ts'
 import { renderMetrics } from './metrics.ts'
@@ -35,6 +36,8 @@ export interface AppDeps {
   readonly adminKey: string
   /** The `events` service a plugin provided (sink-mongo), which the admin API reads events through. */
   readonly events?: EventsReader
+  /** The live event streams; the service ends them when it closes. */
+  readonly live?: LiveEventStreams
   /** Every admin key with its label; just `adminKey`, labelled "admin", when not given. */
   readonly adminKeys?: readonly LabelledKey[]
   /** The audit log the admin routes record their changes in; one over the storage when not given. */
@@ -84,6 +87,7 @@ export function createApp(deps: AppDeps): Koa {
     replayer: deps.replayer,
     ingestionCounts: deps.ingestionCounts,
     pipeline: { plugins: deps.plugins, order: deps.engine.order },
+    live: deps.live ?? new LiveEventStreams(deps.config.admin.eventStreamHeartbeatMs),
   })
   deps.engine.mountRoutes(router)
 

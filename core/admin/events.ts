@@ -40,7 +40,7 @@ function decodeCursor(cursor: string): { t: Date; u: string } {
 }
 
 /** The stored document as the API shows it: PostHog's event JSON. */
-function eventJson(doc: EventDocument) {
+export function eventJson(doc: EventDocument) {
   return {
     id: doc.uuid,
     uuid: doc.uuid,

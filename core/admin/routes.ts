@@ -14,7 +14,7 @@ import { isValidTimezone } from '../projects.ts'
 import { NEEDS_ADMIN_KEY, keyGuard, projectParam } from '../http/kit.ts'
 import { keyLabel } from './key.ts'
 import type { LabelledKey } from './key.ts'
-import { AuditQuery, CreateProjectBody, EventsQuery, PageQuery } from './schemas.ts'
+import { AuditQuery, CreateProjectBody, EventsQuery, LiveEventsQuery, PageQuery } from './schemas.ts'
 import { listEvents, listWarnings } from './events.ts'
 import type { MongoAuditLog } from './audit.ts'
 import { ingestionHealth } from './health.ts'
@@ -22,6 +22,7 @@ import { listDeadLetters, replayDeadLetter } from './dead-letters.ts'
 import type { Replayer } from './dead-letters.ts'
 import { pipelineJson } from './pipeline-info.ts'
 import type { PipelineSources } from './pipeline-info.ts'
+import type { LiveEventStreams } from './live-events.ts'
 
 export interface AdminDeps {
   readonly db: Db
@@ -36,6 +37,8 @@ export interface AdminDeps {
   readonly ingestionCounts?: { flush(): Promise<void> }
   /** The loaded plugins and the engine's tap order, for GET /api/pipeline. */
   readonly pipeline: PipelineSources
+  /** The open live event streams, which the service ends when it closes. */
+  readonly live: LiveEventStreams
 }
 
 /**
@@ -77,7 +80,7 @@ function auditedProject(project: Project) {
 }
 
 export function mountAdmin(router: Router, deps: AdminDeps): void {
-  const { db, events, projects, adminKeys, audit } = deps
+  const { db, events, projects, adminKeys, audit, live } = deps
   const json = koaBody({
     json: true,
     urlencoded: false,
@@ -117,6 +120,13 @@ export function mountAdmin(router: Router, deps: AdminDeps): void {
   router.get('/api/projects/:id/events', async (ctx) => {
     const project = await projectParam(ctx, projects)
     ctx.body = await listEvents(events, project, parseWith(EventsQuery, ctx.query), ctx.URL)
+  })
+  router.get('/api/projects/:id/events/stream', async (ctx) => {
+    const project = await projectParam(ctx, projects)
+    const query = parseWith(LiveEventsQuery, ctx.query)
+    const after = ctx.get('Last-Event-ID') || undefined
+    await live.start(events, project.id, { event: query.event, distinctId: query.distinct_id, after }, ctx.res)
+    ctx.respond = false
   })
   router.get('/api/projects/:id/ingestion_warnings', async (ctx) => {
     const project = await projectParam(ctx, projects)

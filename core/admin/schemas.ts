@@ -35,3 +35,11 @@ export const PageQuery = Type.Object(
   },
   { additionalProperties: false },
 )
+
+export const LiveEventsQuery = Type.Object(
+  {
+    event: Type.Optional(Type.String({ minLength: 1, maxLength: 400 })),
+    distinct_id: Type.Optional(Type.String({ minLength: 1, maxLength: 400 })),
+  },
+  { additionalProperties: false },
+)

@@ -4,7 +4,15 @@
  * through it, so it reads whichever collection the operator configured.
  */
 import type { Collection, Filter } from 'mongodb'
-import type { EventDocument, EventsPageQuery, EventsReader } from '../../core/plugin-api.ts'
+import type {
+  EventDocument,
+  EventsFollowQuery,
+  EventsFollower,
+  EventsListener,
+  EventsPageQuery,
+  EventsReader,
+} from '../../core/plugin-api.ts'
+import { followEvents } from './follow.ts'
 
 export class StoredEvents implements EventsReader {
   constructor(private readonly collection: Collection<EventDocument>) {}
@@ -26,5 +34,9 @@ export class StoredEvents implements EventsReader {
       .sort({ timestamp: -1, uuid: -1 })
       .limit(query.limit)
       .toArray() as Promise<EventDocument[]>
+  }
+
+  follow(projectId: number, query: EventsFollowQuery, listener: EventsListener): Promise<EventsFollower> {
+    return followEvents(this.collection, projectId, query, listener)
   }
 }

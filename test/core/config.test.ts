@@ -151,7 +151,11 @@ describe('config', () => {
 
   it('reads labelled admin keys from admin.keys or ADMIN_API_KEYS (label:key, comma-separated), the single key labelled "admin" by default', () => {
     const root = appWith({ 'config/default.json': { plugins: [] } })
-    expect(loadConfig(root, {}).config.admin).to.deep.equal({ apiKeyLabel: 'admin', keys: [] })
+    expect(loadConfig(root, {}).config.admin).to.deep.equal({
+      apiKeyLabel: 'admin',
+      keys: [],
+      eventStreamHeartbeatMs: 15_000,
+    })
     expect(
       loadConfig(root, { ADMIN_API_KEYS: 'alice:alice-key-0123456789, ci:ci-key-0123456789:x' }).config.admin.keys,
     ).to.deep.equal([

@@ -145,3 +145,23 @@ function flagRows(body) {
     }))
     .sort((a, b) => a.key.localeCompare(b.key))
 }
+
+/**
+ * A streaming GET with the admin key (fetch, since EventSource cannot send the Authorization
+ * header): the Response, whose body the caller reads; a 401 asks for the key again as request() does.
+ */
+export async function openStream(path, headers, signal) {
+  const key = adminKey.get()
+  const response = await fetch(path, { headers: { Authorization: `Bearer ${key}`, ...headers }, signal })
+  if (response.status === 401 && key === adminKey.get()) onUnauthorized()
+  if (!response.ok) throw new ApiError(response.status, safeJson(await response.text()))
+  return response
+}
+
+export const liveEventsPath = (projectId, { event, distinctId }) => {
+  const query = new URLSearchParams()
+  if (event) query.set('event', event)
+  if (distinctId) query.set('distinct_id', distinctId)
+  const text = query.toString()
+  return `${projectPath(projectId)}/events/stream${text ? `?${text}` : ''}`
+}

@@ -15,6 +15,7 @@ import { CohortsPage } from './pages/cohorts.js'
 import { PersonsPage } from './pages/persons.js'
 import { HealthPage } from './pages/health.js'
 import { PipelinePage } from './pages/pipeline.js'
+import { LiveEventsPage } from './pages/live-events.js'
 
 const ROUTES = [
   ['/projects', ProjectsPage],
@@ -32,6 +33,7 @@ const ROUTES = [
   ['/projects/:projectId/persons/:distinctId', PersonsPage],
   ['/projects/:projectId/health', HealthPage],
   ['/pipeline', PipelinePage],
+  ['/projects/:projectId/live', LiveEventsPage],
 ]
 
 function NotFound() {

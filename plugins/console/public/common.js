@@ -29,7 +29,7 @@ export function ProjectNav({ project, current }) {
     html`<a href=${href} aria-current=${current === name ? 'page' : undefined}>${label}</a>`
   return html`<nav aria-label="Project" class="subnav">
     ${link(base, 'Overview', 'overview')} ${link(`${base}/flags`, 'Feature flags', 'flags')}
-    ${link(`${base}/cohorts`, 'Cohorts', 'cohorts')} ${link(`${base}/persons`, 'Persons', 'persons')} ${link(`${base}/try`, 'Try a flag', 'try')}
+    ${link(`${base}/cohorts`, 'Cohorts', 'cohorts')} ${link(`${base}/persons`, 'Persons', 'persons')} ${link(`${base}/try`, 'Try a flag', 'try')} ${link(`${base}/live`, 'Live events', 'live')}
     ${link(`${base}/health`, 'Ingestion health', 'health')}
   </nav>`
 }
