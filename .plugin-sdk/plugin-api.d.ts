@@ -565,6 +565,10 @@ export declare function retryableError(message: string, options?: {
 }): Error & {
     retryable: true;
 };
+/** A write that kept losing optimistic races with concurrent writers: retryable, so the request answers 503 and the SDK sends it again. */
+export declare function contentionError(what: string): Error & {
+    retryable: true;
+};
 /** A 400 with any code: for codes outside the catalogue. */
 export declare const badRequest: (code: string, detail: string, attr?: string | null) => HttpError;
 /** A 401 with any code: for codes outside the catalogue. */

@@ -498,6 +498,11 @@ export function retryableError(message: string, options?: { cause?: unknown }): 
   return Object.assign(new Error(message, options), { retryable: true as const })
 }
 
+/** A write that kept losing optimistic races with concurrent writers: retryable, so the request answers 503 and the SDK sends it again. */
+export function contentionError(what: string): Error & { retryable: true } {
+  return retryableError(`${what}: too many concurrent writers, retry`)
+}
+
 /** A 400 with any code: for codes outside the catalogue. */
 export const badRequest = (code: string, detail: string, attr: string | null = null) =>
   new HttpError(400, 'validation_error', code, detail, attr)

@@ -7,7 +7,7 @@
 import type { Db } from 'mongodb'
 import { GROUP_COLLECTIONS, isDuplicateKey } from '../../core/plugin-api.ts'
 import type { GroupDocument } from '../../core/plugin-api.ts'
-import { contention } from './documents.ts'
+import { contentionError } from '../../core/plugin-api.ts'
 import { mergeGroupProperties } from './rules.ts'
 
 const MAX_ATTEMPTS = 20
@@ -50,5 +50,5 @@ export async function upsertGroup(db: Db, write: GroupWrite): Promise<GroupWrite
     )
     if (result.matchedCount === 1) return 'updated'
   }
-  throw contention(`updating group ${write.groupKey}`)
+  throw contentionError(`updating group ${write.groupKey}`)
 }

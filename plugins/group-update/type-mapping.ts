@@ -7,7 +7,7 @@
 import type { Db } from 'mongodb'
 import { GROUP_COLLECTIONS, isDuplicateKey } from '../../core/plugin-api.ts'
 import type { GroupTypeMappingDocument } from '../../core/plugin-api.ts'
-import { contention } from './documents.ts'
+import { contentionError } from '../../core/plugin-api.ts'
 import { MAX_GROUP_TYPES } from './rules.ts'
 
 /** Each failed insert means another writer took a type or an index, so this many always suffices. */
@@ -52,7 +52,7 @@ export class GroupTypeMappings {
         if (!isDuplicateKey(error)) throw error
       }
     }
-    throw contention(`assigning an index to group type "${groupType}"`)
+    throw contentionError(`assigning an index to group type "${groupType}"`)
   }
 
   /** Every mapping of the project, read from the database (and cached). */

@@ -6,7 +6,6 @@
  */
 import type { Db, IndexDescription } from 'mongodb'
 import type { FlagFilters } from '../evaluator/index.ts'
-import { retryableError } from '../../../core/plugin-api.ts'
 
 export const DECIDE_COLLECTIONS = {
   flags: 'feature_flags',
@@ -109,9 +108,4 @@ export async function ensureDecideIndexes(db: Db): Promise<void> {
 export function definitionState(doc: FlagDocument | CohortDocument): Record<string, unknown> {
   const { _id, project_id, generation, ...state } = doc as (FlagDocument | CohortDocument) & { _id?: unknown }
   return state
-}
-
-/** Writes that kept losing races with concurrent writers: the client should retry. */
-export function contention(what: string): Error {
-  return retryableError(`${what}: too many concurrent writers, retry`)
 }

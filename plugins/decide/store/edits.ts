@@ -7,7 +7,8 @@
  */
 import type { Collection, Db } from 'mongodb'
 import { httpError, isDuplicateKey } from '../../../core/plugin-api.ts'
-import { DECIDE_COLLECTIONS, contention } from './documents.ts'
+import { DECIDE_COLLECTIONS } from './documents.ts'
+import { contentionError } from '../../../core/plugin-api.ts'
 import type { CohortDocument, FlagDocument } from './documents.ts'
 import { Generations } from './generations.ts'
 
@@ -43,7 +44,7 @@ export class DefinitionEdits<D extends Definition> {
       const result = await write(generation)
       if (await this.generations.bump(projectId, generation)) return result
     }
-    throw contention(`editing a ${this.what}`)
+    throw contentionError(`editing a ${this.what}`)
   }
 
   /**
@@ -66,7 +67,7 @@ export class DefinitionEdits<D extends Definition> {
           if (!isDuplicateKey(error)) throw error // another creation took this id: take the next
         }
       }
-      throw contention(`creating a ${this.what}`)
+      throw contentionError(`creating a ${this.what}`)
     })
   }
 
@@ -103,7 +104,7 @@ export class DefinitionEdits<D extends Definition> {
         )
         if (result.matchedCount === 1) return replacement as D
       }
-      throw contention(`updating a ${this.what}`)
+      throw contentionError(`updating a ${this.what}`)
     })
   }
 }

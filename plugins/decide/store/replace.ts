@@ -10,7 +10,8 @@ import { GROUP_COLLECTIONS, httpError, isDuplicateKey } from '../../../core/plug
 import type { GroupTypeMappingDocument } from '../../../core/plugin-api.ts'
 import { remapGroupTypeIndexes } from '../definitions/import.ts'
 import type { ImportedDefinitions } from '../definitions/import.ts'
-import { DECIDE_COLLECTIONS, contention } from './documents.ts'
+import { DECIDE_COLLECTIONS } from './documents.ts'
+import { contentionError } from '../../../core/plugin-api.ts'
 import type { CohortDocument, CohortMemberDocument, FlagDocument } from './documents.ts'
 import { Generations } from './generations.ts'
 
@@ -58,7 +59,7 @@ export async function ensureGroupTypes(
         known = await load() // another writer took the type or the index first
       }
     }
-    if (!translation.has(Number(source))) throw contention(`adding group type ${name}`)
+    if (!translation.has(Number(source))) throw contentionError(`adding group type ${name}`)
   }
   return translation
 }
