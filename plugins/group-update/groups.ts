@@ -5,9 +5,8 @@
  * path, and no update operator ever sees them.
  */
 import type { Db } from 'mongodb'
-import { GROUP_COLLECTIONS, isDuplicateKey } from '../../core/plugin-api.ts'
+import { GROUP_COLLECTIONS, contentionError, isDuplicateKey } from '../../core/plugin-api.ts'
 import type { GroupDocument } from '../../core/plugin-api.ts'
-import { contentionError } from '../../core/plugin-api.ts'
 import { mergeGroupProperties } from './rules.ts'
 
 const MAX_ATTEMPTS = 20

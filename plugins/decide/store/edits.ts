@@ -6,9 +6,8 @@
  * version reads again.
  */
 import type { Collection, Db } from 'mongodb'
-import { httpError, isDuplicateKey } from '../../../core/plugin-api.ts'
+import { contentionError, httpError, isDuplicateKey } from '../../../core/plugin-api.ts'
 import { DECIDE_COLLECTIONS } from './documents.ts'
-import { contentionError } from '../../../core/plugin-api.ts'
 import type { CohortDocument, FlagDocument } from './documents.ts'
 import { Generations } from './generations.ts'
 

@@ -6,12 +6,11 @@
  * Added group types survive a failed replacement; they are facts about the project, not flags.
  */
 import type { Db } from 'mongodb'
-import { GROUP_COLLECTIONS, httpError, isDuplicateKey } from '../../../core/plugin-api.ts'
+import { GROUP_COLLECTIONS, contentionError, httpError, isDuplicateKey } from '../../../core/plugin-api.ts'
 import type { GroupTypeMappingDocument } from '../../../core/plugin-api.ts'
 import { remapGroupTypeIndexes } from '../definitions/import.ts'
 import type { ImportedDefinitions } from '../definitions/import.ts'
 import { DECIDE_COLLECTIONS } from './documents.ts'
-import { contentionError } from '../../../core/plugin-api.ts'
 import type { CohortDocument, CohortMemberDocument, FlagDocument } from './documents.ts'
 import { Generations } from './generations.ts'
 
