@@ -5,9 +5,8 @@
  * next free index. Mappings are never changed once written, so found ones are cached for good.
  */
 import type { Db } from 'mongodb'
-import { GROUP_COLLECTIONS, isDuplicateKey } from '../../core/plugin-api.ts'
+import { GROUP_COLLECTIONS, contentionError, isDuplicateKey } from '../../core/plugin-api.ts'
 import type { GroupTypeMappingDocument } from '../../core/plugin-api.ts'
-import { contentionError } from '../../core/plugin-api.ts'
 import { MAX_GROUP_TYPES } from './rules.ts'
 
 /** Each failed insert means another writer took a type or an index, so this many always suffices. */
