@@ -125,6 +125,8 @@ export class Collection {
     const newKeys = this.keysFor(after)
     this.checkUnique(id, newKeys)
     this.indexes.forEach((ix, i) => {
+      // an update rarely touches indexed fields: rewriting unchanged entries costs an on-disk store a page per index
+      if (sameKeys(oldKeys[i], newKeys[i])) return
       ix.remove(id, oldKeys[i])
       ix.add(id, newKeys[i])
     })
@@ -192,4 +194,8 @@ export class Collection {
     this.name = name
     this.indexes = this.indexes.map((ix) => ix.rename(this.ns))
   }
+}
+
+function sameKeys(a: IndexKey[], b: IndexKey[]): boolean {
+  return a.length === b.length && a.every((k, i) => k.key === b[i].key)
 }

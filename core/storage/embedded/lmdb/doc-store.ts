@@ -29,6 +29,8 @@ export class LmdbDocStore implements DocStore {
   private bytes = 0
   private nextRecord = 1
   private dropped = false
+  /** The counters as last written: a transaction that leaves them so writes nothing to `meta`. */
+  private written = ''
 
   constructor(
     private readonly env: LmdbEnvironment,
@@ -41,7 +43,12 @@ export class LmdbDocStore implements DocStore {
       this.count = stats.readDoubleBE(0)
       this.bytes = stats.readDoubleBE(8)
       this.nextRecord = stats.readDoubleBE(16)
+      this.written = this.countersKey()
     }
+  }
+
+  private countersKey(): string {
+    return `${this.count} ${this.bytes} ${this.nextRecord}`
   }
 
   get size(): number {
@@ -123,6 +130,10 @@ export class LmdbDocStore implements DocStore {
   /** Writes the counters (once per transaction that changed them). */
   flush(): void {
     if (this.dropped) return
+    // an update that keeps the document's size changes no counter: writing them would dirty a page
+    const counters = this.countersKey()
+    if (counters === this.written) return
+    this.written = counters
     const b = Buffer.allocUnsafe(24)
     b.writeDoubleBE(this.count, 0)
     b.writeDoubleBE(this.bytes, 8)

@@ -34,4 +34,27 @@ describe('lmdb document store', () => {
     expect([...reopened.ids()]).to.deep.equal(['b', 'a', 'd'])
     await env.close()
   })
+
+  it('writes its counters only in a transaction that changed them, and keeps them right across a reopen', async () => {
+    let env = LmdbEnvironment.open(dir, { compression: false })
+    const docs = new LmdbDocStore(env, 2)
+    env.transact(() => docs.put('a', Buffer.alloc(100, 1)))
+    const written: Buffer[] = []
+    const putSync = env.meta.putSync.bind(env.meta)
+    env.meta.putSync = (key, value) => {
+      written.push(Buffer.from(key))
+      return putSync(key, value)
+    }
+    env.transact(() => docs.put('a', Buffer.alloc(100, 2))) // same size: no counter changes
+    expect(written).to.deep.equal([])
+    env.transact(() => docs.put('a', Buffer.alloc(120, 3)))
+    expect(written).to.have.length(1)
+    env.transact(() => docs.put('a', Buffer.alloc(100, 4))) // back to a size written before, but not last
+    expect(written).to.have.length(2)
+    await env.close()
+    env = LmdbEnvironment.open(dir, { compression: false })
+    const reopened = new LmdbDocStore(env, 2)
+    expect([reopened.size, reopened.dataBytes]).to.deep.equal([1, 100])
+    await env.close()
+  })
 })

@@ -1,0 +1,68 @@
+import { expect } from 'chai'
+import { encode, type Doc } from '../../../../../core/storage/embedded/bson/codec.ts'
+import { Collection, type MutationSink } from '../../../../../core/storage/embedded/engine/collection.ts'
+import { MEMORY_BACKEND, type IndexEntries } from '../../../../../core/storage/embedded/engine/doc-store.ts'
+
+const QUIET: MutationSink = { inserted() {}, replaced() {}, deleted() {} }
+
+/** A collection whose index entries count the writes they receive (an on-disk store pays per write). */
+function countingCollection(): { coll: Collection; writes: { count: number } } {
+  const writes = { count: 0 }
+  const base = MEMORY_BACKEND.newCollection()
+  const storage = {
+    docs: base.docs,
+    newIndexEntries(unique: boolean): IndexEntries {
+      const entries = base.newIndexEntries(unique)
+      return {
+        insert(key, id) {
+          writes.count += 1
+          entries.insert(key, id)
+        },
+        delete(key, id) {
+          writes.count += 1
+          return entries.delete(key, id)
+        },
+        idsWithKey: (key) => entries.idsWithKey(key),
+        collectKey: (key, out) => entries.collectKey(key, out),
+        range: (lo, hi, descending) => entries.range(lo, hi, descending),
+        load: (list) => entries.load(list),
+        check: (key, id) => entries.check(key, id),
+        clear: () => entries.clear(),
+      }
+    },
+  }
+  return { coll: new Collection('app', 'persons', QUIET, undefined, {}, storage), writes }
+}
+
+function update(coll: Collection, before: Doc, after: Doc): void {
+  coll.replace(before, after, encode(after), 'update')
+}
+
+describe('embedded MongoDB collection: index maintenance on update', () => {
+  it('leaves the entries of an index whose fields did not change untouched', () => {
+    const { coll, writes } = countingCollection()
+    coll.addIndex({ v: 2, key: { distinct_id: 1 }, name: 'distinct_id_1', unique: true })
+    const before = { _id: 1, distinct_id: 'a', seen: 1 }
+    coll.insert(encode(before), before)
+    writes.count = 0
+    update(coll, before, { _id: 1, distinct_id: 'a', seen: 2 })
+    expect(writes.count).to.equal(0)
+    expect(
+      coll.index('distinct_id_1')?.entries.idsWithKey(coll.index('distinct_id_1')!.keysOf(before)[0].key),
+    ).to.have.length(1)
+  })
+
+  it('moves the entry of an index whose fields changed', () => {
+    const { coll, writes } = countingCollection()
+    coll.addIndex({ v: 2, key: { distinct_id: 1 }, name: 'distinct_id_1', unique: true })
+    const before = { _id: 1, distinct_id: 'a' }
+    const after = { _id: 1, distinct_id: 'b' }
+    coll.insert(encode(before), before)
+    writes.count = 0
+    update(coll, before, after)
+    expect(writes.count).to.equal(2)
+    const ix = coll.index('distinct_id_1')!
+    expect(ix.entries.idsWithKey(ix.keysOf(before)[0].key)).to.deep.equal([])
+    expect(ix.entries.idsWithKey(ix.keysOf(after)[0].key)).to.have.length(1)
+  })
+})
