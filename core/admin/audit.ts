@@ -16,6 +16,7 @@ import { COLLECTIONS } from '../model/collections.ts'
 import { asJson, diffStates } from './diff.ts'
 import type { FieldChange } from './diff.ts'
 import type { AuditQuery } from './schemas.ts'
+import { decodeCursor, encodeCursor } from './cursor.ts'
 
 export interface AuditDocument {
   _id?: ObjectId
@@ -97,7 +98,7 @@ export class MongoAuditLog implements AuditLog {
     if (docs.length > limit) {
       const last = page[page.length - 1]
       const nextUrl = new URL(url)
-      nextUrl.searchParams.set('cursor', encodeCursor(last))
+      nextUrl.searchParams.set('cursor', encodeCursor(last.created_at, last._id))
       next = nextUrl.toString()
     }
     return { results: page.map(auditJson), next }
@@ -119,21 +120,6 @@ function toDocument(change: AuditChange, createdAt: Date, label: string | null):
     before,
     after,
     details: change.details ?? null,
-  }
-}
-
-function encodeCursor(doc: AuditDocument): string {
-  return Buffer.from(JSON.stringify({ t: doc.created_at.toISOString(), i: String(doc._id) })).toString('base64url')
-}
-
-function decodeCursor(cursor: string): { t: Date; i: ObjectId } {
-  try {
-    const { t, i } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { t: string; i: string }
-    const date = new Date(t)
-    if (Number.isNaN(date.getTime()) || !/^[0-9a-f]{24}$/i.test(i)) throw new Error('bad cursor')
-    return { t: date, i: new ObjectId(i) }
-  } catch {
-    throw httpError('invalid_input', 'cursor is not a cursor this API returned', 'cursor')
   }
 }
 

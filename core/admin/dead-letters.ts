@@ -12,6 +12,7 @@ import type { AuditLog, Project, WireEvent } from '../plugin-api.ts'
 import type { IngestOutcome, IngestRequest } from '../pipeline.ts'
 import { httpError } from '../errors.ts'
 import { COLLECTIONS } from '../model/collections.ts'
+import { decodeCursor, encodeCursor } from './cursor.ts'
 
 const DEFAULT_LIMIT = 50
 const MAX_LIMIT = 500
@@ -19,23 +20,6 @@ const MAX_LIMIT = 500
 /** What replays an event: the pipeline, whose steps refuse to dead-letter it again. */
 export interface Replayer {
   replay(request: IngestRequest): Promise<IngestOutcome>
-}
-
-function encodeCursor(doc: Document): string {
-  return Buffer.from(JSON.stringify({ t: (doc.created_at as Date).toISOString(), i: String(doc._id) })).toString(
-    'base64url',
-  )
-}
-
-function decodeCursor(cursor: string): { t: Date; i: ObjectId } {
-  try {
-    const { t, i } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { t: string; i: string }
-    const date = new Date(t)
-    if (Number.isNaN(date.getTime()) || !/^[0-9a-f]{24}$/i.test(i)) throw new Error('bad cursor')
-    return { t: date, i: new ObjectId(i) }
-  } catch {
-    throw httpError('invalid_input', 'cursor is not a cursor this API returned', 'cursor')
-  }
 }
 
 const iso = (value: unknown) => (value instanceof Date ? value.toISOString() : null)
@@ -75,7 +59,8 @@ export async function listDeadLetters(db: Db, project: Project, query: { cursor?
   let next: string | null = null
   if (docs.length > limit) {
     const nextUrl = new URL(url)
-    nextUrl.searchParams.set('cursor', encodeCursor(page[page.length - 1]!))
+    const last = page[page.length - 1]!
+    nextUrl.searchParams.set('cursor', encodeCursor(last.created_at as Date, last._id))
     next = nextUrl.toString()
   }
   return { results: page.map(deadLetterJson), next }
