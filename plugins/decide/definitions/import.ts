@@ -29,7 +29,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 const invalid = (attr: string, reason: string) => httpError('invalid_input', `${attr}: ${reason}`, attr)
 
 /** The optional PostHog fields of a flag, copied when present. */
-const OPTIONAL_FIELDS = [
+export const OPTIONAL_FIELDS = [
   'evaluation_runtime',
   'evaluation_tags',
   'evaluation_contexts',

@@ -23,6 +23,7 @@ import { definitionState } from '../store/documents.ts'
 import { idParam, route } from './admin-common.ts'
 import type { AdminDeps } from './admin-common.ts'
 import { assertVersion, expectedVersion, setVersionTag } from './admin-versions.ts'
+import { OPTIONAL_FIELDS } from '../definitions/import.ts'
 
 const open = { additionalProperties: true } as const
 /** PostHog's rule for keys made through its API. */
@@ -53,18 +54,7 @@ const BOOKKEEPING = ['version', 'updated_at'] as const
 
 /** A new flag is off: one condition set rolled out to nobody. */
 const DEFAULT_FILTERS: FlagFilters = { groups: [{ properties: [], rollout_percentage: 0, variant: null }] }
-const EDITABLE = [
-  'name',
-  'active',
-  'deleted',
-  'ensure_experience_continuity',
-  'evaluation_runtime',
-  'evaluation_tags',
-  'evaluation_contexts',
-  'bucketing_identifier',
-  'has_encrypted_payloads',
-  'is_remote_configuration',
-] as const
+const EDITABLE = ['name', 'active', 'deleted', 'ensure_experience_continuity', ...OPTIONAL_FIELDS] as const
 
 export function flagJson(doc: FlagDocument, projectId: number) {
   const groups = doc.filters.groups ?? []
