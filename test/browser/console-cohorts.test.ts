@@ -8,7 +8,7 @@ import type { Page } from 'playwright-core'
 import { startTestService } from '../helpers/service.ts'
 import type { TestService } from '../helpers/service.ts'
 import { useBrowser } from './helpers/chromium.ts'
-import { defaultPlugins, eventually, serviceFlags } from './helpers/service.ts'
+import { defaultPlugins, eventually, personOf, serviceFlags } from './helpers/service.ts'
 
 type Json = Record<string, any>
 
@@ -32,6 +32,18 @@ describe('operator console: a cohort page in headless Chromium', function () {
 
   before(async () => {
     t = await startTestService({ plugins: defaultPlugins() })
+    // static membership counts for stored persons (as /flags reads it), so these visitors send an event first
+    const visitors = ['beta-1', 'beta-2', 'beta-4']
+    const sent = await fetch(`${t.url}/batch/`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        api_key: t.project.api_token,
+        batch: visitors.map((id) => ({ event: 'signed_up', distinct_id: id, properties: {} })),
+      }),
+    })
+    expect(sent.status).to.equal(200)
+    for (const id of visitors) await eventually(`person ${id}`, () => personOf(t, id))
     beta = await adminJson('POST', cohortsPath(), { name: 'Beta testers', is_static: true, distinct_ids: ['beta-1'] })
     pro = await adminJson('POST', cohortsPath(), {
       name: 'Pro users',
@@ -109,6 +121,7 @@ describe('operator console: a cohort page in headless Chromium', function () {
     await page.getByRole('button', { name: 'Add members' }).click()
     await page.getByRole('heading', { level: 2, name: 'Members (4)' }).waitFor()
     const members = page.getByRole('list', { name: 'Members' })
+    await members.getByText('beta-4', { exact: true }).waitFor()
     expect(await members.getByRole('listitem').allTextContents()).to.have.members([
       'beta-1',
       'beta-2',
@@ -140,6 +153,7 @@ describe('operator console: a cohort page in headless Chromium', function () {
   it('deletes a cohort only after the confirmation, and the flag using it stops matching through it', async () => {
     await open(`/projects/${t.project.id}/cohorts/${beta.id}`)
     await heading(/^Cohort /).waitFor()
+    expect(await inBeta('beta-1')).to.equal(true)
     await page.getByRole('button', { name: 'Delete cohort' }).click()
     const dialog = page.getByRole('dialog', { name: /^Delete / })
     await dialog.getByRole('button', { name: 'Cancel' }).click()

@@ -14,11 +14,10 @@ import { PERSON_ONLY, distinctIdsIn } from './cohorts.js'
 /** How many members the page lists (the count is always the whole). */
 const LISTED = 100
 
-function EditCohort({ project, cohort, onSaved }) {
+function EditCohort({ project, cohort, onSaved, savedNotice }) {
   const [name, setName] = useState(cohort.name)
   const [filters, setFilters] = useState(cohort.filters?.properties?.values ?? [])
   const [error, setError] = useState(null)
-  const [status, setStatus] = useState('')
   const submit = async (event) => {
     event.preventDefault()
     setError(null)
@@ -26,9 +25,7 @@ function EditCohort({ project, cohort, onSaved }) {
     if (!cohort.is_static)
       body.filters = { properties: { ...cohort.filters?.properties, type: 'AND', values: filters } }
     try {
-      const saved = await api.updateCohort(project.id, cohort.id, body)
-      setStatus(`Saved: version ${saved.version}.`)
-      onSaved(saved)
+      onSaved(await api.updateCohort(project.id, cohort.id, body))
     } catch (failure) {
       setError(failure)
     }
@@ -60,7 +57,7 @@ function EditCohort({ project, cohort, onSaved }) {
       ${error && html`<p class="error" role="alert">Not saved: ${error.message}</p>`}
       <div class="row">
         <button type="submit">Save cohort</button>
-        <span role="status">${status}</span>
+        <span role="status">${savedNotice}</span>
       </div>
     </form>
   </section>`
@@ -154,13 +151,19 @@ export function CohortPage({ projectId, cohortId }) {
   const project = useLoad(() => api.project(projectId), [projectId])
   const loaded = useLoad(() => api.cohort(projectId, cohortId), [projectId, cohortId])
   const [deleting, setDeleting] = useState(false)
+  // kept here: the form is rebuilt from each new version, which would lose its own status line
+  const [savedNotice, setSavedNotice] = useState('')
+  const saved = (cohort) => {
+    setSavedNotice(`Saved: version ${cohort.version}.`)
+    loaded.reload()
+  }
   return html`<${Loading} state=${project}>
     ${(p) => html`<${Loading} state=${loaded}>
       ${(cohort) => html`
         <h1 tabindex="-1">Cohort ${cohort.name}</h1>
         <${ProjectNav} project=${p} current="cohorts" />
         <p>${cohort.is_static ? 'A static list of distinct ids' : 'Persons matching properties'}, id ${cohort.id}, version ${cohort.version}.</p>
-        <${EditCohort} key=${cohort.version} project=${p} cohort=${cohort} onSaved=${loaded.reload} />
+        <${EditCohort} key=${cohort.version} project=${p} cohort=${cohort} onSaved=${saved} savedNotice=${savedNotice} />
         ${cohort.is_static && html`<${Members} project=${p} cohort=${cohort} onChanged=${loaded.reload} />`}
         <${UsedBy} project=${p} cohort=${cohort} />
         <div class="row">
