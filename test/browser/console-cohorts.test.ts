@@ -160,6 +160,23 @@ describe('operator console: a cohort page in headless Chromium', function () {
     await dialog.waitFor({ state: 'detached' })
     expect((await t.admin('GET', `${cohortsPath()}${beta.id}/`)).status).to.equal(200)
 
+    // the delete names the version the page read: after a change elsewhere it is refused
+    const current = await adminJson('GET', `${cohortsPath()}${beta.id}/`)
+    await adminJson('PATCH', `${cohortsPath()}${beta.id}/`, {
+      description: 'changed elsewhere',
+      version: current.version,
+    })
+    await page.getByRole('button', { name: 'Delete cohort' }).click()
+    await dialog.getByRole('button', { name: 'Delete cohort' }).click()
+    await dialog
+      .getByRole('alert')
+      .filter({ hasText: /changed meanwhile/ })
+      .waitFor()
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
+    expect((await t.admin('GET', `${cohortsPath()}${beta.id}/`)).status).to.equal(200)
+
+    await page.reload()
+    await heading(/^Cohort /).waitFor()
     await page.getByRole('button', { name: 'Delete cohort' }).click()
     await dialog.getByRole('button', { name: 'Delete cohort' }).click()
     await heading(/^Cohorts of/).waitFor()
