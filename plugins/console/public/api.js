@@ -24,8 +24,8 @@ export function whenUnauthorized(callback) {
   onUnauthorized = callback
 }
 
-export async function request(method, path, body, key = adminKey.get()) {
-  const headers = { Authorization: `Bearer ${key}` }
+export async function request(method, path, body, key = adminKey.get(), extraHeaders = {}) {
+  const headers = { Authorization: `Bearer ${key}`, ...extraHeaders }
   if (body !== undefined) headers['Content-Type'] = 'application/json'
   let response
   try {
@@ -60,6 +60,7 @@ export async function checkKey(key) {
 }
 
 const projectPath = (projectId) => `/api/projects/${encodeURIComponent(projectId)}`
+const cohortPath = (projectId, cohortId) => `${projectPath(projectId)}/cohorts/${encodeURIComponent(cohortId)}/`
 
 export const api = {
   projects: () => request('GET', '/api/projects').then((r) => r.results),
@@ -89,6 +90,26 @@ export const api = {
   events: (projectId, { distinctId, limit }) =>
     request('GET', `${projectPath(projectId)}/events?distinct_id=${encodeURIComponent(distinctId)}&limit=${limit}`),
   createCohort: (projectId, body) => request('POST', `${projectPath(projectId)}/cohorts/`, body),
+  cohort: (projectId, cohortId) => request('GET', cohortPath(projectId, cohortId)),
+  /** `body` carries the `version` the edit was made against (409 `stale_version` if another). */
+  updateCohort: (projectId, cohortId, body) => request('PATCH', cohortPath(projectId, cohortId), body),
+  deleteCohort: (projectId, cohortId, version) =>
+    request('DELETE', cohortPath(projectId, cohortId), undefined, adminKey.get(), { 'If-Match': `"${version}"` }),
+  cohortMembers: (projectId, cohortId, limit) =>
+    request('GET', `${cohortPath(projectId, cohortId)}members/?limit=${limit}`),
+  addCohortMembers: (projectId, cohortId, distinctIds) =>
+    request('POST', `${cohortPath(projectId, cohortId)}members/`, { distinct_ids: distinctIds }),
+  removeCohortMembers: (projectId, cohortId, distinctIds) =>
+    request('DELETE', `${cohortPath(projectId, cohortId)}members/`, { distinct_ids: distinctIds }),
+  /** Every flag of the project, a page of 1000 (the largest the API serves) at a time. */
+  allFlags: async (projectId) => {
+    const all = []
+    for (let offset = 0; ; offset += 1000) {
+      const page = await api.flags(projectId, { limit: 1000, offset, search: '' })
+      all.push(...page.results)
+      if (page.results.length < 1000) return all
+    }
+  },
   cohorts: (projectId) => request('GET', `${projectPath(projectId)}/cohorts/?limit=1000`).then((r) => r.results),
   ingestionHealth: (projectId) => request('GET', `${projectPath(projectId)}/ingestion/health`),
   ingestionWarnings: (projectId, limit) =>

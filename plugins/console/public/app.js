@@ -12,6 +12,7 @@ import { FlagsPage } from './pages/flags.js'
 import { FlagEditorPage } from './pages/flag-editor.js'
 import { TryFlagsPage } from './pages/try-flags.js'
 import { CohortsPage } from './pages/cohorts.js'
+import { CohortPage } from './pages/cohort.js'
 import { PersonsPage } from './pages/persons.js'
 import { HealthPage } from './pages/health.js'
 import { PipelinePage } from './pages/pipeline.js'
@@ -29,6 +30,7 @@ const ROUTES = [
   ],
   ['/projects/:projectId/try', TryFlagsPage],
   ['/projects/:projectId/cohorts', CohortsPage],
+  ['/projects/:projectId/cohorts/:cohortId', CohortPage],
   ['/projects/:projectId/persons', PersonsPage],
   ['/projects/:projectId/persons/:distinctId', PersonsPage],
   ['/projects/:projectId/health', HealthPage],

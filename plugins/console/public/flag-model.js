@@ -167,3 +167,9 @@ export function withPayloads(flag, texts) {
   }
   return { ...flag, filters: { ...flag.filters, payloads } }
 }
+
+/** The flags with a filter of type `cohort` naming cohort `cohortId` in any condition set. */
+export function flagsUsingCohort(flags, cohortId) {
+  const uses = (filter) => filter.type === 'cohort' && String(filter.value) === String(cohortId)
+  return flags.filter((flag) => (flag.filters?.groups ?? []).some((group) => (group.properties ?? []).some(uses)))
+}

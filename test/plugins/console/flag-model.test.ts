@@ -85,4 +85,22 @@ describe('console flag model', () => {
     expect(model.withPayloads(flag, { a: ' { "x" : 1 } ', gone: '2' }).filters.payloads).to.deep.equal({ a: '{"x":1}' })
     expect(model.withPayloads({ filters: {} }, { true: '[1, 2]' }).filters.payloads).to.deep.equal({ true: '[1,2]' })
   })
+
+  it('finds the flags whose condition sets name a cohort, by its id as number or string', () => {
+    const flag = (key: string, properties: Json[][]) => ({
+      key,
+      filters: { groups: properties.map((p) => ({ properties: p, rollout_percentage: 100 })) },
+    })
+    const flags = [
+      flag('in-second-set', [
+        [{ type: 'person', key: 'plan', value: ['7'] }],
+        [{ type: 'cohort', key: 'id', value: 7 }],
+      ]),
+      flag('as-string', [[{ type: 'cohort', key: 'id', value: '7' }]]),
+      flag('other-cohort', [[{ type: 'cohort', key: 'id', value: 17 }]]),
+      flag('person-value-7', [[{ type: 'person', key: 'id', value: 7 }]]),
+      { key: 'no-filters' },
+    ]
+    expect(model.flagsUsingCohort(flags, 7).map((f: Json) => f.key)).to.deep.equal(['in-second-set', 'as-string'])
+  })
 })

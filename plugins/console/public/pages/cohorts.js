@@ -1,6 +1,7 @@
 // Cohorts of a project: the list, and creating one, either from person-property filters (the flag
 // editor's filter rows; all must match) or as a static list of distinct ids pasted or read from a
-// CSV file. A flag uses a cohort through a filter of type "Cohort".
+// CSV file. A flag uses a cohort through a filter of type "Cohort". Each cohort's own page (cohort.js)
+// edits, deletes and lists its members and the flags using it.
 import { useState } from '../vendor/hooks.js'
 import { api } from '../api.js'
 import { FieldError, Loading, ProjectNav, invalid, useLoad } from '../common.js'
@@ -8,7 +9,7 @@ import { newFilter } from '../flag-model.js'
 import { html } from '../html.js'
 import { FilterRow } from './flag-conditions.js'
 
-const PERSON_ONLY = [['person', 'Person property']]
+export const PERSON_ONLY = [['person', 'Person property']]
 
 /** Distinct ids from pasted text or a CSV file: one per line or cell, the header `distinct_id` left out. */
 export function distinctIdsIn(text) {
@@ -19,7 +20,7 @@ export function distinctIdsIn(text) {
   return [...new Set(cells)]
 }
 
-function CohortTable({ cohorts }) {
+function CohortTable({ projectId, cohorts }) {
   if (cohorts.length === 0) return html`<p>No cohort yet.</p>`
   return html`<table>
     <caption class="visually-hidden">Cohorts</caption>
@@ -27,7 +28,7 @@ function CohortTable({ cohorts }) {
     <tbody>
       ${cohorts.map(
         (c) => html`<tr>
-          <th scope="row">${c.name}</th><td>${c.id}</td><td>${c.is_static ? 'static list' : 'by properties'}</td>
+          <th scope="row"><a href=${`#/projects/${projectId}/cohorts/${c.id}`}>${c.name}</a></th><td>${c.id}</td><td>${c.is_static ? 'static list' : 'by properties'}</td>
           <td>${c.is_static ? c.count : html`<span class="hint">computed per request</span>`}</td>
         </tr>`,
       )}
@@ -125,7 +126,7 @@ export function CohortsPage({ projectId }) {
       <${ProjectNav} project=${p} current="cohorts" />
       <section aria-labelledby="cohort-list-heading">
         <h2 id="cohort-list-heading">All cohorts</h2>
-        <${Loading} state=${cohorts}>${(list) => html`<${CohortTable} cohorts=${list} />`}<//>
+        <${Loading} state=${cohorts}>${(list) => html`<${CohortTable} projectId=${p.id} cohorts=${list} />`}<//>
       </section>
       <${CreateCohort} project=${p} onCreated=${cohorts.reload} />
     `}
