@@ -2,20 +2,8 @@ import { expect } from 'chai'
 import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { MongoClient, type Db } from 'mongodb'
-import { startEmbeddedMongo, type EmbeddedMongoOptions } from '../../../../../core/storage/embedded/index.ts'
-
-async function withServer<T>(options: EmbeddedMongoOptions, fn: (db: Db) => Promise<T>): Promise<T> {
-  const server = await startEmbeddedMongo({ runIn: 'current-thread', ...options })
-  const client = new MongoClient(server.url)
-  try {
-    await client.connect()
-    return await fn(client.db('app'))
-  } finally {
-    await client.close()
-    await server.close()
-  }
-}
+import type { Db } from 'mongodb'
+import { withEmbeddedDb } from '../../../../helpers/embedded.ts'
 
 describe('embedded MongoDB lmdb engine: migration of a data folder written by the in-memory engine', function () {
   this.timeout(60_000)
@@ -27,7 +15,7 @@ describe('embedded MongoDB lmdb engine: migration of a data folder written by th
 
   it('copies every collection, document and index once, and keeps the old files in pre-lmdb/', async () => {
     // today's format: a snapshot (forced by compact) and a log written after it
-    await withServer({ dataDir, engine: 'memory' }, async (db) => {
+    await withEmbeddedDb({ dataDir, engine: 'memory' }, async (db) => {
       await db.collection('persons').createIndex({ project_id: 1, distinct_id: 1 }, { unique: true })
       await db.collection('events').createIndex({ tags: 1 })
       await db
@@ -62,27 +50,27 @@ describe('embedded MongoDB lmdb engine: migration of a data folder written by th
         'renamed',
       ])
     }
-    await withServer({ dataDir, engine: 'lmdb' }, check)
+    await withEmbeddedDb({ dataDir, engine: 'lmdb' }, check)
     const names = readdirSync(dataDir)
     expect(names.filter((f) => f.startsWith('wal-') || f.startsWith('snapshot-'))).to.deep.equal([])
     expect(readdirSync(path.join(dataDir, 'pre-lmdb')).some((f) => f.startsWith('wal-'))).to.equal(true)
     // a second start reads lmdb only (the old files are out of the way) and finds the same
-    await withServer({ dataDir, engine: 'lmdb' }, check)
+    await withEmbeddedDb({ dataDir, engine: 'lmdb' }, check)
   })
 
   it('starts a migration that was cut short over from the old files, which are still in place', async () => {
-    await withServer({ dataDir, engine: 'memory' }, (db) => db.collection('c').insertMany([{ n: 1 }, { n: 2 }]))
+    await withEmbeddedDb({ dataDir, engine: 'memory' }, (db) => db.collection('c').insertMany([{ n: 1 }, { n: 2 }]))
     // an lmdb folder holding part of a copy and no "migrated" mark, as a crash mid-migration leaves it
     const other = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-migrate-partial-'))
     try {
-      await withServer({ dataDir: other, engine: 'lmdb' }, (db) =>
+      await withEmbeddedDb({ dataDir: other, engine: 'lmdb' }, (db) =>
         db.collection('c').insertOne({ n: 1, partial: true }),
       )
       cpSync(path.join(other, 'lmdb'), path.join(dataDir, 'lmdb'), { recursive: true })
     } finally {
       rmSync(other, { recursive: true, force: true })
     }
-    await withServer({ dataDir, engine: 'lmdb' }, async (db) => {
+    await withEmbeddedDb({ dataDir, engine: 'lmdb' }, async (db) => {
       expect(
         await db
           .collection('c')
@@ -93,7 +81,7 @@ describe('embedded MongoDB lmdb engine: migration of a data folder written by th
   })
 
   it('creates the lmdb files readable by their owner only', async () => {
-    await withServer({ dataDir, engine: 'lmdb' }, (db) => db.collection('c').insertOne({ a: 1 }))
+    await withEmbeddedDb({ dataDir, engine: 'lmdb' }, (db) => db.collection('c').insertOne({ a: 1 }))
     const folder = path.join(dataDir, 'lmdb')
     expect(statSync(folder).mode & 0o777).to.equal(0o700)
     for (const name of readdirSync(folder)) expect(statSync(path.join(folder, name)).mode & 0o777, name).to.equal(0o600)

@@ -3,8 +3,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { crc32 } from 'node:zlib'
-import { MongoClient, type Db } from 'mongodb'
+import type { Db } from 'mongodb'
 import { startEmbeddedMongo } from '../../../../../core/storage/embedded/index.ts'
+import { withEmbeddedDb } from '../../../../helpers/embedded.ts'
 
 /**
  * What a power cut leaves of the lmdb data file, built by hand: the file as of its last
@@ -32,24 +33,18 @@ const dataFile = (dataDir: string) => path.join(dataDir, 'lmdb', 'data.mdb')
 const checkpointFile = (dataDir: string) => path.join(dataDir, 'lmdb', 'checkpoint')
 
 /** `syncIntervalMs` long: no checkpoint but the ones at start, on j: true and at close. */
-async function withDb<T>(dataDir: string, fn: (db: Db) => Promise<T>, warnings: string[] = []): Promise<T> {
-  const server = await startEmbeddedMongo({
-    dataDir,
-    engine: 'lmdb',
-    runIn: 'current-thread',
-    syncIntervalMs: 60_000,
-    log: (level, message) => {
-      if (level === 'warn') warnings.push(message)
+function withDb<T>(dataDir: string, fn: (db: Db) => Promise<T>, warnings: string[] = []): Promise<T> {
+  return withEmbeddedDb(
+    {
+      dataDir,
+      engine: 'lmdb',
+      syncIntervalMs: 60_000,
+      log: (level, message) => {
+        if (level === 'warn') warnings.push(message)
+      },
     },
-  })
-  const client = new MongoClient(server.url)
-  try {
-    await client.connect()
-    return await fn(client.db('app'))
-  } finally {
-    await client.close()
-    await server.close()
-  }
+    fn,
+  )
 }
 
 describe('embedded MongoDB lmdb engine: power loss', function () {
