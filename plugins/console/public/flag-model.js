@@ -122,6 +122,7 @@ export function localErrors(flag, payloadTexts) {
       seen.add(v.key)
     })
   }
+  Object.assign(errors, holdoutErrors(flag.filters.holdout))
   for (const [name, text] of Object.entries(payloadTexts)) {
     if (text.trim() === '') continue
     try {
@@ -144,6 +145,23 @@ export function localErrors(flag, payloadTexts) {
   return errors
 }
 
+/**
+ * A holdout (PostHog's `filters.holdout`): users whose holdout bucket is within
+ * `exclusion_percentage` get the variant `holdout-<id>` and no condition set is evaluated. The
+ * bucket does not depend on the flag, so flags sharing a holdout id hold out the same users.
+ */
+export const holdoutVariant = (holdout) => `holdout-${holdout.id}`
+
+function holdoutErrors(holdout) {
+  const errors = {}
+  if (!holdout) return errors
+  if (!Number.isInteger(holdout.id)) errors['filters.holdout.id'] = 'Give the holdout a whole number as its id.'
+  const share = holdout.exclusion_percentage
+  if (typeof share !== 'number' || !(share >= 0 && share <= 100))
+    errors['filters.holdout.exclusion_percentage'] = 'Between 0 and 100.'
+  return errors
+}
+
 /** Payload texts (what the operator types) from the stored payloads, which are JSON strings. */
 export function payloadTextsOf(flag) {
   const texts = {}
@@ -155,6 +173,7 @@ export function payloadTextsOf(flag) {
 /** The flag with its payloads taken from the texts: the ones that parse, compacted; empty ones left out. */
 export function withPayloads(flag, texts) {
   const names = variantsOf(flag).length > 0 ? variantsOf(flag).map((v) => v.key) : ['true']
+  if (flag.filters.holdout) names.push(holdoutVariant(flag.filters.holdout))
   const payloads = {}
   for (const name of names) {
     const text = texts[name]?.trim()

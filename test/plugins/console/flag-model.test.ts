@@ -103,4 +103,29 @@ describe('console flag model', () => {
     ]
     expect(model.flagsUsingCohort(flags, 7).map((f: Json) => f.key)).to.deep.equal(['in-second-set', 'as-string'])
   })
+
+  it('checks a holdout: a whole-number id and a share between 0 and 100; none is no error', () => {
+    const flag = (holdout: unknown) => ({ key: 'k', filters: { groups: [], holdout } })
+    expect(model.localErrors(flag(null), {})).to.deep.equal({})
+    expect(model.localErrors(flag({ id: 3, exclusion_percentage: 0 }), {})).to.deep.equal({})
+    expect(model.localErrors(flag({ id: 3, exclusion_percentage: 100 }), {})).to.deep.equal({})
+    expect(model.localErrors(flag({ id: null, exclusion_percentage: 101 }), {})).to.have.all.keys(
+      'filters.holdout.id',
+      'filters.holdout.exclusion_percentage',
+    )
+    expect(model.localErrors(flag({ id: 2.5, exclusion_percentage: -1 }), {})).to.have.all.keys(
+      'filters.holdout.id',
+      'filters.holdout.exclusion_percentage',
+    )
+  })
+
+  it("keeps the held-out users' payload (variant holdout-<id>) while the flag has that holdout", () => {
+    const held = { filters: { holdout: { id: 4, exclusion_percentage: 20 } } }
+    const texts = { true: '1', 'holdout-4': ' {"baseline": true} ', 'holdout-5': '2' }
+    expect(model.withPayloads(held, texts).filters.payloads).to.deep.equal({
+      true: '1',
+      'holdout-4': '{"baseline":true}',
+    })
+    expect(model.withPayloads({ filters: { holdout: null } }, texts).filters.payloads).to.deep.equal({ true: '1' })
+  })
 })

@@ -9,6 +9,7 @@ import { ConfirmDialog } from '../dialog.js'
 import { navigate } from '../router.js'
 import { ConditionSets } from './flag-conditions.js'
 import { FlagHistory } from './flag-history.js'
+import { Holdout } from './flag-holdout.js'
 import { Variants } from './flag-variants.js'
 
 /** The id of the control showing `attr`'s error, for moving the focus there. */
@@ -18,6 +19,8 @@ function controlOf(attr) {
     /^filters\.groups\.(\d+)\.(rollout_percentage)/.exec(attr) ??
     /^filters\.multivariate\.variants\.(\d+)\.(key|rollout_percentage)/.exec(attr)
   if (attr === 'key' || attr === 'name') return `flag-${attr}`
+  if (attr.startsWith('filters.holdout'))
+    return attr.endsWith('exclusion_percentage') ? 'holdout-exclusion' : 'holdout-id'
   if (!found) return null
   if (attr.startsWith('filters.multivariate')) return `v${found[1]}-${found[2] === 'key' ? 'key' : 'weight'}`
   if (found[2] === 'rollout_percentage') return `c${found[1]}-rollout`
@@ -34,7 +37,10 @@ function fieldPathOf(attr) {
     /^filters\.groups\.\d+\.properties\.\d+\.(key|value)/.exec(attr) ??
     /^filters\.groups\.\d+\.rollout_percentage/.exec(attr) ??
     /^filters\.multivariate\.variants\.\d+\.(key|rollout_percentage)/.exec(attr) ??
+    /^filters\.holdout\.(id|exclusion_percentage)/.exec(attr) ??
     /^filters\.payloads\.[^.]+$/.exec(attr)
+  // the holdout as a whole (its shape): shown at its id
+  if (!found && attr === 'filters.holdout') return 'filters.holdout.id'
   return found ? found[0] : null
 }
 
@@ -178,6 +184,11 @@ function Editor({ project, initial, context, onSaved }) {
         <${ConditionSets} groups=${flag.filters.groups ?? []} variants=${variantsOf(flag)} errors=${errors} context=${context}
           onChange=${(groups) => setFilters({ groups })} />
         <${Variants} variants=${variantsOf(flag)} onChange=${setVariants} texts=${texts} onText=${setText} errors=${errors} />
+        <${Holdout} holdout=${flag.filters.holdout ?? null} texts=${texts} errors=${errors} onText=${setText}
+          onChange=${(holdout, movedTexts) => {
+            setFilters({ holdout })
+            if (movedTexts) setTexts(movedTexts)
+          }} />
       </div>
       <${JsonView} flag=${flag} texts=${texts} onParsed=${fromJson} />
     </div>
