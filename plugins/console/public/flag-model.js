@@ -162,6 +162,38 @@ function holdoutErrors(holdout) {
   return errors
 }
 
+/** The id of the control showing `attr`'s error, for moving the focus there. */
+export function controlOf(attr) {
+  const found =
+    /^filters\.groups\.(\d+)\.properties\.(\d+)\.(key|value)/.exec(attr) ??
+    /^filters\.groups\.(\d+)\.(rollout_percentage)/.exec(attr) ??
+    /^filters\.multivariate\.variants\.(\d+)\.(key|rollout_percentage)/.exec(attr)
+  if (attr === 'key' || attr === 'name') return `flag-${attr}`
+  if (attr.startsWith('filters.holdout'))
+    return attr.endsWith('exclusion_percentage') ? 'holdout-exclusion' : 'holdout-id'
+  if (!found) return null
+  if (attr.startsWith('filters.multivariate')) return `v${found[1]}-${found[2] === 'key' ? 'key' : 'weight'}`
+  if (found[2] === 'rollout_percentage') return `c${found[1]}-rollout`
+  return `c${found[1]}-f${found[2]}-${found[3]}`
+}
+
+/**
+ * The error path of the field that shows the API's `attr` (the API may name a deeper path, such as
+ * one item of a list of values), or null when no field of the form shows it.
+ */
+export function fieldPathOf(attr) {
+  if (attr === 'key' || attr === 'name' || attr === 'filters.multivariate') return attr
+  const found =
+    /^filters\.groups\.\d+\.properties\.\d+\.(key|value)/.exec(attr) ??
+    /^filters\.groups\.\d+\.rollout_percentage/.exec(attr) ??
+    /^filters\.multivariate\.variants\.\d+\.(key|rollout_percentage)/.exec(attr) ??
+    /^filters\.holdout\.(id|exclusion_percentage)/.exec(attr) ??
+    /^filters\.payloads\.[^.]+$/.exec(attr)
+  // the holdout as a whole (its shape): shown at its id
+  if (!found && attr === 'filters.holdout') return 'filters.holdout.id'
+  return found ? found[0] : null
+}
+
 /** Payload texts (what the operator types) from the stored payloads, which are JSON strings. */
 export function payloadTextsOf(flag) {
   const texts = {}

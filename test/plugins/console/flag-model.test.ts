@@ -128,4 +128,20 @@ describe('console flag model', () => {
     })
     expect(model.withPayloads({ filters: { holdout: null } }, texts).filters.payloads).to.deep.equal({ true: '1' })
   })
+
+  it("puts the API's holdout errors (attr as admin-evaluate.test.ts sees them) at the holdout fields", () => {
+    expect(model.fieldPathOf('filters.holdout.exclusion_percentage')).to.equal('filters.holdout.exclusion_percentage')
+    expect(model.fieldPathOf('filters.holdout.id')).to.equal('filters.holdout.id')
+    expect(model.fieldPathOf('filters.holdout')).to.equal('filters.holdout.id')
+    expect(model.controlOf('filters.holdout.exclusion_percentage')).to.equal('holdout-exclusion')
+    expect(model.controlOf('filters.holdout.id')).to.equal('holdout-id')
+    const fields = readFileSync(path.join(ROOT_DIR, 'plugins/console/public/pages/flag-holdout.js'), 'utf8')
+    expect(fields).to.contain('id="holdout-exclusion"').and.contain('id="holdout-id"')
+    // the paths are the ones the local checks use, so one message shows per field
+    const local = model.localErrors(
+      { key: 'k', filters: { groups: [], holdout: { id: null, exclusion_percentage: 101 } } },
+      {},
+    )
+    expect(Object.keys(local).map(model.fieldPathOf)).to.deep.equal(Object.keys(local))
+  })
 })
