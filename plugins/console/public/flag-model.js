@@ -92,10 +92,13 @@ export function flagBody(flag) {
 
 export const variantsOf = (flag) => flag.filters.multivariate?.variants ?? []
 
-/** "30% of users matching 1 filter; variants control 50 / test 50". */
+/** "30% of users matching 1 filter; variants control 50 / test 50", with "10% held out (holdout 7)" first for a holdout. */
 export function rolloutSummary(flag) {
+  const holdout = flag.filters?.holdout
+  const held = holdout ? [`${holdout.exclusion_percentage}% held out (holdout ${holdout.id})`] : []
   const groups = flag.filters?.groups ?? []
-  if (groups.length === 0) return 'no condition set: off for everyone'
+  if (groups.length === 0)
+    return [...held, `no condition set: off for everyone${held.length ? ' else' : ''}`].join('; ')
   const parts = groups.map((group) => {
     const n = (group.properties ?? []).length
     const who = n === 0 ? 'everyone' : `users matching ${n} filter${n === 1 ? '' : 's'}`
@@ -103,7 +106,7 @@ export function rolloutSummary(flag) {
   })
   const variants = variantsOf(flag)
   if (variants.length > 0) parts.push(`variants ${variants.map((v) => `${v.key} ${v.rollout_percentage}`).join(' / ')}`)
-  return parts.join('; ')
+  return [...held, ...parts].join('; ')
 }
 
 /** Problems the editor finds before asking the API, by the API's own `attr` path. */

@@ -78,6 +78,12 @@ describe('console flag model', () => {
     })
     expect(summary).to.equal('30% of users matching 1 filter; 100% of everyone; variants control 50 / test 50')
     expect(model.rolloutSummary({ filters: { groups: [] } })).to.equal('no condition set: off for everyone')
+    const held = {
+      filters: { groups: [{ properties: [], rollout_percentage: 100 }], holdout: { id: 7, exclusion_percentage: 35 } },
+    }
+    expect(model.rolloutSummary(held)).to.equal('35% held out (holdout 7); 100% of everyone')
+    held.filters.groups = []
+    expect(model.rolloutSummary(held)).to.equal('35% held out (holdout 7); no condition set: off for everyone else')
   })
 
   it('sends payloads as compact JSON text, only for the variants that exist', () => {
