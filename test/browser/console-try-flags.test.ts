@@ -1,7 +1,7 @@
 /**
  * "Try a flag" with groups and holdouts in headless Chromium: a flag evaluated per company with a
  * group-property condition, tried for ten stored companies (their properties, and ones typed over
- * them) and without a company; a holdout set in the flag editor (kept in sync with the JSON view)
+ * them) and without a company; an IP whose GeoIP properties show; a holdout set in the flag editor (kept in sync with the JSON view)
  * and its held-out users shown with their reason in words. Every value the page shows is checked
  * against what /flags?v=2 answers for the same request over real HTTP. Controls are found by role
  * and accessible name. Screenshots go to .tmp/console-screenshots/ like the other console pages'.
@@ -190,6 +190,24 @@ describe('operator console: "Try a flag" with groups, and holdouts, in headless 
     expect(shown['tech-companies'].reason).to.equal(
       'No group type\nthe flag is evaluated per company and the request names no company in its groups: give the company key to evaluate it',
     )
+  })
+
+  it('sends the IP: the $geoip_* properties of its location show, from GeoIP, as the dry run gives them', async () => {
+    const ip = '81.2.69.142'
+    const answer = (await (
+      await t.admin('POST', `/api/projects/${t.project.id}/feature_flags/evaluate/`, { distinct_id: 'traveller', ip })
+    ).json()) as Json
+    const geoip = Object.entries(answer.properties.person as Record<string, Json>).filter(([key]) =>
+      key.startsWith('$geoip_'),
+    )
+    expect(geoip.map(([key]) => key)).to.include('$geoip_country_code')
+    await openTab(`/console/#/projects/${t.project.id}/try`)
+    await page.getByRole('heading', { level: 1, name: 'Try the flags of test project' }).waitFor()
+    await label('IP address (optional)').fill(ip)
+    await evaluate('traveller')
+    const shown = await sources()
+    for (const [key, { value, source }] of geoip) expect(shown[`person ${key}`], key).to.equal(`${value} ${source}`)
+    expect(geoip.every(([, { source }]) => source === 'geoip')).to.equal(true)
   })
 
   it('sets a holdout in the flag editor, checked as typed and kept in sync with the JSON view', async () => {
