@@ -1,10 +1,11 @@
 /**
  * "Try a flag" with groups and holdouts in headless Chromium: a flag evaluated per company with a
  * group-property condition, tried for ten stored companies (their properties, and ones typed over
- * them) and without a company; an IP whose GeoIP properties show; a holdout set in the flag editor (kept in sync with the JSON view)
- * and its held-out users shown with their reason in words. Every value the page shows is checked
- * against what /flags?v=2 answers for the same request over real HTTP. Controls are found by role
- * and accessible name. Screenshots go to .tmp/console-screenshots/ like the other console pages'.
+ * them) and without a company; an IP whose GeoIP properties show; a holdout set in the flag
+ * editor (kept in sync with the JSON view) and its held-out users shown with their reason in
+ * words. Every value the page shows is checked against what /flags?v=2 answers for the same
+ * request over real HTTP. Controls are found by role and accessible name. Screenshots go to
+ * .tmp/console-screenshots/ like the other console pages'.
  */
 import { expect } from 'chai'
 import { mkdirSync } from 'node:fs'
