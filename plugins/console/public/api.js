@@ -124,18 +124,28 @@ export const api = {
 
 /**
  * Every flag of the project for one visitor: `{flags: [{key, value, payload, reason, detail}],
- * properties}`. It uses the admin dry run, `POST /api/projects/:id/feature_flags/evaluate/` (values,
+ * properties}`. `groups` is group type → key, `groupProperties` group type → properties; `ip`, when
+ * given, goes to the dry run only (/flags takes the IP of the connection). It uses the admin dry run, `POST /api/projects/:id/feature_flags/evaluate/` (values,
  * reasons with each condition set's verdict, and where each property came from), when the service
  * has it; an older service answers 404 or 405 there, and then this asks `/flags?v=2` with the project's
  * public key, as an SDK would: value, payload and a basic reason, no property sources.
  */
 let dryRun = 'unknown'
 
-export async function tryFlags(project, { distinctId, personProperties, groups }) {
-  const input = { distinct_id: distinctId, person_properties: personProperties, groups }
+export async function tryFlags(project, { distinctId, personProperties, groups, groupProperties = {}, ip = '' }) {
+  const input = {
+    distinct_id: distinctId,
+    person_properties: personProperties,
+    groups,
+    group_properties: groupProperties,
+  }
   if (dryRun !== 'missing') {
     try {
-      const answer = await request('POST', `${projectPath(project.id)}/feature_flags/evaluate/`, input)
+      const answer = await request(
+        'POST',
+        `${projectPath(project.id)}/feature_flags/evaluate/`,
+        ip ? { ...input, ip } : input,
+      )
       dryRun = 'present'
       return { flags: flagRows(answer), properties: answer.properties ?? null, source: 'dry run' }
     } catch (error) {

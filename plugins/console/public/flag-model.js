@@ -92,10 +92,13 @@ export function flagBody(flag) {
 
 export const variantsOf = (flag) => flag.filters.multivariate?.variants ?? []
 
-/** "30% of users matching 1 filter; variants control 50 / test 50". */
+/** "30% of users matching 1 filter; variants control 50 / test 50", with "10% held out (holdout 7)" first for a holdout. */
 export function rolloutSummary(flag) {
+  const holdout = flag.filters?.holdout
+  const held = holdout ? [`${holdout.exclusion_percentage}% held out (holdout ${holdout.id})`] : []
   const groups = flag.filters?.groups ?? []
-  if (groups.length === 0) return 'no condition set: off for everyone'
+  if (groups.length === 0)
+    return [...held, `no condition set: off for everyone${held.length ? ' else' : ''}`].join('; ')
   const parts = groups.map((group) => {
     const n = (group.properties ?? []).length
     const who = n === 0 ? 'everyone' : `users matching ${n} filter${n === 1 ? '' : 's'}`
@@ -103,7 +106,7 @@ export function rolloutSummary(flag) {
   })
   const variants = variantsOf(flag)
   if (variants.length > 0) parts.push(`variants ${variants.map((v) => `${v.key} ${v.rollout_percentage}`).join(' / ')}`)
-  return parts.join('; ')
+  return [...held, ...parts].join('; ')
 }
 
 /** Problems the editor finds before asking the API, by the API's own `attr` path. */
@@ -122,6 +125,7 @@ export function localErrors(flag, payloadTexts) {
       seen.add(v.key)
     })
   }
+  Object.assign(errors, holdoutErrors(flag.filters.holdout))
   for (const [name, text] of Object.entries(payloadTexts)) {
     if (text.trim() === '') continue
     try {
@@ -144,6 +148,55 @@ export function localErrors(flag, payloadTexts) {
   return errors
 }
 
+/**
+ * A holdout (PostHog's `filters.holdout`): users whose holdout bucket is within
+ * `exclusion_percentage` get the variant `holdout-<id>` and no condition set is evaluated. The
+ * bucket does not depend on the flag, so flags sharing a holdout id hold out the same users.
+ */
+export const holdoutVariant = (holdout) => `holdout-${holdout.id}`
+
+function holdoutErrors(holdout) {
+  const errors = {}
+  if (!holdout) return errors
+  if (!Number.isInteger(holdout.id)) errors['filters.holdout.id'] = 'Give the holdout a whole number as its id.'
+  const share = holdout.exclusion_percentage
+  if (typeof share !== 'number' || !(share >= 0 && share <= 100))
+    errors['filters.holdout.exclusion_percentage'] = 'Between 0 and 100.'
+  return errors
+}
+
+/** The id of the control showing `attr`'s error, for moving the focus there. */
+export function controlOf(attr) {
+  const found =
+    /^filters\.groups\.(\d+)\.properties\.(\d+)\.(key|value)/.exec(attr) ??
+    /^filters\.groups\.(\d+)\.(rollout_percentage)/.exec(attr) ??
+    /^filters\.multivariate\.variants\.(\d+)\.(key|rollout_percentage)/.exec(attr)
+  if (attr === 'key' || attr === 'name') return `flag-${attr}`
+  if (attr.startsWith('filters.holdout'))
+    return attr.endsWith('exclusion_percentage') ? 'holdout-exclusion' : 'holdout-id'
+  if (!found) return null
+  if (attr.startsWith('filters.multivariate')) return `v${found[1]}-${found[2] === 'key' ? 'key' : 'weight'}`
+  if (found[2] === 'rollout_percentage') return `c${found[1]}-rollout`
+  return `c${found[1]}-f${found[2]}-${found[3]}`
+}
+
+/**
+ * The error path of the field that shows the API's `attr` (the API may name a deeper path, such as
+ * one item of a list of values), or null when no field of the form shows it.
+ */
+export function fieldPathOf(attr) {
+  if (attr === 'key' || attr === 'name' || attr === 'filters.multivariate') return attr
+  const found =
+    /^filters\.groups\.\d+\.properties\.\d+\.(key|value)/.exec(attr) ??
+    /^filters\.groups\.\d+\.rollout_percentage/.exec(attr) ??
+    /^filters\.multivariate\.variants\.\d+\.(key|rollout_percentage)/.exec(attr) ??
+    /^filters\.holdout\.(id|exclusion_percentage)/.exec(attr) ??
+    /^filters\.payloads\.[^.]+$/.exec(attr)
+  // the holdout as a whole (its shape): shown at its id
+  if (!found && attr === 'filters.holdout') return 'filters.holdout.id'
+  return found ? found[0] : null
+}
+
 /** Payload texts (what the operator types) from the stored payloads, which are JSON strings. */
 export function payloadTextsOf(flag) {
   const texts = {}
@@ -155,6 +208,7 @@ export function payloadTextsOf(flag) {
 /** The flag with its payloads taken from the texts: the ones that parse, compacted; empty ones left out. */
 export function withPayloads(flag, texts) {
   const names = variantsOf(flag).length > 0 ? variantsOf(flag).map((v) => v.key) : ['true']
+  if (flag.filters.holdout) names.push(holdoutVariant(flag.filters.holdout))
   const payloads = {}
   for (const name of names) {
     const text = texts[name]?.trim()

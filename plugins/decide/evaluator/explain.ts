@@ -10,7 +10,7 @@ import type { RequestContext } from './context.ts'
 import { dependencyTarget, isFlagFilter, type FlagLookup } from './dependencies.ts'
 import { observeEvaluation } from './evaluate.ts'
 import { describeCondition, describeFilter, flagName, groupName, text } from './explain-text.ts'
-import type { FlagMatch, FlagTrace } from './flag.ts'
+import { holdoutBucket, holdoutPercentage, type FlagMatch, type FlagTrace } from './flag.ts'
 import { preparedFor } from './prepared.ts'
 import { lookupKey } from './properties/match-property.ts'
 import { reasonCode, reasonDescription, type ReasonKind } from './reasons.ts'
@@ -54,6 +54,11 @@ export interface FlagExplanation {
   /** One sentence: which set matched, or why none did. */
   detail: string
   conditions: ConditionExplanation[]
+  /**
+   * The flag's holdout and where the identifier fell in it (`bucket` in 0–100, held out when within
+   * the exclusion percentage); absent when the flag has none or early access decided before it.
+   */
+  holdout?: { id: number; exclusion_percentage: number; bucket: number; held_out: boolean }
 }
 
 export interface Explanation {
@@ -189,11 +194,43 @@ class FlagRecorder implements FlagTrace {
   }
 }
 
+/** The group types of the sets skipped for want of a group in the request, by name. */
+function missingGroups(flag: FlagDefinition, recorder: FlagRecorder, mapping: EvaluationInput['groupTypeMapping']) {
+  const names = recorder.conditions
+    .filter((set) => set.verdict === 'group_not_provided')
+    .map((set) => groupName(conditionAggregation(flag, flag.filters.groups?.[set.index] ?? {}), mapping))
+  return [...new Set(names)]
+}
+
+function heldOutDetail(answer: FlagExplanation): string {
+  const holdout = answer.holdout
+  if (!holdout) return `held out: variant ${answer.variant}`
+  const why =
+    holdout.exclusion_percentage >= 100
+      ? `holdout ${holdout.id} excludes everyone (100%)`
+      : `the identifier's holdout bucket ${holdout.bucket} is within holdout ${holdout.id}'s ${holdout.exclusion_percentage}% exclusion`
+  return `held out: ${why}, so it gets variant "${answer.variant}" and no condition set is evaluated`
+}
+
 function flagDetail(
   flag: FlagDefinition,
   answer: FlagExplanation,
   recorder: FlagRecorder | undefined,
   lookup: FlagLookup,
+  mapping: EvaluationInput['groupTypeMapping'],
+) {
+  const detail = conditionsDetail(flag, answer, recorder, lookup, mapping)
+  const holdout = answer.holdout
+  if (!holdout || holdout.held_out) return detail
+  return `${detail} (not held out: holdout bucket ${holdout.bucket} is above holdout ${holdout.id}'s ${holdout.exclusion_percentage}% exclusion)`
+}
+
+function conditionsDetail(
+  flag: FlagDefinition,
+  answer: FlagExplanation,
+  recorder: FlagRecorder | undefined,
+  lookup: FlagLookup,
+  mapping: EvaluationInput['groupTypeMapping'],
 ) {
   const { reason } = answer
   if (reason.code === 'missing_dependency') {
@@ -208,13 +245,16 @@ function flagDetail(
   if (answer.failed || !recorder) return reason.description
   if (recorder.early)
     return reason.code === 'holdout_condition_value'
-      ? `the identifier falls in holdout ${flag.filters.holdout?.id}: variant ${answer.variant}`
+      ? heldOutDetail(answer)
       : `decided by early-access enrollment ("$feature_enrollment/${flag.key}" or the legacy super condition): ${answer.enabled}`
   const index = reason.condition_index
   const set = index === null ? undefined : recorder.conditions[index]
   if (reason.code === 'condition_match' && set)
     return `condition set ${set.index + 1} matched (${set.description})${answer.variant ? `: variant ${answer.variant}` : ''}`
   if (recorder.conditions.length === 0) return 'the flag has no condition sets'
+  const missing = reason.code === 'no_group_type' ? missingGroups(flag, recorder, mapping) : []
+  if (missing.length)
+    return `the flag is evaluated per ${missing.join(' or ')} and the request names no ${missing.join(' or ')} in its groups: give the ${missing[0]} key to evaluate it`
   if (!set) return reason.description
   return `${reason.description}; the closest was condition set ${set.index + 1}: ${set.detail}`
 }
@@ -272,7 +312,16 @@ export function explainFlags(input: EvaluationInput): Explanation {
       detail: '',
       conditions: recorder?.conditions ?? [],
     }
-    explanation.detail = flagDetail(flag, explanation, recorder, prepared.lookup)
+    const holdout = flag.filters.holdout
+    const heldOut = answered.reason.code === 'holdout_condition_value'
+    if (holdout && ctx && !answered.failed && (heldOut || !recorder?.early))
+      explanation.holdout = {
+        id: holdout.id,
+        exclusion_percentage: holdoutPercentage(holdout),
+        bucket: round(holdoutBucket(flag, ctx) * 100),
+        held_out: heldOut,
+      }
+    explanation.detail = flagDetail(flag, explanation, recorder, prepared.lookup, mapping)
     flags[flag.key] = explanation
   }
   const groups: Record<string, Properties> = {}

@@ -57,13 +57,21 @@ export function earlyAccess(flag: FlagDefinition, ctx: RequestContext): FlagMatc
   return result(flag, outcome === 'condition_match', null, 'super_condition_value', 0, true)
 }
 
-/** Holdout (§6.2): hashed without the flag key and without stored overrides. */
+/** The exclusion percentage of a holdout, clamped to 0–100 as the flags service clamps it. */
+export const holdoutPercentage = (config: { exclusion_percentage: number }) =>
+  Math.min(Math.max(config.exclusion_percentage, 0), 100)
+
+/** Where the identifier falls in 0–1 for holdouts: hashed without the flag key and without stored overrides (§6.2). */
+export function holdoutBucket(flag: FlagDefinition, ctx: RequestContext): number {
+  return holdoutHash(hashedIdentifier(flag, flag.filters.aggregation_group_type_index ?? null, ctx, false))
+}
+
+/** Holdout (§6.2): held out when the bucket is within the exclusion percentage (everyone at 100). */
 export function holdout(flag: FlagDefinition, ctx: RequestContext): FlagMatch | null {
   const config = flag.filters.holdout
   if (!config) return null
-  const percentage = Math.min(Math.max(config.exclusion_percentage, 0), 100)
-  const identifier = hashedIdentifier(flag, flag.filters.aggregation_group_type_index ?? null, ctx, false)
-  if (percentage < 100 && holdoutHash(identifier) > percentage / 100) return null
+  const percentage = holdoutPercentage(config)
+  if (percentage < 100 && holdoutBucket(flag, ctx) > percentage / 100) return null
   return result(flag, true, `holdout-${config.id}`, 'holdout_condition_value', null, true)
 }
 

@@ -78,6 +78,12 @@ describe('console flag model', () => {
     })
     expect(summary).to.equal('30% of users matching 1 filter; 100% of everyone; variants control 50 / test 50')
     expect(model.rolloutSummary({ filters: { groups: [] } })).to.equal('no condition set: off for everyone')
+    const held = {
+      filters: { groups: [{ properties: [], rollout_percentage: 100 }], holdout: { id: 7, exclusion_percentage: 35 } },
+    }
+    expect(model.rolloutSummary(held)).to.equal('35% held out (holdout 7); 100% of everyone')
+    held.filters.groups = []
+    expect(model.rolloutSummary(held)).to.equal('35% held out (holdout 7); no condition set: off for everyone else')
   })
 
   it('sends payloads as compact JSON text, only for the variants that exist', () => {
@@ -102,5 +108,46 @@ describe('console flag model', () => {
       { key: 'no-filters' },
     ]
     expect(model.flagsUsingCohort(flags, 7).map((f: Json) => f.key)).to.deep.equal(['in-second-set', 'as-string'])
+  })
+
+  it('checks a holdout: a whole-number id and a share between 0 and 100; none is no error', () => {
+    const flag = (holdout: unknown) => ({ key: 'k', filters: { groups: [], holdout } })
+    expect(model.localErrors(flag(null), {})).to.deep.equal({})
+    expect(model.localErrors(flag({ id: 3, exclusion_percentage: 0 }), {})).to.deep.equal({})
+    expect(model.localErrors(flag({ id: 3, exclusion_percentage: 100 }), {})).to.deep.equal({})
+    expect(model.localErrors(flag({ id: null, exclusion_percentage: 101 }), {})).to.have.all.keys(
+      'filters.holdout.id',
+      'filters.holdout.exclusion_percentage',
+    )
+    expect(model.localErrors(flag({ id: 2.5, exclusion_percentage: -1 }), {})).to.have.all.keys(
+      'filters.holdout.id',
+      'filters.holdout.exclusion_percentage',
+    )
+  })
+
+  it("keeps the held-out users' payload (variant holdout-<id>) while the flag has that holdout", () => {
+    const held = { filters: { holdout: { id: 4, exclusion_percentage: 20 } } }
+    const texts = { true: '1', 'holdout-4': ' {"baseline": true} ', 'holdout-5': '2' }
+    expect(model.withPayloads(held, texts).filters.payloads).to.deep.equal({
+      true: '1',
+      'holdout-4': '{"baseline":true}',
+    })
+    expect(model.withPayloads({ filters: { holdout: null } }, texts).filters.payloads).to.deep.equal({ true: '1' })
+  })
+
+  it("puts the API's holdout errors (attr as admin-evaluate.test.ts sees them) at the holdout fields", () => {
+    expect(model.fieldPathOf('filters.holdout.exclusion_percentage')).to.equal('filters.holdout.exclusion_percentage')
+    expect(model.fieldPathOf('filters.holdout.id')).to.equal('filters.holdout.id')
+    expect(model.fieldPathOf('filters.holdout')).to.equal('filters.holdout.id')
+    expect(model.controlOf('filters.holdout.exclusion_percentage')).to.equal('holdout-exclusion')
+    expect(model.controlOf('filters.holdout.id')).to.equal('holdout-id')
+    const fields = readFileSync(path.join(ROOT_DIR, 'plugins/console/public/pages/flag-holdout.js'), 'utf8')
+    expect(fields).to.contain('id="holdout-exclusion"').and.contain('id="holdout-id"')
+    // the paths are the ones the local checks use, so one message shows per field
+    const local = model.localErrors(
+      { key: 'k', filters: { groups: [], holdout: { id: null, exclusion_percentage: 101 } } },
+      {},
+    )
+    expect(Object.keys(local).map(model.fieldPathOf)).to.deep.equal(Object.keys(local))
   })
 })

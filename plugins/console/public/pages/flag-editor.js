@@ -3,40 +3,23 @@
 import { useEffect, useState } from '../vendor/hooks.js'
 import { api } from '../api.js'
 import { FieldError, Loading, ProjectNav, invalid, useLoad } from '../common.js'
-import { flagBody, localErrors, newFlag, payloadTextsOf, variantsOf, withPayloads } from '../flag-model.js'
+import {
+  controlOf,
+  fieldPathOf,
+  flagBody,
+  localErrors,
+  newFlag,
+  payloadTextsOf,
+  variantsOf,
+  withPayloads,
+} from '../flag-model.js'
 import { html } from '../html.js'
 import { ConfirmDialog } from '../dialog.js'
 import { navigate } from '../router.js'
 import { ConditionSets } from './flag-conditions.js'
 import { FlagHistory } from './flag-history.js'
+import { Holdout } from './flag-holdout.js'
 import { Variants } from './flag-variants.js'
-
-/** The id of the control showing `attr`'s error, for moving the focus there. */
-function controlOf(attr) {
-  const found =
-    /^filters\.groups\.(\d+)\.properties\.(\d+)\.(key|value)/.exec(attr) ??
-    /^filters\.groups\.(\d+)\.(rollout_percentage)/.exec(attr) ??
-    /^filters\.multivariate\.variants\.(\d+)\.(key|rollout_percentage)/.exec(attr)
-  if (attr === 'key' || attr === 'name') return `flag-${attr}`
-  if (!found) return null
-  if (attr.startsWith('filters.multivariate')) return `v${found[1]}-${found[2] === 'key' ? 'key' : 'weight'}`
-  if (found[2] === 'rollout_percentage') return `c${found[1]}-rollout`
-  return `c${found[1]}-f${found[2]}-${found[3]}`
-}
-
-/**
- * The error path of the field that shows the API's `attr` (the API may name a deeper path, such as
- * one item of a list of values), or null when no field of the form shows it.
- */
-function fieldPathOf(attr) {
-  if (attr === 'key' || attr === 'name' || attr === 'filters.multivariate') return attr
-  const found =
-    /^filters\.groups\.\d+\.properties\.\d+\.(key|value)/.exec(attr) ??
-    /^filters\.groups\.\d+\.rollout_percentage/.exec(attr) ??
-    /^filters\.multivariate\.variants\.\d+\.(key|rollout_percentage)/.exec(attr) ??
-    /^filters\.payloads\.[^.]+$/.exec(attr)
-  return found ? found[0] : null
-}
 
 function JsonView({ flag, texts, onParsed }) {
   const [draft, setDraft] = useState(null)
@@ -178,6 +161,11 @@ function Editor({ project, initial, context, onSaved }) {
         <${ConditionSets} groups=${flag.filters.groups ?? []} variants=${variantsOf(flag)} errors=${errors} context=${context}
           onChange=${(groups) => setFilters({ groups })} />
         <${Variants} variants=${variantsOf(flag)} onChange=${setVariants} texts=${texts} onText=${setText} errors=${errors} />
+        <${Holdout} holdout=${flag.filters.holdout ?? null} texts=${texts} errors=${errors} onText=${setText}
+          onChange=${(holdout, movedTexts) => {
+            setFilters({ holdout })
+            if (movedTexts) setTexts(movedTexts)
+          }} />
       </div>
       <${JsonView} flag=${flag} texts=${texts} onParsed=${fromJson} />
     </div>

@@ -3,7 +3,7 @@
 import { FieldError, invalid } from '../common.js'
 import { html } from '../html.js'
 
-function PayloadInput({ id, name, label, texts, onText, errors }) {
+export function PayloadInput({ id, name, label, texts, onText, errors }) {
   const error = errors[`filters.payloads.${name}`]
   return html`<div class="field">
     <label for=${id}>${label}</label>

@@ -1,5 +1,6 @@
 // "Try a flag": every flag of the project for one visitor, as an SDK would get them, with the
-// payload and the reason. Person properties and groups are typed as name/value rows, not JSON.
+// payload and the reason. Person properties, groups (type, key and properties) and an IP are typed
+// in a form, not as JSON.
 import { useState } from '../vendor/hooks.js'
 import { api, tryFlags } from '../api.js'
 import { Loading, ProjectNav, useLoad } from '../common.js'
@@ -72,10 +73,63 @@ export function Results({ results }) {
   </table>`
 }
 
-function TryForm({ project }) {
+/**
+ * The groups of the request: for each, a group type of the project, its key, and properties that
+ * override the group's stored ones (as `group_properties` does in /flags).
+ */
+function Groups({ groupTypes, groups, onChange }) {
+  const set = (i, group) => onChange(groups.map((g, k) => (k === i ? group : g)))
+  if (groupTypes.length === 0)
+    return html`<fieldset><legend>Groups</legend>
+      <p class="hint">This project has no group types yet: they appear once events name groups (<code>$groups</code> or <code>$groupidentify</code>).</p>
+    </fieldset>`
+  const unused = groupTypes.filter((t) => !groups.some((g) => g.type === t.group_type))
+  return html`<fieldset>
+    <legend>Groups</legend>
+    ${groups.map(
+      (group, i) => html`<fieldset>
+        <legend>Group ${i + 1}</legend>
+        <div class="row">
+          <div class="field">
+            <label for=${`try-group-${i}-type`}>Group type ${i + 1}</label>
+            <select id=${`try-group-${i}-type`} value=${group.type} onChange=${(e) => set(i, { ...group, type: e.currentTarget.value })}>
+              ${groupTypes.map((t) => html`<option value=${t.group_type}>${t.group_type}</option>`)}
+            </select>
+          </div>
+          <div class="field">
+            <label for=${`try-group-${i}-key`}>Group key ${i + 1}</label>
+            <input id=${`try-group-${i}-key`} value=${group.key} onInput=${(e) => set(i, { ...group, key: e.currentTarget.value })} />
+          </div>
+        </div>
+        <${Rows} id=${`try-group-${i}-prop`} title=${`Properties of group ${i + 1}`} nameLabel=${`Group ${i + 1} property`}
+          valueLabel=${`Group ${i + 1} property value`} rows=${group.properties} onChange=${(properties) => set(i, { ...group, properties })} />
+        <button type="button" onClick=${() => onChange(groups.filter((_, k) => k !== i))}>Remove group ${i + 1}</button>
+      </fieldset>`,
+    )}
+    <p class="hint">The stored properties of each group are used, as the flags endpoint does; the ones given here override them.</p>
+    ${
+      unused.length > 0 &&
+      html`<button type="button" onClick=${() => onChange([...groups, { type: unused[0].group_type, key: '', properties: [] }])}>Add group</button>`
+    }
+  </fieldset>`
+}
+
+/** `groups` and `group_properties` as /flags takes them, from the rows (a group without a key is left out). */
+function groupsRequest(groups) {
+  const named = groups.filter((g) => g.key.trim() !== '')
+  return {
+    groups: Object.fromEntries(named.map((g) => [g.type, g.key.trim()])),
+    groupProperties: Object.fromEntries(
+      named.map((g) => [g.type, toObject(g.properties)]).filter(([, properties]) => Object.keys(properties).length > 0),
+    ),
+  }
+}
+
+function TryForm({ project, groupTypes }) {
   const [distinctId, setDistinctId] = useState('')
   const [properties, setProperties] = useState([])
   const [groups, setGroups] = useState([])
+  const [ip, setIp] = useState('')
   const [outcome, setOutcome] = useState(null)
   const [busy, setBusy] = useState(false)
   const submit = async (event) => {
@@ -85,7 +139,8 @@ function TryForm({ project }) {
       const results = await tryFlags(project, {
         distinctId: distinctId.trim(),
         personProperties: toObject(properties),
-        groups: toObject(groups),
+        ...groupsRequest(groups),
+        ip: ip.trim(),
       })
       setOutcome({ ...results, distinctId: distinctId.trim() })
     } catch (error) {
@@ -103,7 +158,12 @@ function TryForm({ project }) {
       </div>
       <${Rows} id="try-prop" title="Person properties" nameLabel="Property" valueLabel="Property value"
         rows=${properties} onChange=${setProperties} />
-      <${Rows} id="try-group" title="Groups" nameLabel="Group type" valueLabel="Group key" rows=${groups} onChange=${setGroups} />
+      <${Groups} groupTypes=${groupTypes} groups=${groups} onChange=${setGroups} />
+      <div class="field">
+        <label for="try-ip">IP address (optional)</label>
+        <input id="try-ip" value=${ip} inputmode="decimal" autocomplete="off" onInput=${(e) => setIp(e.currentTarget.value)} />
+        <p class="hint">Flags matching <code>$geoip_*</code> person properties see the location of this address, when the geoip plugin runs.</p>
+      </div>
       <button type="submit" disabled=${busy}>Evaluate flags</button>
     </form>
     <section aria-labelledby="try-results-heading" aria-live="polite">
@@ -122,12 +182,15 @@ function TryForm({ project }) {
 }
 
 export function TryFlagsPage({ projectId }) {
-  const project = useLoad(() => api.project(projectId), [projectId])
-  return html`<${Loading} state=${project}>
-    ${(p) => html`
+  const state = useLoad(
+    () => Promise.all([api.project(projectId), api.groupTypes(projectId).catch(() => [])]),
+    [projectId],
+  )
+  return html`<${Loading} state=${state}>
+    ${([p, groupTypes]) => html`
       <h1 tabindex="-1">Try the flags of ${p.name}</h1>
       <${ProjectNav} project=${p} current="try" />
-      <${TryForm} project=${p} />
+      <${TryForm} project=${p} groupTypes=${groupTypes} />
     `}
   <//>`
 }

@@ -1,5 +1,6 @@
 import { expect } from 'chai'
 import { explainFlags } from '../../../../plugins/decide/evaluator/explain.ts'
+import { holdoutHash } from '../../../../plugins/decide/evaluator/hash.ts'
 import { evaluateFlags, hashFor } from '../../../../plugins/decide/evaluator/index.ts'
 import { isInRollout } from '../../../../plugins/decide/evaluator/rollout.ts'
 import type { EvaluationInput, FlagDefinition } from '../../../../plugins/decide/evaluator/types.ts'
@@ -185,5 +186,64 @@ describe('evaluator: explanations (the admin dry run)', () => {
     )
     expect(explained.person).to.include({ plan: 'pro', email: 'new@x', distinct_id: 'user-1' })
     expect(explained.groups).to.deep.equal({ company: { size: 10, tier: 'gold' } })
+  })
+
+  it('says a user is held out, with the holdout bucket, and says so for those not held out too', () => {
+    const held = flag('held', {
+      holdout: { id: 42, exclusion_percentage: 30 },
+      groups: [{ properties: [], rollout_percentage: 100 }],
+      payloads: { 'holdout-42': '"baseline"' },
+    })
+    let seen = 0
+    for (let i = 0; i < 60; i++) {
+      const distinctId = `u${i}`
+      const bucket = holdoutHash(distinctId) * 100
+      const answer = explainFlags(base([held], { distinctId })).flags.held
+      const evaluated = evaluateFlags(base([held], { distinctId })).flags.held
+      expect({ variant: answer.variant, reason: answer.reason }).to.deep.equal({
+        variant: evaluated.variant,
+        reason: evaluated.reason,
+      })
+      expect(answer.holdout).to.deep.include({ id: 42, exclusion_percentage: 30, held_out: bucket <= 30 })
+      expect(answer.holdout?.bucket).to.be.closeTo(bucket, 0.0001)
+      if (bucket <= 30) {
+        seen++
+        expect(answer).to.deep.include({ variant: 'holdout-42', value: 'holdout-42', payload: '"baseline"' })
+        expect(answer.detail).to.match(
+          /^held out: the identifier's holdout bucket [\d.]+ is within holdout 42's 30% exclusion, so it gets variant "holdout-42" and no condition set is evaluated$/,
+        )
+        expect(answer.conditions[0].verdict).to.equal('not_evaluated')
+      } else {
+        expect(answer.detail).to.match(
+          /^condition set 1 matched .*\(not held out: holdout bucket [\d.]+ is above holdout 42's 30% exclusion\)$/,
+        )
+      }
+    }
+    expect(seen).to.be.within(5, 40)
+    const everyone = flag('everyone', { holdout: { id: 7, exclusion_percentage: 150 }, groups: [] })
+    expect(explainFlags(base([everyone])).flags.everyone.detail).to.equal(
+      'held out: holdout 7 excludes everyone (100%), so it gets variant "holdout-7" and no condition set is evaluated',
+    )
+  })
+
+  it('says which group a group flag needs when the request names none', () => {
+    const grouped = flag('by-company', {
+      aggregation_group_type_index: 0,
+      groups: [
+        {
+          properties: [{ key: 'industry', value: ['tech'], operator: 'exact', type: 'group', group_type_index: 0 }],
+          rollout_percentage: 100,
+        },
+      ],
+    })
+    const mapping = { groupTypeMapping: { '0': 'company', '1': 'team' } }
+    const missing = explainFlags(base([grouped], { ...mapping, groups: { team: 'red' } })).flags['by-company']
+    expect(missing.reason.code).to.equal('no_group_type')
+    expect(missing.detail).to.equal(
+      'the flag is evaluated per company and the request names no company in its groups: give the company key to evaluate it',
+    )
+    const named = explainFlags(base([grouped], { ...mapping, groups: { company: 'acme' } })).flags['by-company']
+    expect(named.conditions[0]).to.deep.include({ verdict: 'property_missing' })
+    expect(named.detail).to.match(/company property "industry" is not set/)
   })
 })
