@@ -254,38 +254,64 @@ export class PersonSearch {
     return new Map(rows.filter((person) => !person.merging?.committed).map((person) => [person.id, person]))
   }
 
-  private results(projectId: number, listed: Listed[]): Promise<PersonSearchHit[]> {
-    return Promise.all(
-      listed.map(async ({ person, field, value, position }) => ({
-        result: await this.result(projectId, person, field, value),
-        position,
-      })),
+  private async results(projectId: number, listed: Listed[]): Promise<PersonSearchHit[]> {
+    const shown = await this.shownDistinctIds(
+      projectId,
+      listed.map(({ person }) => person.id),
     )
+    return listed.map(({ person, field, value, position }) => {
+      const ids = shown.get(person.id) ?? []
+      const properties: Record<string, unknown> = {}
+      for (const key of this.properties)
+        if (Object.hasOwn(person.properties, key)) properties[key] = person.properties[key]
+      const result: PersonSearchResult = {
+        id: person.id,
+        distinct_ids: ids.slice(0, SHOWN_DISTINCT_IDS),
+        more_distinct_ids: ids.length > SHOWN_DISTINCT_IDS,
+        properties,
+        matched: { field, value },
+        is_identified: person.is_identified,
+        created_at: new Date(person.created_at).toISOString(),
+      }
+      return { result, position }
+    })
   }
 
-  private async result(
-    projectId: number,
-    person: ListedPerson,
-    field: string,
-    value: string,
-  ): Promise<PersonSearchResult> {
-    const ids = await this.distinctIds
-      .find({ project_id: projectId, person_id: person.id }, { projection: { _id: 0, distinct_id: 1 } })
-      .sort({ distinct_id: 1 })
-      .limit(SHOWN_DISTINCT_IDS + 1)
+  /**
+   * The first few distinct ids of each person, sorted (one more than shown says there are others).
+   * One read for the whole page, unless a person has so many ids that it would be a large read:
+   * then each person's are read alone, a few each.
+   */
+  private async shownDistinctIds(projectId: number, personIds: string[]): Promise<Map<string, string[]>> {
+    const byPerson = new Map<string, string[]>(personIds.map((id) => [id, []]))
+    if (personIds.length === 0) return byPerson
+    const cap = personIds.length * (SHOWN_DISTINCT_IDS + 1) * 4
+    const rows = await this.distinctIds
+      .find(
+        { project_id: projectId, person_id: { $in: personIds } },
+        { projection: { _id: 0, distinct_id: 1, person_id: 1 } },
+      )
+      .limit(cap + 1)
       .toArray()
-    const properties: Record<string, unknown> = {}
-    for (const key of this.properties)
-      if (Object.hasOwn(person.properties, key)) properties[key] = person.properties[key]
-    return {
-      id: person.id,
-      distinct_ids: ids.slice(0, SHOWN_DISTINCT_IDS).map((row) => row.distinct_id),
-      more_distinct_ids: ids.length > SHOWN_DISTINCT_IDS,
-      properties,
-      matched: { field, value },
-      is_identified: person.is_identified,
-      created_at: new Date(person.created_at).toISOString(),
+    if (rows.length <= cap) {
+      for (const row of rows) byPerson.get(row.person_id)?.push(row.distinct_id)
+      for (const ids of byPerson.values()) ids.sort()
+      return byPerson
     }
+    await Promise.all(
+      personIds.map(async (personId) => {
+        const few = await this.distinctIds
+          .find({ project_id: projectId, person_id: personId }, { projection: { _id: 0, distinct_id: 1 } })
+          .sort({ distinct_id: 1 })
+          .limit(SHOWN_DISTINCT_IDS + 1)
+          .toArray()
+        byPerson.set(
+          personId,
+          few.map((row) => row.distinct_id),
+        )
+      }),
+    )
+    return byPerson
   }
 }
 

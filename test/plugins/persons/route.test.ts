@@ -142,6 +142,37 @@ describe('persons plugin: GET /api/projects/:id/persons search', () => {
     expect((await page('search=nobody-has-this')).results).to.deep.equal([])
   })
 
+  it('shows the first five distinct ids of a person with more, and says there are more', async () => {
+    const aliases = (id: string, count: number) =>
+      Array.from({ length: count }, (_, i) => ({
+        event: '$create_alias',
+        distinct_id: id,
+        properties: { alias: `${id}-${String(i).padStart(2, '0')}` },
+      }))
+    const response = await fetch(`${t.url}/batch/`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        api_key: t.project.api_token,
+        batch: [
+          { event: 'signed_up', distinct_id: 'gina', properties: { $set: { email: 'gina@many.test' } } },
+          { event: 'signed_up', distinct_id: 'hal', properties: { $set: { email: 'hal@many.test' } } },
+          ...aliases('gina', 30), // more than a page's single read takes: read on their own
+          ...aliases('hal', 6),
+        ],
+      }),
+    })
+    expect(response.status).to.equal(200)
+    for (const [query, first] of [
+      ['property=email&value=gina%40many.test', 'gina'],
+      ['search=hal%40', 'hal'],
+    ] as const) {
+      const [found] = (await page(query)).results
+      expect(found!.distinct_ids).to.deep.equal([first, `${first}-00`, `${first}-01`, `${first}-02`, `${first}-03`])
+      expect(found!.more_distinct_ids).to.equal(true)
+    }
+  })
+
   it('keeps ?distinct_id= as it was: one person with all its properties', async () => {
     const { status, body } = await get('distinct_id=user-03')
     expect(status).to.equal(200)
