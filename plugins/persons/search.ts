@@ -14,6 +14,8 @@ import type { Collection, Db, Filter, IndexDescription } from 'mongodb'
 import { PERSON_COLLECTIONS } from './person-store.ts'
 import type { DistinctIdDocument, PersonDocument } from './person-store.ts'
 
+/** The most rows one read of a source asks for. */
+const MAX_BATCH = 1000
 /** Distinct ids shown per person in a result; `more_distinct_ids` says when it has others. */
 const SHOWN_DISTINCT_IDS = 5
 
@@ -111,12 +113,14 @@ export class PersonSearch {
   /** Up to `count` hits after `after`, in order; more than `count - 1` means there is a next page. */
   async find(projectId: number, query: PersonQuery, count: number, after?: SearchPosition): Promise<PersonSearchHit[]> {
     const sources = query.kind === 'exact' ? 1 : this.properties.length + 1
-    const hits: PersonSearchHit[] = []
+    const hits: Listed[] = []
     for (let s = after?.s ?? 0; s < sources && hits.length < count; s++) {
       let from = after?.s === s ? after : undefined
-      // a source is read in batches until it ends or the page is full (listed-earlier persons are skipped)
+      // a source is read in batches until it ends or the page is full; a batch whose persons were
+      // listed earlier (found by an earlier source too) makes the next one twice as large, so that
+      // walking past many of them costs a few reads, not one per page size
+      let want = count - hits.length
       for (;;) {
-        const want = count - hits.length
         const batch =
           query.kind === 'exact'
             ? await this.propertyBatch(projectId, query.property, query, want, from, 0)
@@ -126,9 +130,10 @@ export class PersonSearch {
         hits.push(...batch.hits)
         if (batch.ended || hits.length >= count) break
         from = batch.last
+        want = Math.min(Math.max(count - hits.length, want * 2), MAX_BATCH)
       }
     }
-    return hits.slice(0, count)
+    return this.results(projectId, hits.slice(0, count))
   }
 
   /** Persons by distinct id: each at its smallest matching id. */
@@ -166,9 +171,8 @@ export class PersonSearch {
         },
       ]
     })
-    const hits = await this.results(projectId, listed)
     const last = matching[matching.length - 1]!
-    return { hits, ended, last: { s: 0, v: last.distinct_id, i: last.person_id } }
+    return { hits: listed, ended, last: { s: 0, v: last.distinct_id, i: last.person_id } }
   }
 
   /**
@@ -222,7 +226,7 @@ export class PersonSearch {
         position: { s, v: valueOf(person), i: person.id },
       }))
     const last = matching[matching.length - 1]!
-    return { hits: await this.results(projectId, listed), ended, last: { s, v: valueOf(last), i: last.id } }
+    return { hits: listed, ended, last: { s, v: valueOf(last), i: last.id } }
   }
 
   /** The smallest distinct id starting with `text` of each of these persons. */
@@ -323,7 +327,7 @@ interface Listed {
 }
 
 interface Batch {
-  hits: PersonSearchHit[]
+  hits: Listed[]
   /** The source has nothing after this batch. */
   ended: boolean
   /** The last row read (listed or skipped): where the next batch starts. */

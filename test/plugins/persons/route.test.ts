@@ -173,6 +173,29 @@ describe('persons plugin: GET /api/projects/:id/persons search', () => {
     }
   })
 
+  it('walks past the persons a later source finds again (name = email) to the one it alone finds', async () => {
+    const response = await fetch(`${t.url}/batch/`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        api_key: t.project.api_token,
+        batch: [
+          ...Array.from({ length: 60 }, (_, i) => {
+            const email = `dup-${String(i).padStart(2, '0')}@twice.test`
+            return { event: 'signed_up', distinct_id: `twice-${i}`, properties: { $set: { email, name: email } } }
+          }),
+          { event: 'signed_up', distinct_id: 'once', properties: { $set: { email: 'once@x.test', name: 'dup-zz' } } },
+        ],
+      }),
+    })
+    expect(response.status).to.equal(200)
+    const { results, pages } = await all('search=dup-&limit=25')
+    expect(pages).to.equal(3)
+    expect(results).to.have.length(61)
+    expect(results.slice(0, 60).every((r) => r.matched.field === 'email')).to.equal(true)
+    expect(results[60]!.matched).to.deep.equal({ field: 'name', value: 'dup-zz' })
+  })
+
   it('keeps ?distinct_id= as it was: one person with all its properties', async () => {
     const { status, body } = await get('distinct_id=user-03')
     expect(status).to.equal(200)
