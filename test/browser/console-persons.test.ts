@@ -107,6 +107,9 @@ describe('console: person search and a person page in headless Chromium', functi
       .waitFor()
     expect(await foundIds()).to.have.length(SHOPPERS)
     expect(await more.count()).to.equal(0)
+    // the keyboard goes on at the first person added, and Enter opens it
+    await page.keyboard.press('Enter')
+    await page.getByRole('heading', { name: 'Person of shopper-25' }).waitFor()
   })
 
   it('finds a person by distinct id, opens it and shows its groups with their stored properties as text', async () => {

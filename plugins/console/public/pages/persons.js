@@ -84,10 +84,17 @@ const when = (iso) => new Date(iso).toLocaleString()
 function FoundPersons({ project, pages, searchable, onMore, loadingMore }) {
   const persons = pages.flatMap((page) => page.results)
   const next = pages[pages.length - 1].next
+  // after "More persons", the keyboard goes on at the first person added (the button may be gone)
+  const table = useRef(null)
+  useEffect(() => {
+    if (pages.length < 2) return
+    const first = persons.length - pages[pages.length - 1].results.length
+    table.current?.querySelectorAll('tbody th a')[first]?.focus()
+  }, [pages.length])
   if (persons.length === 0) return html`<p role="status">No person found.</p>`
   return html`
     <p role="status">${persons.length}${next ? '+' : ''} person${persons.length === 1 ? '' : 's'} found</p>
-    <table>
+    <table ref=${table}>
       <caption class="visually-hidden">Persons found</caption>
       <thead><tr>
         <th scope="col">Distinct id</th><th scope="col">Matched</th>
