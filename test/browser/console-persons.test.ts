@@ -42,6 +42,7 @@ describe('console: person search and a person page in headless Chromium', functi
         properties: { email: `tea-lover-${String(i).padStart(2, '0')}@shop.test`, name: `Shopper ${i}` },
       })
     }
+    posthog.identify({ distinctId: 'markup', properties: { email: 'markup@shop.test', name: XSS } })
     posthog.groupIdentify({ groupType: 'company', groupKey: 'acme', properties: { industry: 'tea', motto: XSS } })
     posthog.capture({ distinctId: 'shopper-07', event: 'ordered tea', groups: { company: 'acme', team: 'kettles' } })
     await posthog.shutdown()
@@ -143,10 +144,17 @@ describe('console: person search and a person page in headless Chromium', functi
     expect(dialogs).to.deep.equal([])
   })
 
-  it('says when nothing matches', async () => {
+  it('shows markup in a found person as text, and says when nothing matches', async () => {
     await open(`/projects/${t.project.id}/persons`)
+    await searchFor('markup@')
+    const row = found()
+      .getByRole('row')
+      .filter({ has: page.getByRole('rowheader', { name: 'markup' }) })
+    expect(await row.getByRole('cell').nth(2).textContent()).to.equal(XSS)
+    expect(await page.locator('main img').count()).to.equal(0)
     await searchFor('nobody-is-called-this')
     await page.getByRole('status').filter({ hasText: 'No person found.' }).waitFor()
     expect(await found().count()).to.equal(0)
+    expect(dialogs).to.deep.equal([])
   })
 })
