@@ -4,13 +4,14 @@
  * applies `$identify` / `$create_alias` / `$merge_dangerously` merges and attributes personless
  * events; the personUpdate step applies `$set`, `$set_once` and `$unset` to that person. Both
  * share one store. Provides the contract's `persons` service (how decide reads persons) and mounts
- * the admin route of a person. These were two plugins, `alias-resolve` and `person-update`, that
+ * the admin routes of a person and of the person search (search.ts). These were two plugins, `alias-resolve` and `person-update`, that
  * shared this store; the loader still accepts those names (core/plugin-renames.ts). See README.md.
  */
 import { Type } from 'typebox'
 import { API_VERSION, definePlugin } from '../../core/plugin-api.ts'
 import { PersonStore, ensurePersonIndexes } from './person-store.ts'
 import { PersonsReader } from './persons-reader.ts'
+import { ensureSearchIndexes } from './search.ts'
 import { resolveEvent } from './resolve.ts'
 import { mountPersonRoute } from './route.ts'
 import { creationProperties, updateEvent } from './update.ts'
@@ -28,6 +29,15 @@ export const optionsSchema = Type.Object(
     setOnceFillsNull: Type.Boolean({ default: true }),
     /** `$set`, `$set_once` and `$unset` are each applied with their first this-many keys; more is warned about. */
     maxKeysPerOperation: Type.Integer({ minimum: 1, default: 1000 }),
+    /**
+     * The person properties the admin API's person search (and the console's) looks in, each
+     * indexed on the persons collection at start. A property name, no dot, not starting with `$`.
+     */
+    searchableProperties: Type.Array(Type.String({ minLength: 1, maxLength: 100, pattern: '^[^$.][^.]*$' }), {
+      maxItems: 20,
+      uniqueItems: true,
+      default: ['email', 'name'],
+    }),
   },
   { additionalProperties: false },
 )
@@ -38,6 +48,7 @@ export default definePlugin({
   optionsSchema,
   async setup(api, options) {
     await ensurePersonIndexes(api.db)
+    await ensureSearchIndexes(api.db, options.searchableProperties)
     const update = {
       skipFilteredWrites: options.skipFilteredWrites,
       setOnceFillsNull: options.setOnceFillsNull,
@@ -60,6 +71,8 @@ export default definePlugin({
       api.hooks.personUpdate.tapPromise({ name: api.id }, async function updatePerson(event, ctx) {
         return updateEvent(store, event, ctx, update)
       })
-    api.hooks.routes.tap({ name: api.id }, (router) => mountPersonRoute(router, api.db))
+    api.hooks.routes.tap({ name: api.id }, (router) =>
+      mountPersonRoute(router, api.db, api.http, options.searchableProperties),
+    )
   },
 })

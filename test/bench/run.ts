@@ -11,7 +11,8 @@
  * Environment: BENCH_SECONDS (per measurement, default 8), BENCH_SLICES (slices per measurement,
  * default 4), BENCH_LOG_LEVEL (the service's, default info as shipped), BENCH_CPU_PROF=<dir> (write
  * the service's --cpu-prof profiles there), BENCH_ONLY=<comma-separated figure names>,
- * BENCH_FLAGS_RATE (flags_at_rate's requests per second, default 2000).
+ * BENCH_FLAGS_RATE (flags_at_rate's requests per second, default 2000). `persons_search` times the
+ * admin API's person search among 100,000 persons against a `?distinct_id=` lookup (persons-search.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
@@ -22,6 +23,7 @@ import { httpTarget, interleave } from './load.ts'
 import type { LoadResult, Target } from './load.ts'
 import { insertManyTarget } from './insert-many.ts'
 import { evaluatorFigure } from './evaluator.ts'
+import { PERSONS, insertBenchPersons, personsSearchFigure } from './persons-search.ts'
 import { assertSameFlagValues, sdkDefinitions, storeFlagsPersons } from './flags.ts'
 import {
   BATCH_SIZE,
@@ -344,6 +346,21 @@ async function main(): Promise<void> {
           note,
         })
       }
+    }
+    if (wanted('persons_search')) {
+      await insertBenchPersons(db, Number(project.id))
+      const figure = await personsSearchFigure(service.url, ADMIN_KEY, Number(project.id), SECONDS)
+      const { search, lookup } = figure
+      report({
+        name: 'persons_search',
+        value: search.p99,
+        unit: 'ms p99',
+        ratio: search.p99 / lookup.p99,
+        baseline: `distinct_id_lookup(p99 ${lookup.p99} ms)`,
+        target: 'p99 ≤ 100 ms',
+        met: search.p99 <= 100,
+        note: `admin API ?search= and ?property=&value= among ${PERSONS.toLocaleString('en')} persons, one request at a time alternating with ?distinct_id=; search p50 ${search.p50} ms over ${search.count} requests (${figure.meanResults.toFixed(1)} persons a page), lookup p50 ${lookup.p50} ms`,
+      })
     }
     if (wanted('evaluator_vs_posthog_node')) {
       const figure = await evaluatorFigure(service.url, token, String(project.secret_api_token), users)

@@ -87,6 +87,19 @@ export const api = {
     request('POST', `${projectPath(projectId)}/feature_flags/${encodeURIComponent(flagId)}/restore/`, body),
   person: (projectId, distinctId) =>
     request('GET', `${projectPath(projectId)}/persons?distinct_id=${encodeURIComponent(distinctId)}`),
+  /** #20 person search: `{results, next, searchable_properties}`; `next` is the URL of the following page. */
+  searchPersons: (projectId, text) =>
+    request('GET', `${projectPath(projectId)}/persons?search=${encodeURIComponent(text)}`),
+  /** The page a search's `next` names, asked of this origin (the service may know itself by another host behind a proxy). */
+  personsPage: (next) => {
+    const url = new URL(next, location.href)
+    return request('GET', url.pathname + url.search)
+  },
+  group: (projectId, type, key) =>
+    request(
+      'GET',
+      `${projectPath(projectId)}/groups?group_type=${encodeURIComponent(type)}&group_key=${encodeURIComponent(key)}`,
+    ),
   events: (projectId, { distinctId, limit }) =>
     request('GET', `${projectPath(projectId)}/events?distinct_id=${encodeURIComponent(distinctId)}&limit=${limit}`),
   createCohort: (projectId, body) => request('POST', `${projectPath(projectId)}/cohorts/`, body),

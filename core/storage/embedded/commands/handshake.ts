@@ -5,7 +5,7 @@ import { mongoError } from '../errors.ts'
 import { MAX_BSON_SIZE } from '../engine/writes.ts'
 import { MAX_MESSAGE_SIZE } from '../wire/messages.ts'
 import type { CommandContext, CommandHandler } from './context.ts'
-import { commandTotals } from './counters.ts'
+import { commandTotals, scannedObjectsTotal } from './counters.ts'
 
 /** The MongoDB version whose behaviour the server follows (wire version 21 = 7.0). */
 export const EMULATED_VERSION = '7.0.0'
@@ -104,6 +104,7 @@ export const handshakeCommands: Record<string, CommandHandler> = {
       commands: Object.fromEntries(
         [...commandTotals()].map(([name, total]) => [name, { total: Long.fromNumber(total) }]),
       ),
+      queryExecutor: { scannedObjects: Long.fromNumber(scannedObjectsTotal()) },
     },
     ok: 1,
   }),

@@ -4,6 +4,7 @@ import { applyNumericHints, numericHints } from '../bson/numeric-types.ts'
 import { assemble, elementsOf } from '../bson/raw.ts'
 import { mongoError, toMongoError } from '../errors.ts'
 import type { Collection } from './collection.ts'
+import { countScannedObject } from '../commands/counters.ts'
 import { compileFilter, MINGO_OPTIONS, type Matcher } from './matcher.ts'
 import { plan, type Plan, type SortSpec } from './planner.ts'
 
@@ -118,6 +119,7 @@ export function* matching(coll: Collection, p: Plan, matcher: Matcher): Generato
   for (const id of p.ids()) {
     const raw = coll.raw(id)
     if (!raw) continue
+    countScannedObject()
     if (p.exact || matcher.empty) {
       yield { id, raw }
       continue

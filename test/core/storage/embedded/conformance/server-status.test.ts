@@ -18,3 +18,21 @@ describe('MongoDB conformance: serverStatus', () => {
     expect(grew('find')).to.be.at.least(1)
   })
 })
+
+describe('MongoDB conformance: serverStatus documents examined', () => {
+  const t = useTestDb('server_status_scanned')
+  const scanned = async () =>
+    Number((await t.db.admin().command({ serverStatus: 1 })).metrics.queryExecutor.scannedObjects)
+
+  it('counts the documents queries read in metrics.queryExecutor.scannedObjects: few through an index, all in a scan', async () => {
+    const coll = t.db.collection<Loose>('scanned')
+    await coll.insertMany(Array.from({ length: 200 }, (_, i) => ({ a: i, b: i })))
+    await coll.createIndex({ a: 1 })
+    const start = await scanned()
+    expect(await coll.countDocuments({ a: { $gte: 10, $lt: 13 } })).to.equal(3)
+    const indexed = await scanned()
+    expect(indexed - start).to.be.within(3, 10)
+    expect(await coll.findOne({ b: 150 })).to.include({ a: 150 })
+    expect((await scanned()) - indexed).to.be.at.least(150)
+  })
+})
