@@ -113,6 +113,19 @@ describe('console: the flag list with 1,000 flags in headless Chromium', functio
     await page.screenshot({ path: path.join(SCREENSHOTS, 'flags-1000.png'), fullPage: true })
   })
 
+  it('shows a flag made after the 1,000 others at the top of the first page', async () => {
+    const made = await t.admin('POST', `/api/projects/${t.project.id}/feature_flags/`, { key: 'made-last' })
+    expect(made.status).to.equal(201)
+    await openFlags()
+    await listStatus(`${FLAGS + 1} flags`).waitFor()
+    expect((await shownKeys())[0]).to.equal('made-last')
+    const deleted = await t.admin(
+      'DELETE',
+      `/api/projects/${t.project.id}/feature_flags/${((await made.json()) as FlagRow).id}/`,
+    )
+    expect(deleted.status).to.equal(204)
+  })
+
   it('finds one flag among the 1,000 by its key, the search answered by the service', async () => {
     await openFlags()
     const wanted = keyOf(777)
