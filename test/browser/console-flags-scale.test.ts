@@ -70,8 +70,13 @@ describe('console: the flag list with 1,000 flags in headless Chromium', functio
     return (await response.json()) as { count: number; results: FlagRow[] }
   }
 
-  async function openFlags(): Promise<number> {
+  /** Opens the flag list; `fakeClock` installs playwright's clock first, so the page's timers run only when told. */
+  async function openFlags({ fakeClock = false } = {}): Promise<number> {
     ;({ page } = await browser.newPage())
+    if (fakeClock) {
+      await page.clock.install()
+      await page.clock.pauseAt(Date.now() + 1000)
+    }
     listRequests = []
     page.on('response', async (response) => {
       const url = new URL(response.url())
@@ -83,8 +88,21 @@ describe('console: the flag list with 1,000 flags in headless Chromium', functio
     await page.addInitScript((key) => sessionStorage.setItem('hedgerow.adminKey', key), t.adminKey)
     const started = Date.now()
     await page.goto(`${t.url}/console/#/projects/${t.project.id}/flags`)
+    if (fakeClock) await stepClockUntil(async () => (await table().getByRole('link').count()) > 0, 100)
     await table().getByRole('link').first().waitFor()
     return Date.now() - started
+  }
+
+  /**
+   * On the paused clock, moves the page's frames and timers 10 ms at a time (with real time in
+   * between for the network) until `done`, using at most `budgetMs` of the page's time.
+   */
+  async function stepClockUntil(done: () => Promise<boolean>, budgetMs: number): Promise<void> {
+    for (let ms = 0; ms < budgetMs && !(await done()); ms += 10) {
+      await page.clock.runFor(10)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    expect(await done(), `reached within ${budgetMs} ms of the page's time`).to.equal(true)
   }
 
   const table = () => page.getByRole('table', { name: 'Feature flags' })
@@ -155,6 +173,29 @@ describe('console: the flag list with 1,000 flags in headless Chromium', functio
     const offsets = (await settledRequests()).map((r) => Number(r.url.searchParams.get('offset')))
     expect(offsets).to.deep.equal([0, PAGE_SIZE, 2 * PAGE_SIZE, PAGE_SIZE])
     expect(await table().locator('tbody').getByRole('row').count()).to.equal(PAGE_SIZE)
+  })
+
+  it('shows the page last asked for when an earlier answer arrives after it', async () => {
+    await openFlags()
+    // the answer for the second page is held back until the third page has been shown
+    let releaseSecond: () => void = () => undefined
+    const secondHeld = new Promise<void>((resolve) => (releaseSecond = resolve))
+    await page.route(
+      (url) => url.pathname.endsWith('/feature_flags/') && url.searchParams.get('offset') === String(PAGE_SIZE),
+      async (route) => (await secondHeld, route.continue()),
+    )
+    const next = page.getByRole('button', { name: 'Next page' })
+    await next.click()
+    await page.waitForTimeout(100)
+    await next.click()
+    await page.getByText(`${2 * PAGE_SIZE + 1}–${3 * PAGE_SIZE} of ${FLAGS}`).waitFor()
+    const third = (await servicePage(2 * PAGE_SIZE)).results.map((f) => f.key)
+    await page.waitForFunction((key) => document.querySelector('tbody th')?.textContent?.trim() === key, third[0])
+    releaseSecond()
+    for (let i = 0; i < 100 && (await settledRequests()).length < 3; i++) await page.waitForTimeout(20)
+    await page.waitForTimeout(300)
+    expect(await page.getByText(`${2 * PAGE_SIZE + 1}–${3 * PAGE_SIZE} of ${FLAGS}`).count()).to.equal(1)
+    expect(await shownKeys()).to.deep.equal(third)
   })
 
   it('disables a flag on a later page and stays on that page', async () => {

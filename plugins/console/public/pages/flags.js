@@ -77,8 +77,10 @@ function FlagList({ project }) {
     const timer = setTimeout(() => (setQuery(search.trim()), setOffset(0)), 250)
     return () => clearTimeout(timer)
   }, [search])
+  // the answer carries the offset it was asked for: the pager describes the rows shown, not the
+  // page asked for while it loads
   const flags = useLoad(
-    () => api.flags(project.id, { limit: PAGE_SIZE, offset, search: query }),
+    () => api.flags(project.id, { limit: PAGE_SIZE, offset, search: query }).then((page) => ({ ...page, offset })),
     [project.id, offset, query],
   )
   return html`
@@ -99,7 +101,7 @@ function FlagList({ project }) {
           <button type="button" disabled=${!result.previous} onClick=${() => setOffset(Math.max(offset - PAGE_SIZE, 0))}>
             Previous page
           </button>
-          <span>${offset + 1}–${offset + result.results.length} of ${result.count}</span>
+          <span>${result.offset + 1}–${result.offset + result.results.length} of ${result.count}</span>
           <button type="button" disabled=${!result.next} onClick=${() => setOffset(offset + PAGE_SIZE)}>Next page</button>
         </nav>`
         }
