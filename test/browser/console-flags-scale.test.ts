@@ -198,6 +198,19 @@ describe('console: the flag list with 1,000 flags in headless Chromium', functio
     expect(await shownKeys()).to.deep.equal(third)
   })
 
+  it('keeps the page asked for right after the list opened (the search delay does not send it back)', async () => {
+    // the search box waits 250 ms after a keystroke; here no timer runs until the clock is moved
+    await openFlags({ fakeClock: true })
+    await page.getByRole('button', { name: 'Next page' }).click()
+    const second = page.getByText(`${PAGE_SIZE + 1}–${2 * PAGE_SIZE} of ${FLAGS}`)
+    await stepClockUntil(async () => (await second.count()) > 0, 100)
+    await page.clock.runFor(1000)
+    await page.waitForTimeout(300)
+    expect(await page.getByText(`${PAGE_SIZE + 1}–${2 * PAGE_SIZE} of ${FLAGS}`).count()).to.equal(1)
+    expect(await shownKeys()).to.deep.equal((await servicePage(PAGE_SIZE)).results.map((f) => f.key))
+    expect((await settledRequests()).map((r) => Number(r.url.searchParams.get('offset')))).to.deep.equal([0, PAGE_SIZE])
+  })
+
   it('disables a flag on a later page and stays on that page', async () => {
     await openFlags()
     for (let i = 0; i < 3; i++) {

@@ -72,11 +72,14 @@ function FlagList({ project }) {
   const [query, setQuery] = useState('')
   const [offset, setOffset] = useState(0)
   const [toggling, setToggling] = useState(null)
-  // the list is asked for 250 ms after the last keystroke, not on every one
+  // the list is asked for 250 ms after the last keystroke, not on every one; only a changed text
+  // goes back to the first page (not the page shown when the list opened)
   useEffect(() => {
-    const timer = setTimeout(() => (setQuery(search.trim()), setOffset(0)), 250)
+    const text = search.trim()
+    if (text === query) return
+    const timer = setTimeout(() => (setQuery(text), setOffset(0)), 250)
     return () => clearTimeout(timer)
-  }, [search])
+  }, [search, query])
   // the answer carries the offset it was asked for: the pager describes the rows shown, not the
   // page asked for while it loads
   const flags = useLoad(
