@@ -41,8 +41,24 @@ describe('console: live events in headless Chromium', function () {
     await service.close()
   })
 
-  async function openLive(): Promise<void> {
+  /**
+   * Opens the live page; with `holdableFrames`, `window.frames_.held = true` stops animation frames
+   * (as in a tab in the background) until set back and `window.frames_.release()` runs them.
+   */
+  async function openLive({ holdableFrames = false } = {}): Promise<void> {
     ;({ page } = await browser.newPage())
+    if (holdableFrames)
+      // as text: functions in page scripts must not carry the test runner's helpers
+      await page.addInitScript(`{
+        const real = window.requestAnimationFrame.bind(window)
+        const frames = { held: false, waiting: [] }
+        frames.release = () => {
+          frames.held = false
+          for (const callback of frames.waiting.splice(0)) real(callback)
+        }
+        window.frames_ = frames
+        window.requestAnimationFrame = (callback) => (frames.held ? (frames.waiting.push(callback), 0) : real(callback))
+      }`)
     page.on('dialog', (dialog) => {
       dialogs.push(dialog.message())
       void dialog.dismiss()
@@ -152,6 +168,56 @@ describe('console: live events in headless Chromium', function () {
     await send([{ event: 'after restart', distinctId: 'live-restart' }])
     await table().getByRole('rowheader', { name: 'after restart' }).waitFor()
     expect((await eventNames()).slice(0, 3)).to.deep.equal(['after restart', 'during reconnect', 'before restart'])
+  })
+
+  it('keeps at most 500 events while no frame is drawn (a tab in the background), and counts the rest', async () => {
+    await openLive({ holdableFrames: true })
+    type Recorder = { batches: number[]; older: number; live: boolean }
+    // the module the page uses, followed a second time to see the batches it hands over
+    await page.evaluate(`(async () => {
+      const { followEvents } = await import('/console/live-stream.js')
+      const recorder = { batches: [], older: 0, live: false }
+      window.recorder = recorder
+      const onEvents = (events, older) => {
+        recorder.batches.push(events.length)
+        recorder.older += older
+      }
+      const onStatus = (state) => (recorder.live ||= state === 'live')
+      followEvents(${t.project.id}, {}, { onEvents, onStatus, onDropped: () => undefined })
+    })()`)
+    await page.waitForFunction(() => (window as unknown as { recorder: Recorder }).recorder.live)
+    await page.getByRole('button', { name: 'Pause', exact: true }).click()
+    await page.getByRole('button', { name: 'Paused: 0 new' }).waitFor()
+    await page.evaluate(() => ((window as unknown as { frames_: { held: boolean } }).frames_.held = true))
+    const total = 1500
+    for (let at = 0; at < total; at += 500) {
+      const batch = range(at, at + 499).map((n) => ({ event: `flood ${n}`, distinct_id: 'background' }))
+      const response = await fetch(`${t.url}/batch/`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ api_key: t.project.api_token, batch }),
+      })
+      expect(response.status).to.equal(200)
+    }
+    // the events reach the page while no frame runs; then the tab comes back
+    await page.waitForTimeout(2000)
+    await page.evaluate(() => (window as unknown as { frames_: { release(): void } }).frames_.release())
+    await page.waitForFunction(
+      (total) => {
+        const { batches, older } = (window as unknown as { recorder: Recorder }).recorder
+        return batches.reduce((sum, n) => sum + n, 0) + older >= total
+      },
+      total,
+      { timeout: 20_000 },
+    )
+    const { batches, older } = await page.evaluate(() => (window as unknown as { recorder: Recorder }).recorder)
+    expect(Math.max(...batches), 'the largest batch').to.be.at.most(500)
+    expect(older + batches.reduce((sum, n) => sum + n, 0)).to.equal(total)
+    // the page counts every event that arrived while paused, and shows the newest 500
+    await page.getByRole('button', { name: `Paused: ${total} new` }).click()
+    await page.getByRole('button', { name: 'Pause', exact: true }).waitFor()
+    const shown = await rowNumbers()
+    expect([...shown].sort((a, b) => a - b)).to.deep.equal(range(total - 500, total - 1))
   })
 
   /** Rows of the list read in one go (the page keeps changing between two playwright calls). */
