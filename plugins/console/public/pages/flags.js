@@ -67,6 +67,8 @@ function ToggleDialog({ project, flag, onDone, onCancel }) {
   />`
 }
 
+// The pager's buttons are aria-disabled, not disabled, at the first and last page: a disabled
+// button drops the keyboard focus to the page's start, so the next Tab would not reach the pager.
 function FlagList({ project }) {
   const [search, setSearch] = useState('')
   const [query, setQuery] = useState('')
@@ -101,11 +103,11 @@ function FlagList({ project }) {
         ${
           (result.next || result.previous) &&
           html`<nav class="pager" aria-label="Flag pages">
-          <button type="button" disabled=${!result.previous} onClick=${() => setOffset(Math.max(offset - PAGE_SIZE, 0))}>
+          <button type="button" aria-disabled=${!result.previous} onClick=${() => result.previous && setOffset(Math.max(offset - PAGE_SIZE, 0))}>
             Previous page
           </button>
           <span>${result.offset + 1}–${result.offset + result.results.length} of ${result.count}</span>
-          <button type="button" disabled=${!result.next} onClick=${() => setOffset(offset + PAGE_SIZE)}>Next page</button>
+          <button type="button" aria-disabled=${!result.next} onClick=${() => result.next && setOffset(offset + PAGE_SIZE)}>Next page</button>
         </nav>`
         }
       `}
