@@ -309,6 +309,7 @@ describe('console: live events in headless Chromium', function () {
     // past the bound: the newest 500, none missing between them
     await at(6500)
     const full = await rowNumbers()
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'live-events-flood.png') })
     expect(full).to.have.length(500)
     const newest = Math.max(...full)
     const kept = [...full].sort((a, b) => a - b)
