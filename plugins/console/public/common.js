@@ -1,16 +1,22 @@
 // Pieces every page uses: loading data with its error, the project's sub-navigation, and the
 // error message shown next to a field (found again by `aria-describedby`).
-import { useCallback, useEffect, useState } from './vendor/hooks.js'
+import { useCallback, useEffect, useRef, useState } from './vendor/hooks.js'
 import { html } from './html.js'
 
-/** `load()` run on mount and whenever `deps` change; `reload()` runs it again. */
+/**
+ * `load()` run on mount and whenever `deps` change; `reload()` runs it again. Only the latest run's
+ * answer is shown: an earlier one arriving after it (a page clicked past) is dropped.
+ */
 export function useLoad(load, deps) {
   const [state, setState] = useState({ data: undefined, error: null, loading: true })
+  const latest = useRef(0)
   const run = useCallback(() => {
+    const mine = ++latest.current
+    const settle = (next) => mine === latest.current && setState(next)
     setState((s) => ({ ...s, loading: true }))
     load().then(
-      (data) => setState({ data, error: null, loading: false }),
-      (error) => setState({ data: undefined, error, loading: false }),
+      (data) => settle({ data, error: null, loading: false }),
+      (error) => settle({ data: undefined, error, loading: false }),
     )
   }, deps)
   useEffect(run, [run])

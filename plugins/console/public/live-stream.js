@@ -2,6 +2,8 @@
 // send the admin key), reconnecting by itself with `Last-Event-ID` when the stream ends (a service
 // restart), so the events stored meanwhile arrive first. Events are handed over in batches, at most
 // one per BATCH_MS (on an animation frame), so 100 events a second cost a few renders, not 100.
+// A batch holds at most `keep` events (the newest; older ones are only counted): a tab in the
+// background runs no animation frame, and its batch must not grow with every event of the hour.
 import { ApiError, liveEventsPath, openStream } from './api.js'
 
 const MAX_RETRY_MS = 10_000
@@ -28,25 +30,34 @@ function parseFrames(text) {
 }
 
 /**
- * Follows a project's stored events: `onEvents(batch)` with new events (oldest first),
+ * Follows a project's stored events: `onEvents(batch, older)` with new events (oldest first, at
+ * most `keep` of them) and how many arrived before them in the same batch and were left out,
  * `onDropped(count)` when the service skipped some, `onStatus('connecting' | 'live' |
  * 'reconnecting' | 'failed', message?)`. Returns a function that stops it.
  */
-export function followEvents(projectId, filters, { onEvents, onDropped, onStatus }) {
+export function followEvents(projectId, filters, { onEvents, onDropped, onStatus, keep = 500 }) {
   const controller = new AbortController()
   let lastEventId = null
   let retryMs = 1000
   let batch = []
+  let older = 0
   let scheduled = false
 
   const flush = () => {
     scheduled = false
-    const events = batch
+    const events = batch.length > keep ? batch.slice(-keep) : batch
+    const left = older + batch.length - events.length
     batch = []
-    if (events.length && !controller.signal.aborted) onEvents(events)
+    older = 0
+    if (events.length && !controller.signal.aborted) onEvents(events, left)
   }
   const queue = (event) => {
     batch.push(event)
+    // cut to `keep` once twice as long: the cost per event stays constant
+    if (batch.length >= 2 * keep) {
+      older += batch.length - keep
+      batch = batch.slice(-keep)
+    }
     if (!scheduled) {
       scheduled = true
       setTimeout(() => requestAnimationFrame(flush), BATCH_MS)

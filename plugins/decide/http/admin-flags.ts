@@ -1,6 +1,6 @@
 /**
  * Feature flags in PostHog's REST shape:
- *   GET/POST          /api/projects/:id/feature_flags/   (GET: ?limit=&offset=&search=)
+ *   GET/POST          /api/projects/:id/feature_flags/   (GET: ?limit=&offset=&search=, newest first)
  *   GET/PATCH/DELETE  /api/projects/:id/feature_flags/:flag_id/
  *   POST              /api/projects/:id/feature_flags/:flag_id/restore/   (an earlier version, from the audit log)
  * DELETE marks the flag deleted (PostHog never removes a flag row: its id stays taken and flags
@@ -121,6 +121,14 @@ function matchesSearch(flag: FlagDocument, lowerCaseText: string): boolean {
   return flag.key.toLowerCase().includes(lowerCaseText) || (flag.name ?? '').toLowerCase().includes(lowerCaseText)
 }
 
+/**
+ * PostHog's list order, `-created_at`: a flag just made is on the first page however many there
+ * are. Flags made together (an import) come the higher id first.
+ */
+function newestFirst(a: FlagDocument, b: FlagDocument): number {
+  return new Date(b.created_at).getTime() - new Date(a.created_at).getTime() || b.id - a.id
+}
+
 function assertKeyFree(key: string, id: number | null, siblings: FlagDocument[]): void {
   if (siblings.some((flag) => flag.key === key && !flag.deleted && flag.id !== id))
     throw httpError('unique', 'There is already a feature flag with this key.', 'key')
@@ -143,13 +151,11 @@ export function mountFlagRoutes(router: Router, { db, http, flags, audit, bodyLi
   route(router, http, 'get', base, async (ctx) => {
     const project = await http.projectParam(ctx)
     const search = typeof ctx.query.search === 'string' ? ctx.query.search.trim().toLowerCase() : ''
-    const live = (await flags.definitions(project.id)).flagDocuments.filter(
-      (flag) => !flag.deleted && (search === '' || matchesSearch(flag, search)),
-    )
-    ctx.body = http.page(
-      ctx,
-      live.map((flag) => flagJson(flag, project.id)),
-    )
+    const live = (await flags.definitions(project.id)).flagDocuments
+      .filter((flag) => !flag.deleted && (search === '' || matchesSearch(flag, search)))
+      .sort(newestFirst)
+    const page = http.page(ctx, live)
+    ctx.body = { ...page, results: page.results.map((flag) => flagJson(flag, project.id)) }
   })
 
   route(router, http, 'post', base, async (ctx) => {

@@ -67,18 +67,25 @@ function ToggleDialog({ project, flag, onDone, onCancel }) {
   />`
 }
 
+// The pager's buttons are aria-disabled, not disabled, at the first and last page: a disabled
+// button drops the keyboard focus to the page's start, so the next Tab would not reach the pager.
 function FlagList({ project }) {
   const [search, setSearch] = useState('')
   const [query, setQuery] = useState('')
   const [offset, setOffset] = useState(0)
   const [toggling, setToggling] = useState(null)
-  // the list is asked for 250 ms after the last keystroke, not on every one
+  // the list is asked for 250 ms after the last keystroke, not on every one; only a changed text
+  // goes back to the first page (not the page shown when the list opened)
   useEffect(() => {
-    const timer = setTimeout(() => (setQuery(search.trim()), setOffset(0)), 250)
+    const text = search.trim()
+    if (text === query) return
+    const timer = setTimeout(() => (setQuery(text), setOffset(0)), 250)
     return () => clearTimeout(timer)
-  }, [search])
+  }, [search, query])
+  // the answer carries the offset it was asked for: the pager describes the rows shown, not the
+  // page asked for while it loads
   const flags = useLoad(
-    () => api.flags(project.id, { limit: PAGE_SIZE, offset, search: query }),
+    () => api.flags(project.id, { limit: PAGE_SIZE, offset, search: query }).then((page) => ({ ...page, offset })),
     [project.id, offset, query],
   )
   return html`
@@ -96,11 +103,11 @@ function FlagList({ project }) {
         ${
           (result.next || result.previous) &&
           html`<nav class="pager" aria-label="Flag pages">
-          <button type="button" disabled=${!result.previous} onClick=${() => setOffset(Math.max(offset - PAGE_SIZE, 0))}>
+          <button type="button" aria-disabled=${!result.previous} onClick=${() => result.previous && setOffset(Math.max(offset - PAGE_SIZE, 0))}>
             Previous page
           </button>
-          <span>${offset + 1}–${offset + result.results.length} of ${result.count}</span>
-          <button type="button" disabled=${!result.next} onClick=${() => setOffset(offset + PAGE_SIZE)}>Next page</button>
+          <span>${result.offset + 1}–${result.offset + result.results.length} of ${result.count}</span>
+          <button type="button" aria-disabled=${!result.next} onClick=${() => result.next && setOffset(offset + PAGE_SIZE)}>Next page</button>
         </nav>`
         }
       `}

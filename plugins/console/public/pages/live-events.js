@@ -73,12 +73,13 @@ function LiveList({ project, filters }) {
     setWaiting([])
     setNewCount(0)
     const stop = followEvents(project.id, filters, {
-      onEvents: (events) => {
+      keep: MAX_ROWS,
+      onEvents: (events, older) => {
         const newest = events.reverse()
-        unannounced.current += newest.length
+        unannounced.current += newest.length + older
         if (pausedRef.current) {
           setWaiting((w) => [...newest, ...w].slice(0, MAX_ROWS))
-          setNewCount((n) => n + newest.length)
+          setNewCount((n) => n + newest.length + older)
         } else setRows((r) => [...newest, ...r].slice(0, MAX_ROWS))
       },
       onDropped: (count) => setDropped((d) => d + count),

@@ -124,15 +124,25 @@ describe('decide admin API: feature flags (PostHog REST shape)', () => {
     expect(page.body.next).to.be.a('string')
   })
 
+  it('lists the newest flag first, as PostHog does, however many flags were made before it', async () => {
+    const keys = ['order-first', 'order-second', 'order-third']
+    for (const key of keys) await call('POST', base(), { key })
+    const listed = (await call('GET', `${base()}?limit=3`)).body.results.map((flag: Json) => flag.key)
+    expect(listed).to.deep.equal([...keys].reverse())
+    const all = (await call('GET', `${base()}?limit=1000`)).body.results as Json[]
+    const created = all.map((flag) => Date.parse(flag.created_at))
+    expect(created).to.deep.equal([...created].sort((a, b) => b - a))
+  })
+
   it('finds flags by a text in their key or name, in any case, before paging', async () => {
     await call('POST', base(), { key: 'checkout-redesign', name: 'New Checkout' })
     await call('POST', base(), { key: 'dark-mode', name: 'Night theme for CHECKOUT pages' })
     const found = await call('GET', `${base()}?search=CheckOut&limit=1`)
     expect(found.body.count).to.equal(2)
-    expect(found.body.results.map((flag: Json) => flag.key)).to.deep.equal(['checkout-redesign'])
+    expect(found.body.results.map((flag: Json) => flag.key)).to.deep.equal(['dark-mode'])
     expect(found.body.next).to.contain('search=CheckOut')
     const next = await call('GET', new URL(found.body.next).pathname + new URL(found.body.next).search)
-    expect(next.body.results.map((flag: Json) => flag.key)).to.deep.equal(['dark-mode'])
+    expect(next.body.results.map((flag: Json) => flag.key)).to.deep.equal(['checkout-redesign'])
     expect((await call('GET', `${base()}?search=nothing-like-this`)).body).to.include({ count: 0 })
   })
 })
