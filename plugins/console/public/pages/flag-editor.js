@@ -221,7 +221,7 @@ export function FlagEditorPage({ projectId, flagId, duplicate = false }) {
       api.project(projectId),
       api.cohorts(projectId),
       api.groupTypes(projectId).catch(() => []),
-      api.flags(projectId, { limit: 1000, offset: 0, search: '' }).then((r) => r.results),
+      api.allFlags(projectId),
       flagId ? api.flag(projectId, flagId) : Promise.resolve(newFlag()),
     ])
     const others = flags.filter((f) => f.id !== flag.id)
