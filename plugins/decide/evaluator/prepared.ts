@@ -38,8 +38,8 @@ export interface PreparedFlags {
   databaseNeeds(flag: FlagDefinition): DatabaseNeeds
   /** The flag's answers made so far with these definitions, for evaluate.ts to share (it adds to the list). */
   outcomes(flag: FlagDefinition): SharedAnswer[]
-  /** The shared answer of a compiled flag's shared (frozen) match, by identity: evaluate.ts fills it. */
-  readonly answers: WeakMap<FlagMatch, FlagResult>
+  /** The shared answer of a compiled flag's shared (frozen) match, by identity: evaluate.ts fills it (a Map: the matches live as long as this). */
+  readonly answers: Map<FlagMatch, FlagResult>
   /** The flag compiled (compiled-flag.ts), on first use. */
   compiled(flag: FlagDefinition): CompiledFlag
   /** What every flag compiled to, for the debug listing. */
@@ -113,7 +113,7 @@ export function prepareFlags(source: readonly FlagDefinition[]): PreparedFlags {
       if (!found) database.set(flag, (found = databaseNeeds(flag)))
       return found
     },
-    answers: new WeakMap(),
+    answers: new Map(),
     compiled: compiledFlag,
     listing: () => flags.map((flag) => compiledFlag(flag).listing).join('\n'),
     outcomes(flag) {
