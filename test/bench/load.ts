@@ -25,6 +25,8 @@ export interface Sample {
   generatorCpuSeconds: number
   /** Latencies of the requests answered 2xx, µs. */
   latencies: Histogram
+  /** Open loop only: how late each request went out after its scheduled time, µs (the generator's own lag). */
+  sendLag?: Histogram
   /** Database commands run during the slice, by name. */
   commands: Map<string, number>
 }
@@ -44,6 +46,8 @@ export interface LoadResult {
   p99: number
   /** CPU used by this process (the load generator) as a share of one core, 0..1+. */
   generatorCpu: number
+  /** Open loop only: the 99th percentile of how late requests went out after their schedule, ms. */
+  sendLagP99?: number
   peakRssMiB: number
   /** Units over all slices. */
   requests: number
@@ -93,6 +97,9 @@ function total(parts: readonly Sample[], peakRssMiB: number): LoadResult {
   const wall = sum((s) => s.seconds)
   const latencies = latencyHistogram()
   for (const part of parts) latencies.add(part.latencies)
+  const lags = parts.flatMap((part) => (part.sendLag ? [part.sendLag] : []))
+  const sendLag = latencyHistogram()
+  for (const lag of lags) sendLag.add(lag)
   const commands = new Map<string, number>()
   for (const part of parts) for (const [name, n] of part.commands) commands.set(name, (commands.get(name) ?? 0) + n)
   for (const [name, n] of commands) commands.set(name, n / units)
@@ -101,6 +108,7 @@ function total(parts: readonly Sample[], peakRssMiB: number): LoadResult {
     p50: percentileMs(latencies, 50),
     p99: percentileMs(latencies, 99),
     generatorCpu: sum((s) => s.generatorCpuSeconds) / wall,
+    ...(lags.length ? { sendLagP99: percentileMs(sendLag, 99) } : {}),
     peakRssMiB,
     requests: units,
     targetCpuSeconds: sum((s) => s.targetCpuSeconds),
@@ -112,14 +120,14 @@ function total(parts: readonly Sample[], peakRssMiB: number): LoadResult {
 /** Runs `work` and measures the slice around it: wall time, CPU of the three sides, database commands. */
 export async function measureSlice(
   sides: { targetPid?: number; databasePid?: number; databaseCommands?: CommandCounter },
-  work: () => Promise<{ units: number; latencies?: Histogram }>,
+  work: () => Promise<{ units: number; latencies?: Histogram; sendLag?: Histogram }>,
 ): Promise<Sample> {
   const commandsBefore = await sides.databaseCommands?.()
   const targetBefore = sides.targetPid === undefined ? 0 : cpuSeconds(sides.targetPid)
   const databaseBefore = sides.databasePid === undefined ? 0 : cpuSeconds(sides.databasePid)
   const cpuBefore = process.cpuUsage()
   const wallBefore = performance.now()
-  const { units, latencies = latencyHistogram() } = await work()
+  const { units, latencies = latencyHistogram(), sendLag } = await work()
   const seconds = (performance.now() - wallBefore) / 1000
   const cpu = process.cpuUsage(cpuBefore)
   const generatorCpuSeconds = (cpu.user + cpu.system) / 1e6
@@ -133,6 +141,7 @@ export async function measureSlice(
     databaseCpuSeconds: sides.databasePid === undefined ? 0 : cpuSeconds(sides.databasePid) - databaseBefore,
     generatorCpuSeconds,
     latencies,
+    ...(sendLag ? { sendLag } : {}),
     commands,
   }
 }

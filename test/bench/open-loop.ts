@@ -29,8 +29,11 @@ export function openLoopTarget(spec: Omit<HttpLoad, 'connections'> & { rate: num
   const agent = new http.Agent({ keepAlive: true, maxSockets: POOL_SIZE })
   let next = 0
 
-  /** Sends for `seconds`, then waits for every answer; `onLatency` gets each one's µs from its schedule. */
-  const run = (seconds: number, onLatency?: (micros: number) => void) =>
+  /**
+   * Sends for `seconds`, then waits for every answer; `onLatency` gets each one's µs from its
+   * schedule, `onLag` how many µs after its schedule it went out.
+   */
+  const run = (seconds: number, onLatency?: (micros: number) => void, onLag?: (micros: number) => void) =>
     new Promise<number>((resolve, reject) => {
       const start = performance.now()
       const total = Math.floor(seconds * spec.rate)
@@ -44,6 +47,7 @@ export function openLoopTarget(spec: Omit<HttpLoad, 'connections'> & { rate: num
         else resolve(answered)
       }
       const send = (scheduledAt: number) => {
+        onLag?.((performance.now() - scheduledAt) * 1000)
         const body = spec.bodies[next++ % spec.bodies.length]!
         const request = http.request(
           url,
@@ -91,8 +95,11 @@ export function openLoopTarget(spec: Omit<HttpLoad, 'connections'> & { rate: num
         { targetPid: spec.pid, databasePid: spec.databasePid, databaseCommands: spec.databaseCommands },
         async () => {
           const latencies = latencyHistogram()
-          const units = await run(seconds, (micros) => latencies.recordValue(Math.max(1, Math.round(micros))))
-          return { units, latencies }
+          const sendLag = latencyHistogram()
+          const record = (histogram: typeof latencies) => (micros: number) =>
+            histogram.recordValue(Math.max(1, Math.round(micros)))
+          const units = await run(seconds, record(latencies), record(sendLag))
+          return { units, latencies, sendLag }
         },
       ),
   }
