@@ -106,8 +106,8 @@ export interface EvaluationSlices {
 export function evaluateFlags(input: EvaluationInput): EvaluationResult {
   // a plain loop: the generator below (for slices) cost a tenth of an evaluation in its frame alone
   const run = new Evaluation(input)
-  const { evaluable } = run
-  for (let i = 0; i < evaluable.length; i++) run.flag(evaluable[i]!)
+  const count = run.evaluable.length
+  for (let i = 0; i < count; i++) run.flag(i)
   return run.result()
 }
 
@@ -121,12 +121,12 @@ export async function evaluateFlagsInSlices(
 ): Promise<EvaluationResult> {
   const run = new Evaluation(input)
   let sliceStarted = slices.clock()
-  for (const flag of run.evaluable) {
+  for (let i = 0; i < run.evaluable.length; i++) {
     if (slices.clock() - sliceStarted >= slices.sliceMs) {
       await slices.pause()
       sliceStarted = slices.clock()
     }
-    run.flag(flag)
+    run.flag(i)
   }
   return run.result()
 }
@@ -144,7 +144,7 @@ export interface EvaluationObserver {
 /** evaluateFlags, telling `observer` what each flag's condition sets did (explain.ts). */
 export function observeEvaluation(input: EvaluationInput, observer: EvaluationObserver): EvaluationResult {
   const run = new Evaluation(input, observer)
-  for (const flag of run.evaluable) run.flag(flag)
+  for (let i = 0; i < run.evaluable.length; i++) run.flag(i)
   return run.result()
 }
 
@@ -152,7 +152,7 @@ export function observeEvaluation(input: EvaluationInput, observer: EvaluationOb
 class Evaluation {
   readonly evaluable: readonly FlagDefinition[]
   private readonly prepared: PreparedFlags
-  private readonly plan: Selection['plan']
+  private readonly selection: Selection
   private readonly ctx: RequestContext
   // no prototype: flag keys such as `constructor` or `toString` are valid PostHog keys
   private readonly results: Record<string, FlagResult> = Object.create(null)
@@ -169,8 +169,9 @@ class Evaluation {
     const { problems } = prepared
     const distinctId = normalizeDistinctId(input.distinctId)
     const nowMillis = typeof input.now === 'number' ? input.now : input.now.getTime()
-    const { plan, evaluable, excludedIds } = prepared.selection(input.flagKeys ?? null, input)
-    this.plan = plan
+    const selection = prepared.selection(input.flagKeys ?? null, input)
+    const { plan, evaluable, excludedIds } = selection
+    this.selection = selection
     this.evaluable = evaluable
     const results = this.results
     let errors = plan.hasCycle
@@ -210,21 +211,26 @@ class Evaluation {
     for (const id of excludedIds) this.ctx.results.set(id, false)
   }
 
-  /** Evaluates one flag of `evaluable` (in order: its dependencies' values are read from the context). */
-  flag(flag: FlagDefinition): void {
-    const { results, ctx, observer, prepared } = this
+  /**
+   * Evaluates the flag at `index` of `evaluable` (in order: its dependencies' values are read from
+   * the context). Per-flag facts come from the selection's arrays by index, not from lookups.
+   */
+  flag(index: number): void {
+    const { results, ctx, observer, prepared, selection } = this
+    const flag = selection.evaluable[index]!
     if (this.anyFailedEarly && results[flag.key]) return
     try {
-      const match =
-        this.plan.brokenIds.size && this.plan.brokenIds.has(flag.id)
-          ? MISSING_DEPENDENCY
-          : observer
-            ? evaluateFlag(flag, ctx, observer.flag(flag))
-            : this.input.interpret
-              ? evaluateFlag(flag, ctx)
-              : prepared.compiled(flag).evaluate(ctx)
+      const { brokenIds } = selection.plan
+      let match: FlagMatch
+      if (brokenIds.size && brokenIds.has(flag.id)) match = MISSING_DEPENDENCY
+      else if (observer) match = evaluateFlag(flag, ctx, observer.flag(flag))
+      else if (this.input.interpret) match = evaluateFlag(flag, ctx)
+      else {
+        const compiled = selection.compiled
+        match = (compiled[index] ??= prepared.compiled(flag)).evaluate(ctx)
+      }
       results[flag.key] = answered(prepared, flag, match)
-      ctx.results.set(flag.id, match.matches ? (match.variant ?? true) : false)
+      if (selection.readByOthers[index]) ctx.results.set(flag.id, match.matches ? (match.variant ?? true) : false)
     } catch (error) {
       this.errors = true
       results[flag.key] =
