@@ -55,4 +55,29 @@ describe('bench open loop', () => {
       await server.close()
     }
   })
+
+  it('fails the slice, without hanging, when a connection drops mid-answer', async () => {
+    let count = 0
+    const server = http.createServer((request, response) => {
+      request.resume()
+      request.on('end', () => {
+        if (++count !== 10) return response.end('{}')
+        response.writeHead(200, { 'content-length': '100' })
+        response.write('{"partial":')
+        response.socket?.destroy()
+      })
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+      const target = openLoopTarget({ url, path: '/', bodies: ['{}'], pid: process.pid, rate: 200 })
+      const outcome = await target.slice(0.5).then(
+        () => 'resolved',
+        (error: Error) => error.message,
+      )
+      expect(outcome).to.match(/closed before the answer ended|aborted|socket hang up|ECONNRESET/)
+    } finally {
+      await new Promise((resolve) => server.close(resolve))
+    }
+  })
 })

@@ -49,6 +49,15 @@ export function openLoopTarget(spec: Omit<HttpLoad, 'connections'> & { rate: num
       const send = (scheduledAt: number) => {
         onLag?.((performance.now() - scheduledAt) * 1000)
         const body = spec.bodies[next++ % spec.bodies.length]!
+        // each request is counted once, whichever of its ends comes first
+        let settled = false
+        const settle = (error?: Error) => {
+          if (settled) return
+          settled = true
+          if (error) failed ??= error
+          answered++
+          finish()
+        }
         const request = http.request(
           url,
           {
@@ -61,19 +70,15 @@ export function openLoopTarget(spec: Omit<HttpLoad, 'connections'> & { rate: num
             response.resume()
             response.on('end', () => {
               if (response.statusCode! >= 300)
-                failed ??= new Error(`${url}: answered ${response.statusCode} in an open-loop slice`)
-              else onLatency?.((performance.now() - scheduledAt) * 1000)
-              answered++
-              finish()
+                return settle(new Error(`${url}: answered ${response.statusCode} in an open-loop slice`))
+              onLatency?.((performance.now() - scheduledAt) * 1000)
+              settle()
             })
+            response.on('close', () => settle(new Error(`${url}: the connection closed before the answer ended`)))
           },
         )
         request.on('timeout', () => request.destroy(new Error(`${url}: no answer within 30 s`)))
-        request.on('error', (error) => {
-          failed ??= error
-          answered++
-          finish()
-        })
+        request.on('error', settle)
         request.end(body)
       }
       const tick = () => {
