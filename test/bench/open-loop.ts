@@ -21,12 +21,16 @@ import { measureSlice } from './load.ts'
  * counts in their latency. 64 is twice what a backlog-free 2,000 req/s needs at 16 ms per answer.
  */
 const POOL_SIZE = 64
+/** Idle pooled connections are closed after this long (the bench's servers keep them 5 s). */
+const IDLE_CLOSE_MS = 4000
 /** The scheduler's tick: requests due within one are sent together (timers have 1 ms resolution). */
 const TICK_MS = 1
 
 export function openLoopTarget(spec: Omit<HttpLoad, 'connections'> & { rate: number }): Target {
   const url = new URL(spec.path, spec.url)
-  const agent = new http.Agent({ keepAlive: true, maxSockets: POOL_SIZE })
+  // idle connections are closed here before node:http's 5 s keep-alive timeout closes them on the
+  // server's side: a request sent on a connection the server is closing fails with ECONNRESET
+  const agent = new http.Agent({ keepAlive: true, maxSockets: POOL_SIZE, timeout: IDLE_CLOSE_MS })
   let next = 0
 
   /**
