@@ -18,8 +18,6 @@ declare module 'autocannon' {
     connections?: number
     duration?: number
     pipelining?: number
-    /** Requests per second over all connections (open loop). */
-    overallRate?: number
     timeout?: number
     method?: string
     headers?: Record<string, string>

@@ -3,10 +3,14 @@
  * baseline) measured in alternating slices of the same run, so that a neighbour's load or a change
  * of clock speed during the run falls on both sides of the ratio instead of on one. A target is
  * warmed up once, then each slice adds its requests, CPU seconds, database commands and request
- * latencies to the target's totals. HTTP targets are driven by autocannon in this process; any
+ * latencies to the target's totals. HTTP targets are driven by autocannon in this process (closed loop:
+ * each connection sends its next request when the previous one is answered; open-loop.ts for a
+ * fixed rate); any
  * non-2xx answer or connection error fails the run.
  */
 import autocannon from 'autocannon'
+import { latencyHistogram, percentileMs } from './latency.ts'
+import type { Histogram } from './latency.ts'
 import { cpuSeconds, sampleRss } from './processes.ts'
 
 /** What one slice of a target yields; slices add up. */
@@ -19,7 +23,10 @@ export interface Sample {
   databaseCpuSeconds: number
   /** CPU seconds of this process (the load generator) during the slice. */
   generatorCpuSeconds: number
-  latenciesMs: number[]
+  /** Latencies of the requests answered 2xx, µs. */
+  latencies: Histogram
+  /** Open loop only: how late each request went out after its scheduled time, µs (the generator's own lag). */
+  sendLag?: Histogram
   /** Database commands run during the slice, by name. */
   commands: Map<string, number>
 }
@@ -39,6 +46,8 @@ export interface LoadResult {
   p99: number
   /** CPU used by this process (the load generator) as a share of one core, 0..1+. */
   generatorCpu: number
+  /** Open loop only: the 99th percentile of how late requests went out after their schedule, ms. */
+  sendLagP99?: number
   peakRssMiB: number
   /** Units over all slices. */
   requests: number
@@ -86,17 +95,20 @@ function total(parts: readonly Sample[], peakRssMiB: number): LoadResult {
   const sum = (pick: (s: Sample) => number) => parts.reduce((n, s) => n + pick(s), 0)
   const units = sum((s) => s.units)
   const wall = sum((s) => s.seconds)
-  const latencies = parts.flatMap((s) => s.latenciesMs).sort((a, b) => a - b)
-  const percentile = (p: number) =>
-    latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]! : 0
+  const latencies = latencyHistogram()
+  for (const part of parts) latencies.add(part.latencies)
+  const lags = parts.flatMap((part) => (part.sendLag ? [part.sendLag] : []))
+  const sendLag = latencyHistogram()
+  for (const lag of lags) sendLag.add(lag)
   const commands = new Map<string, number>()
   for (const part of parts) for (const [name, n] of part.commands) commands.set(name, (commands.get(name) ?? 0) + n)
   for (const [name, n] of commands) commands.set(name, n / units)
   return {
     rps: units / wall,
-    p50: Math.round(percentile(0.5)),
-    p99: Math.round(percentile(0.99)),
+    p50: percentileMs(latencies, 50),
+    p99: percentileMs(latencies, 99),
     generatorCpu: sum((s) => s.generatorCpuSeconds) / wall,
+    ...(lags.length ? { sendLagP99: percentileMs(sendLag, 99) } : {}),
     peakRssMiB,
     requests: units,
     targetCpuSeconds: sum((s) => s.targetCpuSeconds),
@@ -108,14 +120,14 @@ function total(parts: readonly Sample[], peakRssMiB: number): LoadResult {
 /** Runs `work` and measures the slice around it: wall time, CPU of the three sides, database commands. */
 export async function measureSlice(
   sides: { targetPid?: number; databasePid?: number; databaseCommands?: CommandCounter },
-  work: () => Promise<{ units: number; latenciesMs?: number[] }>,
+  work: () => Promise<{ units: number; latencies?: Histogram; sendLag?: Histogram }>,
 ): Promise<Sample> {
   const commandsBefore = await sides.databaseCommands?.()
   const targetBefore = sides.targetPid === undefined ? 0 : cpuSeconds(sides.targetPid)
   const databaseBefore = sides.databasePid === undefined ? 0 : cpuSeconds(sides.databasePid)
   const cpuBefore = process.cpuUsage()
   const wallBefore = performance.now()
-  const { units, latenciesMs = [] } = await work()
+  const { units, latencies = latencyHistogram(), sendLag } = await work()
   const seconds = (performance.now() - wallBefore) / 1000
   const cpu = process.cpuUsage(cpuBefore)
   const generatorCpuSeconds = (cpu.user + cpu.system) / 1e6
@@ -128,7 +140,8 @@ export async function measureSlice(
     targetCpuSeconds: sides.targetPid === undefined ? generatorCpuSeconds : cpuSeconds(sides.targetPid) - targetBefore,
     databaseCpuSeconds: sides.databasePid === undefined ? 0 : cpuSeconds(sides.databasePid) - databaseBefore,
     generatorCpuSeconds,
-    latenciesMs,
+    latencies,
+    ...(sendLag ? { sendLag } : {}),
     commands,
   }
 }
@@ -144,25 +157,18 @@ export interface HttpLoad {
   databaseCommands?: CommandCounter
   /** Load before the first slice (default 2 s): JIT, pools, first-sight writes. */
   warmUpSeconds?: number
-  /**
-   * Open loop: requests per second over all connections (autocannon's `overallRate`), sent on
-   * schedule whether or not earlier answers came back. Unset: closed loop, each connection sends
-   * its next request when the previous one is answered.
-   */
-  rate?: number
 }
 
-/** POST bodies taken in turn from a list, `connections` at a time, with autocannon. */
+/** POST bodies taken in turn from a list, `connections` at a time, with autocannon (closed loop). */
 export function httpTarget(spec: HttpLoad): Target {
   let next = 0
-  const fire = (seconds: number, latenciesMs?: number[]) =>
+  const fire = (seconds: number, latencies?: Histogram) =>
     new Promise<number>((resolve, reject) => {
       const instance = autocannon(
         {
           url: spec.url,
           connections: spec.connections,
           duration: seconds,
-          ...(spec.rate ? { overallRate: spec.rate } : {}),
           timeout: 30,
           requests: [
             {
@@ -184,7 +190,7 @@ export function httpTarget(spec: HttpLoad): Target {
                 `${spec.url}${spec.path}: ${result.non2xx} non-2xx answers, ${result.errors} errors (${result.timeouts} timeouts)`,
               ),
             )
-          if (latenciesMs && !result['2xx'])
+          if (latencies && !result['2xx'])
             return reject(
               new Error(
                 `${spec.url}${spec.path}: no request completed within ${seconds} s (the machine may be overloaded; raise BENCH_SECONDS)`,
@@ -193,11 +199,10 @@ export function httpTarget(spec: HttpLoad): Target {
           resolve(result['2xx'])
         },
       )
-      if (latenciesMs)
-        instance.on(
-          'response',
-          (_client, statusCode, _bytes, responseTime) => statusCode < 300 && latenciesMs.push(responseTime),
-        )
+      if (latencies)
+        instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+          if (statusCode < 300) latencies.recordValue(Math.max(1, Math.round(responseTime * 1000)))
+        })
     })
   return {
     rssPid: spec.pid,
@@ -209,8 +214,8 @@ export function httpTarget(spec: HttpLoad): Target {
       measureSlice(
         { targetPid: spec.pid, databasePid: spec.databasePid, databaseCommands: spec.databaseCommands },
         async () => {
-          const latenciesMs: number[] = []
-          return { units: await fire(seconds, latenciesMs), latenciesMs }
+          const latencies = latencyHistogram()
+          return { units: await fire(seconds, latencies), latencies }
         },
       ),
   }

@@ -34,7 +34,7 @@ export function dependencyTarget(filter: PropertyFilter, lookup: FlagLookup): nu
   return byKey ? byKey.id : 'missing'
 }
 
-function directDependencies(flag: FlagDefinition, lookup: FlagLookup): (number | 'missing')[] {
+export function directDependencies(flag: FlagDefinition, lookup: FlagLookup): (number | 'missing')[] {
   const targets: (number | 'missing')[] = []
   for (const group of flag.filters?.groups ?? []) {
     for (const filter of group.properties ?? []) {

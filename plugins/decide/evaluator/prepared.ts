@@ -1,5 +1,11 @@
 import { compileFlag, type CompiledFlag } from './compiled-flag.ts'
-import { lookupFlags, planDependencies, type DependencyPlan, type FlagLookup } from './dependencies.ts'
+import {
+  directDependencies,
+  lookupFlags,
+  planDependencies,
+  type DependencyPlan,
+  type FlagLookup,
+} from './dependencies.ts'
 import { isFlagExcluded, type RequestFilters } from './filtering.ts'
 import {
   databaseNeeds,
@@ -38,8 +44,8 @@ export interface PreparedFlags {
   databaseNeeds(flag: FlagDefinition): DatabaseNeeds
   /** The flag's answers made so far with these definitions, for evaluate.ts to share (it adds to the list). */
   outcomes(flag: FlagDefinition): SharedAnswer[]
-  /** The shared answer of a compiled flag's shared (frozen) match, by identity: evaluate.ts fills it. */
-  readonly answers: WeakMap<FlagMatch, FlagResult>
+  /** The shared answer of a compiled flag's shared (frozen) match, by identity: evaluate.ts fills it (a Map: the matches live as long as this). */
+  readonly answers: Map<FlagMatch, FlagResult>
   /** The flag compiled (compiled-flag.ts), on first use. */
   compiled(flag: FlagDefinition): CompiledFlag
   /** What every flag compiled to, for the debug listing. */
@@ -63,18 +69,37 @@ export interface Selection {
   readonly excludedIds: readonly number[]
   /** Whether any evaluable flag's answer can depend on a stored hash-key override. */
   readonly needsHashKeyOverride: boolean
+  /**
+   * Per evaluable flag (same index): whether another flag's condition reads its value, so that
+   * evaluate.ts records only those values in the request context.
+   */
+  readonly readByOthers: readonly boolean[]
+  /** Per evaluable flag (same index): the flag compiled, filled on first use by evaluate.ts. */
+  readonly compiled: (CompiledFlag | undefined)[]
 }
 
 /** Distinct request filters remembered per definitions version; others are computed per request. */
 const MAX_SELECTIONS = 64
 
-function select(flags: readonly FlagDefinition[], plan: DependencyPlan, filters: RequestFilters): Selection {
+function select(
+  flags: readonly FlagDefinition[],
+  plan: DependencyPlan,
+  filters: RequestFilters,
+  targets: ReadonlySet<number>,
+): Selection {
   const excludedIds: number[] = []
   for (const flag of flags) if (isFlagExcluded(flag, filters)) excludedIds.push(flag.id)
   const excluded = new Set(excludedIds)
   const evaluable: FlagDefinition[] = []
   for (const stage of plan.stages) for (const flag of stage) if (!excluded.has(flag.id)) evaluable.push(flag)
-  return { plan, evaluable, excludedIds, needsHashKeyOverride: evaluable.some(flagNeedsHashKeyOverride) }
+  return {
+    plan,
+    evaluable,
+    excludedIds,
+    needsHashKeyOverride: evaluable.some(flagNeedsHashKeyOverride),
+    readByOthers: evaluable.map((flag) => targets.has(flag.id)),
+    compiled: [],
+  }
 }
 
 function selectionKey(filters: RequestFilters): string {
@@ -86,6 +111,10 @@ export function prepareFlags(source: readonly FlagDefinition[]): PreparedFlags {
   const { flags, problems } = sanitizeFlags(source)
   const lookup = lookupFlags(flags)
   const fullPlan = planDependencies(flags, null, lookup)
+  // the flags some flag depends on, whichever flags a request selects
+  const targets = new Set<number>()
+  for (const flag of flags)
+    for (const target of directDependencies(flag, lookup)) if (target !== 'missing') targets.add(target)
   const needs = new Map<FlagDefinition, PropertyNeeds>()
   const database = new Map<FlagDefinition, DatabaseNeeds>()
   const selections = new Map<string, Selection>()
@@ -113,7 +142,7 @@ export function prepareFlags(source: readonly FlagDefinition[]): PreparedFlags {
       if (!found) database.set(flag, (found = databaseNeeds(flag)))
       return found
     },
-    answers: new WeakMap(),
+    answers: new Map(),
     compiled: compiledFlag,
     listing: () => flags.map((flag) => compiledFlag(flag).listing).join('\n'),
     outcomes(flag) {
@@ -122,11 +151,11 @@ export function prepareFlags(source: readonly FlagDefinition[]): PreparedFlags {
       return found
     },
     selection(keys, filters) {
-      if (keys !== null) return select(flags, planDependencies(flags, keys, lookup), filters)
+      if (keys !== null) return select(flags, planDependencies(flags, keys, lookup), filters, targets)
       const key = selectionKey(filters)
       let found = selections.get(key)
       if (!found) {
-        found = select(flags, fullPlan, filters)
+        found = select(flags, fullPlan, filters, targets)
         if (selections.size < MAX_SELECTIONS) selections.set(key, found)
       }
       return found

@@ -37,7 +37,6 @@ function recordBytes(shape: 'v2' | 'v3', flag: FlagResult): Buffer {
   return buffer
 }
 
-const CLOSE_RECORDS = Buffer.from('}')
 const HEADS = {
   true: Buffer.from('{"errorsWhileComputingFlags":true,"flags":{'),
   false: Buffer.from('{"errorsWhileComputingFlags":false,"flags":{'),
@@ -50,10 +49,19 @@ export function flagsResponseBuffer(
   result: EvaluationResult,
   parts: FlagsBodyParts,
 ): Buffer {
-  if ((shape !== 'v2' && shape !== 'v3') || !isEmpty(fields))
-    return Buffer.from(flagsResponseJson(fields, shape, result, parts))
+  if (shape !== 'v2' && shape !== 'v3') return Buffer.from(flagsResponseJson(fields, shape, result, parts))
+  // with fields (posthog-js asks /flags?v=2&config=true, /decide adds its own) only their text is made per request
+  let head: Buffer
+  let tail: Buffer
+  if (isEmpty(fields)) {
+    head = HEADS[`${result.errorsWhileComputingFlags}`]
+    tail = Buffer.from(`}${partsText(parts)}}`)
+  } else {
+    const [before, after] = aroundRecords(fields, result, parts)
+    head = Buffer.from(`${before}{`)
+    tail = Buffer.from(`}${after}`)
+  }
   const flags = result.flags
-  const head = HEADS[`${result.errorsWhileComputingFlags}`]
   const pieces: Buffer[] = [head]
   let length = head.length
   for (const key of Object.keys(flags)) {
@@ -62,12 +70,31 @@ export function flagsResponseBuffer(
     pieces.push(record)
     length += record.length
   }
-  const tail = Buffer.from(`${partsText(parts)}}`)
-  pieces.push(CLOSE_RECORDS, tail)
-  return Buffer.concat(pieces, length + CLOSE_RECORDS.length + tail.length)
+  pieces.push(tail)
+  return Buffer.concat(pieces, length + tail.length)
 }
 
 const FLAGS_PLACEHOLDER = 'hedgerow:flags-records'
+
+/**
+ * The response's text before and after its `flags` object when `fields` come first: JSON.stringify
+ * places a field named like a later member where the field is, and integer-like names first.
+ */
+function aroundRecords(
+  fields: Record<string, unknown>,
+  result: EvaluationResult,
+  parts: FlagsBodyParts,
+): [string, string] {
+  const text = JSON.stringify({
+    ...fields,
+    errorsWhileComputingFlags: result.errorsWhileComputingFlags,
+    flags: FLAGS_PLACEHOLDER,
+    ...parts,
+  })
+  // only the request id and time can follow the records, so the last placeholder is the records' own
+  const at = text.lastIndexOf(`"${FLAGS_PLACEHOLDER}"`)
+  return [text.slice(0, at), text.slice(at + FLAGS_PLACEHOLDER.length + 2)]
+}
 
 /** `JSON.stringify({...fields, ...flagsResponse(shape, result, parts)})`. */
 export function flagsResponseJson(
@@ -85,15 +112,8 @@ export function flagsResponseJson(
     records += records === '' ? recordText(shape, flags[key]!) : `,${recordText(shape, flags[key]!)}`
   if (isEmpty(fields))
     return `{"errorsWhileComputingFlags":${result.errorsWhileComputingFlags},"flags":{${records}}${partsText(parts)}}`
-  const text = JSON.stringify({
-    ...fields,
-    errorsWhileComputingFlags: result.errorsWhileComputingFlags,
-    flags: FLAGS_PLACEHOLDER,
-    ...parts,
-  })
-  // only the request id and time follow the records, so the last placeholder is the records' own
-  const at = text.lastIndexOf(`"${FLAGS_PLACEHOLDER}"`)
-  return `${text.slice(0, at)}{${records}}${text.slice(at + FLAGS_PLACEHOLDER.length + 2)}`
+  const [before, after] = aroundRecords(fields, result, parts)
+  return `${before}{${records}}${after}`
 }
 
 function isEmpty(fields: Record<string, unknown>): boolean {

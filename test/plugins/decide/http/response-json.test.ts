@@ -62,11 +62,19 @@ describe('decide flagsResponseJson', () => {
     // the requests share the answers of equal outcomes, as when served from cached definitions
     const prepared = prepareFlags(flags)
     const fields = { config: { enable_collect_everything: true }, supportedCompression: ['gzip', 'lz64'] }
+    // fields named like the members that follow them, and an integer-like one JSON puts first
+    const awkward = {
+      sessionRecording: false,
+      flags: 'early',
+      requestId: 'early',
+      '3': 'x',
+      errorsWhileComputingFlags: 1,
+    }
     for (let i = 0; i < 300; i++) {
       const answer = result(flags, `user-${i}`, i % 2 ? 'pro' : 'free', prepared)
       const parts = { requestId: `request-${i}`, evaluatedAt: 1700000000000 + i }
       for (const shape of SHAPES) {
-        for (const extra of [{}, fields]) {
+        for (const extra of [{}, fields, awkward]) {
           const expected = JSON.stringify({ ...extra, ...flagsResponse(shape, answer, parts) })
           expect(flagsResponseJson(extra, shape, answer, parts)).to.equal(expected)
           expect(
