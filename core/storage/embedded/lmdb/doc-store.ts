@@ -95,9 +95,9 @@ export class LmdbDocStore implements DocStore {
     return view && { record: view.readUIntBE(2, 6), size: docs.lastSize - RECORD }
   }
 
-  put(idKey: string, raw: Uint8Array): void {
+  put(idKey: string, raw: Uint8Array, absent = false): void {
     const key = this.key(idKey)
-    const old = this.stored(key)
+    const old = absent ? undefined : this.stored(key)
     let record: number
     if (old) {
       record = old.record
