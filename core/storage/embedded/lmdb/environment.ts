@@ -1,13 +1,13 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readSync } from 'node:fs'
 import path from 'node:path'
 import { open, type Database, type RootDatabase } from 'lmdb'
-import { currentBootId, newestMeta, rollBackAfterReboot, writeCheckpoint } from './checkpoint.ts'
+import { CheckpointFile, currentBootId, newestMeta, rollBackAfterReboot } from './checkpoint.ts'
 
 /**
  * 8 KiB pages (lmdb's default is the OS page, 4 KiB): documents of ~1 KB fill them better (a
  * smaller data file for event documents) and keys may be twice as long.
  */
-const PAGE_SIZE = 8192
+const PAGE_SIZE = Number(process.env.LMDB_PAGE_SIZE ?? 8192)
 /** lmdb's largest key at that page size: longer index keys are refused, as MongoDB < 4.2 did. */
 export const MAX_KEY_BYTES = 4026
 
@@ -76,6 +76,7 @@ export class LmdbEnvironment {
   private pinned: { done(): void } | undefined
   /** Set when the file was set back to its last checkpoint at open (the txnid it was at). */
   rolledBackFrom: bigint | undefined
+  private readonly checkpoints: CheckpointFile
 
   private constructor(
     readonly dir: string,
@@ -84,7 +85,9 @@ export class LmdbEnvironment {
     readonly natural: BinaryDb,
     readonly entries: BinaryDb,
     readonly meta: BinaryDb,
-  ) {}
+  ) {
+    this.checkpoints = new CheckpointFile(dir)
+  }
 
   static open(dir: string, options: EnvironmentOptions): LmdbEnvironment {
     mkdirSync(dir, { recursive: true, mode: 0o700 })
@@ -191,7 +194,7 @@ export class LmdbEnvironment {
       // no commit can come between the pin and this read: commits run on this thread
       meta = newestMeta(path.join(this.dir, 'data.mdb'), this.pageSize())
       await this.sync()
-      await writeCheckpoint(this.dir, meta, currentBootId())
+      await this.checkpoints.write(meta, currentBootId())
     } catch (error) {
       pin.done()
       throw error
@@ -200,8 +203,11 @@ export class LmdbEnvironment {
     this.pinned = pin
   }
 
+  private pageBytes: number | undefined
+
   private pageSize(): number {
-    return (this.root.getStats() as { pageSize?: number }).pageSize ?? PAGE_SIZE
+    this.pageBytes ??= (this.root.getStats() as { pageSize?: number }).pageSize ?? PAGE_SIZE
+    return this.pageBytes
   }
 
   /** Flushes every commit so far to the disk (fdatasync of the data file). */
@@ -219,10 +225,11 @@ export class LmdbEnvironment {
     return (stats.lastPageNumber ?? 0) * (stats.pageSize ?? 4096)
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
     this.pinned?.done()
     this.pinned = undefined
-    return this.root.close()
+    await this.checkpoints.close()
+    await this.root.close()
   }
 }
 
