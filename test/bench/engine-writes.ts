@@ -5,7 +5,8 @@
  * events collection and its indexes (random uuid and distinct_id, ordered timestamp), from 8
  * clients at once, and then the same with one unordered bulkWrite of person upserts beside each.
  *
- * BENCH_ENGINES as for engines.ts (`lmdb:NAME=value` adds environment to that side's database),
+ * BENCH_ENGINES as for engines.ts (`lmdb:NAME=value` adds environment to that side's database;
+ * `lmdb@/path/to/checkout` runs that side's database from another checkout of the project),
  * BENCH_ROUNDS (default 6) rounds, each side in turn (the order alternating) for BENCH_ROUND_SECONDS
  * (default 3): the machine's drift falls on every side. Prints, per side, the median and the range
  * of the rounds' CPU µs per event and events per second.
@@ -33,8 +34,8 @@ interface Side {
 }
 
 function sideEnvironment(entry: string): Record<string, string> {
-  const [engine, ...settings] = entry.split(':')
-  const env: Record<string, string> = { EMBEDDED_MONGO_ENGINE: engine }
+  const [side, ...settings] = entry.split(':')
+  const env: Record<string, string> = { EMBEDDED_MONGO_ENGINE: side.split('@')[0] }
   for (const setting of settings) {
     const equals = setting.indexOf('=')
     env[setting.slice(0, equals)] = setting.slice(equals + 1)
@@ -76,7 +77,8 @@ function eventDocument(personful: boolean): Document {
 }
 
 async function startSide(dir: string, name: string): Promise<Side> {
-  const mongo = await startMongo(path.join(dir, name.replace(/[^\w.-]+/g, '_')), undefined, sideEnvironment(name))
+  const root = name.split(':')[0].split('@')[1]
+  const mongo = await startMongo(path.join(dir, name.replace(/[^\w.-]+/g, '_')), undefined, sideEnvironment(name), root)
   const client = await MongoClient.connect(mongo.url, { maxPoolSize: CLIENTS * 2 })
   const db = client.db('bench')
   const events = db.collection('events')

@@ -7,7 +7,7 @@ import { CheckpointFile, currentBootId, newestMeta, rollBackAfterReboot } from '
  * 8 KiB pages (lmdb's default is the OS page, 4 KiB): documents of ~1 KB fill them better (a
  * smaller data file for event documents) and keys may be twice as long.
  */
-const PAGE_SIZE = Number(process.env.LMDB_PAGE_SIZE ?? 8192)
+const PAGE_SIZE = 8192
 /** lmdb's largest key at that page size: longer index keys are refused, as MongoDB < 4.2 did. */
 export const MAX_KEY_BYTES = 4026
 
