@@ -11,7 +11,7 @@
  * (default 3): the machine's drift falls on every side. Prints, per side, the median and the range
  * of the rounds' CPU µs per event and events per second.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { MongoClient, ObjectId, type Collection, type Document } from 'mongodb'
@@ -115,16 +115,35 @@ async function writer(side: Side, personful: boolean, until: number): Promise<nu
   return stored
 }
 
-async function round(side: Side, personful: boolean): Promise<{ cpu: number; events: number; seconds: number }> {
+/** Bytes the process has handed to write(2)/pwrite(2) (wchar) and caused to reach the disk (write_bytes). */
+function written(pid: number): { wchar: number; disk: number } {
+  const io = readFileSync(`/proc/${pid}/io`, 'utf8')
+  const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)`, 'm').exec(io)?.[1] ?? 0)
+  return { wchar: field('wchar'), disk: field('write_bytes') }
+}
+
+interface Round {
+  cpu: number
+  events: number
+  seconds: number
+  wchar: number
+  disk: number
+}
+
+async function round(side: Side, personful: boolean): Promise<Round> {
   const pid = side.mongo.process.pid!
   const start = performance.now()
   const before = cpuSeconds(pid)
+  const io = written(pid)
   const until = start + ROUND_SECONDS * 1000
   const counts = await Promise.all(Array.from({ length: CLIENTS }, () => writer(side, personful, until)))
+  const after = written(pid)
   return {
     cpu: cpuSeconds(pid) - before,
     events: counts.reduce((a, b) => a + b, 0),
     seconds: (performance.now() - start) / 1000,
+    wchar: after.wchar - io.wchar,
+    disk: after.disk - io.disk,
   }
 }
 
@@ -134,18 +153,22 @@ async function measure(sides: Side[], personful: boolean, label: string): Promis
   for (const side of sides) await round(side, personful) // warm-up
   const perEvent = new Map<string, number[]>(sides.map((s) => [s.name, []]))
   const rates = new Map<string, number[]>(sides.map((s) => [s.name, []]))
+  const bytes = new Map<string, Array<{ wchar: number; disk: number }>>(sides.map((s) => [s.name, []]))
   for (let r = 0; r < ROUNDS; r++) {
     const order = r % 2 ? [...sides].reverse() : sides
     for (const side of order) {
-      const { cpu, events, seconds } = await round(side, personful)
+      const { cpu, events, seconds, wchar, disk } = await round(side, personful)
       perEvent.get(side.name)!.push((cpu * 1e6) / events)
+      bytes.get(side.name)!.push({ wchar: wchar / events, disk: disk / events })
       rates.get(side.name)!.push(events / seconds)
     }
   }
   for (const side of sides) {
     const us = perEvent.get(side.name)!
+    const kib = (pick: (b: { wchar: number; disk: number }) => number) =>
+      (median(bytes.get(side.name)!.map(pick)) / 1024).toFixed(1)
     console.log(
-      `${label} ${side.name}: database ${median(us).toFixed(0)} µs per event (rounds ${Math.min(...us).toFixed(0)}–${Math.max(...us).toFixed(0)}), ${median(rates.get(side.name)!).toFixed(0)} events/s`,
+      `${label} ${side.name}: database ${median(us).toFixed(0)} µs per event (rounds ${Math.min(...us).toFixed(0)}–${Math.max(...us).toFixed(0)}), ${median(rates.get(side.name)!).toFixed(0)} events/s, written ${kib((b) => b.wchar)} KiB per event (${kib((b) => b.disk)} KiB to the disk)`,
     )
   }
 }
