@@ -17,6 +17,7 @@ import { crc32 } from 'node:zlib'
 const PAGE_HEADER = 24
 const META_BYTES = 144
 const TXNID_AT = 128
+const LAST_PAGE_AT = 120
 const FILE_MAGIC = 0x4b434852 // 'HRCK'
 const BOOT_BYTES = 36
 const RECORD_BYTES = 4 + BOOT_BYTES + META_BYTES + 4
@@ -33,6 +34,11 @@ export function currentBootId(): string | undefined {
 export interface MetaRecord {
   txnid: bigint
   bytes: Buffer
+}
+
+/** The last page in use in the commit a meta record names. */
+export function lastPage(meta: MetaRecord): bigint {
+  return meta.bytes.readBigUInt64LE(LAST_PAGE_AT)
 }
 
 /** The newest of the two meta records in the file as it is now (the kernel's copy). */

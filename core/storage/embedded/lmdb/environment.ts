@@ -1,7 +1,8 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readSync } from 'node:fs'
 import path from 'node:path'
 import { open, type Database, type RootDatabase } from 'lmdb'
-import { CheckpointFile, currentBootId, newestMeta, rollBackAfterReboot } from './checkpoint.ts'
+import { CheckpointFile, currentBootId, lastPage, newestMeta, rollBackAfterReboot } from './checkpoint.ts'
+import { FileExtender } from './file-extender.ts'
 
 /**
  * 8 KiB pages (lmdb's default is the OS page, 4 KiB): documents of ~1 KB fill them better (a
@@ -77,6 +78,11 @@ export class LmdbEnvironment {
   /** Set when the file was set back to its last checkpoint at open (the txnid it was at). */
   rolledBackFrom: bigint | undefined
   private readonly checkpoints: CheckpointFile
+  private readonly extender: FileExtender
+  /** The file needs writing ahead (file-extender.ts), at the next moment no transaction is open. */
+  private extendDue = false
+  /** Write transactions begun and not yet committed. */
+  private openTransactions = 0
 
   private constructor(
     readonly dir: string,
@@ -87,6 +93,12 @@ export class LmdbEnvironment {
     readonly meta: BinaryDb,
   ) {
     this.checkpoints = new CheckpointFile(dir)
+    this.extender = new FileExtender(this.dataFile, this.pageSize())
+    this.extender.extend(lastPage(newestMeta(this.dataFile, this.pageSize())))
+  }
+
+  private get dataFile(): string {
+    return path.join(this.dir, 'data.mdb')
   }
 
   static open(dir: string, options: EnvironmentOptions): LmdbEnvironment {
@@ -98,6 +110,8 @@ export class LmdbEnvironment {
       maxDbs: 8,
       pageSize: PAGE_SIZE,
       noSync: true,
+      // pages read through the map one at a time, each in its own folio (file-extender.ts)
+      ...({ noReadAhead: true } as object),
       overlappingSync: false,
       keyEncoding: 'binary',
       encoding: 'binary',
@@ -166,16 +180,24 @@ export class LmdbEnvironment {
       throw error
     },
   ): T {
+    if (this.extendDue && this.openTransactions === 0) {
+      this.extendDue = false
+      this.extender.extend(lastPage(newestMeta(this.dataFile, this.pageSize())))
+    }
     let failure: { error: unknown } | undefined
     const body = this.body(fn, (error) => {
       failure = { error }
     })
     let result: unknown
+    this.openTransactions += 1
     try {
       result = this.root.transactionSync(body)
     } catch (error) {
+      this.openTransactions -= 1
       return onCommitFailure(error)
     }
+    if (result instanceof Promise) result.finally(() => (this.openTransactions -= 1)).catch(() => undefined)
+    else this.openTransactions -= 1
     const settle = (value: unknown) => {
       if (failure) throw failure.error
       return value
@@ -192,7 +214,8 @@ export class LmdbEnvironment {
     let meta: ReturnType<typeof newestMeta>
     try {
       // no commit can come between the pin and this read: commits run on this thread
-      meta = newestMeta(path.join(this.dir, 'data.mdb'), this.pageSize())
+      meta = newestMeta(this.dataFile, this.pageSize())
+      if (this.extender.due(lastPage(meta))) this.extendDue = true
       await this.sync()
       await this.checkpoints.write(meta, currentBootId())
     } catch (error) {
