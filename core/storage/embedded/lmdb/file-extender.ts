@@ -44,19 +44,26 @@ export class FileExtender {
     return (Number(lastPage) + 1) * this.pageSize
   }
 
-  /** Writes zero pages from the end of the file (or of lmdb's pages) to AHEAD_BYTES past lmdb's last page. */
+  /**
+   * Writes zero pages from the end of the file (or of lmdb's pages) to AHEAD_BYTES past lmdb's last
+   * page. A failure (a full disk) stops it quietly: the zeros only spare writeback, and lmdb reports
+   * a full disk on its own writes.
+   */
   extend(lastPage: bigint): void {
     const used = this.bytesAfter(lastPage)
     const target = used + AHEAD_BYTES
     let at = Math.max(Math.ceil(this.end / this.pageSize) * this.pageSize, used)
     if (at >= target) return
     const zero = Buffer.alloc(this.pageSize)
-    const fd = openSync(this.file, 'r+')
+    let fd: number | undefined
     try {
+      fd = openSync(this.file, 'r+')
       for (; at < target; at += this.pageSize) writeSync(fd, zero, 0, this.pageSize, at)
+    } catch {
+      // tried again at the next checkpoint that finds the end near
     } finally {
-      closeSync(fd)
+      if (fd !== undefined) closeSync(fd)
     }
-    this.end = target
+    this.end = Math.max(this.end, at)
   }
 }
