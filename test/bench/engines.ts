@@ -4,7 +4,10 @@
  * shared machine's drift falls on both: capture batches without and with persons, and flags
  * (2,000 stored persons, 32 connections). Prints, per figure and engine, the rate, the latency
  * and the database's CPU per unit. BENCH_SECONDS, BENCH_SLICES as for `npm run bench`;
- * BENCH_ENGINES (default memory,lmdb).
+ * BENCH_ENGINES (default memory,lmdb): an entry may add environment for its database process,
+ * `lmdb:NAME=value:OTHER=value`, to compare two settings of one engine in the same run.
+ * BENCH_CPU_PROF_DIR: the database processes write `--cpu-prof` profiles there.
+ * BENCH_FIGURES (default personless,persons,flags): which figures to measure.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
@@ -17,6 +20,8 @@ import { startMongo, startService, type Child } from './processes.ts'
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
 const SLICES = Number(process.env.BENCH_SLICES ?? 4)
 const ENGINES = (process.env.BENCH_ENGINES ?? 'memory,lmdb').split(',')
+const FIGURES = new Set((process.env.BENCH_FIGURES ?? 'personless,persons,flags').split(','))
+const CPU_PROF_DIR = process.env.BENCH_CPU_PROF_DIR
 const ADMIN_KEY = 'bench-admin-key-0123456789'
 
 interface Side {
@@ -36,13 +41,25 @@ async function admin(service: Child, method: string, p: string, body?: unknown):
   return (await response.json()) as Record<string, unknown>
 }
 
+/** `lmdb:NAME=value:…`: the engine and the extra environment of its database process. */
+function sideEnvironment(entry: string): Record<string, string> {
+  const [engine, ...settings] = entry.split(':')
+  const env: Record<string, string> = { EMBEDDED_MONGO_ENGINE: engine }
+  for (const setting of settings) {
+    const equals = setting.indexOf('=')
+    env[setting.slice(0, equals)] = setting.slice(equals + 1)
+  }
+  return env
+}
+
 async function startSide(dir: string, engine: string, children: Child[]): Promise<Side> {
-  const mongo = await startMongo(path.join(dir, engine, 'mongo'), undefined, { EMBEDDED_MONGO_ENGINE: engine })
+  const folder = path.join(dir, engine.replace(/[^\w.-]+/g, '_'))
+  const mongo = await startMongo(path.join(folder, 'mongo'), CPU_PROF_DIR, sideEnvironment(engine))
   children.push(mongo)
   const service = await startService({
     mongodbUrl: mongo.url,
     database: 'bench',
-    dataDir: path.join(dir, engine, 'service'),
+    dataDir: path.join(folder, 'service'),
     adminKey: ADMIN_KEY,
     workers: 1,
     logLevel: 'info',
@@ -81,10 +98,15 @@ async function main(): Promise<void> {
   try {
     for (const engine of ENGINES) sides.push(await startSide(dir, engine, children))
     const measure = (targets: Target[]) => interleave(targets, SECONDS, SLICES)
-    const personless = await measure(sides.map((s) => target(s, '/batch/', batchBodies(s.token, 200, false), 8)))
-    print('capture_batch_personless', sides, personless, BATCH_SIZE, 'events')
-    const persons = await measure(sides.map((s) => target(s, '/batch/', batchBodies(s.token, 200, true), 8)))
-    print('capture_batch_persons', sides, persons, BATCH_SIZE, 'events')
+    if (FIGURES.has('personless')) {
+      const personless = await measure(sides.map((s) => target(s, '/batch/', batchBodies(s.token, 200, false), 8)))
+      print('capture_batch_personless', sides, personless, BATCH_SIZE, 'events')
+    }
+    if (FIGURES.has('persons')) {
+      const persons = await measure(sides.map((s) => target(s, '/batch/', batchBodies(s.token, 200, true), 8)))
+      print('capture_batch_persons', sides, persons, BATCH_SIZE, 'events')
+    }
+    if (!FIGURES.has('flags')) return
     const users = benchUsers(USER_COUNT).slice(0, 2000)
     for (const s of sides) await storeFlagsPersons(s.service.url, s.token, users)
     const flags = await measure(sides.map((s) => target(s, '/flags/?v=2', flagsBodies(s.token, users), 32)))

@@ -56,10 +56,14 @@ async function waitFor(url: string, child: ChildProcess, what: string, output: (
 }
 
 /** A node process; `args` name a TypeScript file (run through tsx) or core/launch.js (compiled). */
-function spawnNode(args: string[], env: Record<string, string>): { child: ChildProcess; output: () => string } {
+function spawnNode(
+  args: string[],
+  env: Record<string, string>,
+  root = ROOT,
+): { child: ChildProcess; output: () => string } {
   const loader = args.includes('core/launch.js') ? [] : ['--import', 'tsx']
   const child = spawn(process.execPath, [...loader, ...args], {
-    cwd: ROOT,
+    cwd: root,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   })
@@ -68,17 +72,22 @@ function spawnNode(args: string[], env: Record<string, string>): { child: ChildP
   return { child, output: () => stderr }
 }
 
-/** `env`: e.g. EMBEDDED_MONGO_ENGINE, to run one engine beside another (engines.ts). */
+/**
+ * `env`: e.g. EMBEDDED_MONGO_ENGINE, to run one engine beside another (engines.ts); `root`: the
+ * source tree to run it from (another checkout, to compare two versions in one run).
+ */
 export async function startMongo(
   dataDir: string,
   cpuProfDir?: string,
   env: Record<string, string> = {},
+  root = ROOT,
 ): Promise<Child> {
   const port = await freePort()
   const profile = cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : []
   const { child, output } = spawnNode(
     [...profile, 'core/launch.js', 'core/storage/embedded/main', '--port', String(port), '--data', dataDir],
     env,
+    root,
   )
   const url = `mongodb://127.0.0.1:${port}/`
   const deadline = Date.now() + 30_000

@@ -112,7 +112,7 @@ export class Collection {
     const keys = this.keysFor(doc)
     this.checkUnique(id, keys)
     this.indexes.forEach((ix, i) => ix.add(id, keys[i]))
-    this.docs.put(id, raw)
+    this.docs.put(id, raw, true)
     this.sink.inserted(this, raw, doc)
   }
 

@@ -17,7 +17,8 @@ export interface DocStore {
   entries(): Iterable<[string, Buffer]>
   /** Throws (changing nothing) if this id cannot be stored; called before any index is touched. */
   check(idKey: string): void
-  put(idKey: string, raw: Uint8Array): void
+  /** `absent`: the caller has just found no document with this id (an on-disk store skips its read). */
+  put(idKey: string, raw: Uint8Array, absent?: boolean): void
   delete(idKey: string): void
 }
 

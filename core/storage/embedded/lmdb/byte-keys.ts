@@ -3,10 +3,14 @@
  * orders keys as bytes. Each code unit is written as UTF-8 would write a code point of that value
  * (1 to 3 bytes, lone surrogates included), which keeps the order, keeps the encoding
  * prefix-free, and never produces the byte 0xFF (used below as "after every key").
+ *
+ * Every stored document and index entry goes through here, so an entry's parts are written into one
+ * buffer (no concatenation). Encoding loops in JavaScript: for keys of a few dozen characters that is
+ * cheaper than a call into Buffer's UTF-8 writer, which would also need a surrogate check first
+ * (UTF-8 writes a pair as one 4-byte code point and a lone surrogate as U+FFFD). For the same
+ * reason decoding loops too (keys hold bytes over 0x7f, V8's slow UTF-8 path).
  */
-export function toBytes(s: string): Buffer {
-  const out = Buffer.allocUnsafe(s.length * 3)
-  let at = 0
+function writeUnits(s: string, out: Buffer, at: number): number {
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i)
     if (c < 0x80) out[at++] = c
@@ -19,8 +23,35 @@ export function toBytes(s: string): Buffer {
       out[at++] = 0x80 | (c & 0x3f)
     }
   }
+  return at
+}
+
+/** Bytes `s` encodes to. */
+export function byteLength(s: string): number {
+  let n = 0
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    n += c < 0x80 ? 1 : c < 0x800 ? 2 : 3
+  }
+  return n
+}
+
+/** `head` followed by the encodings of `parts`, in one new buffer. */
+export function joinBytes(head: Uint8Array, ...parts: string[]): Buffer {
+  let length = head.length
+  for (const part of parts) length += part.length * 3
+  const out = Buffer.allocUnsafe(length)
+  out.set(head, 0)
+  let at = head.length
+  for (const part of parts) at = writeUnits(part, out, at)
   return out.subarray(0, at)
 }
+
+export function toBytes(s: string): Buffer {
+  return joinBytes(EMPTY, s)
+}
+
+const EMPTY = Buffer.alloc(0)
 
 export function fromBytes(b: Uint8Array, start = 0, end = b.length): string {
   const units: number[] = []

@@ -6,7 +6,7 @@ import type { CollectionStorage, StorageBackend } from '../engine/doc-store.ts'
 import type { IndexSpec } from '../engine/index-spec.ts'
 import { SecondaryIndex } from '../engine/secondary-index.ts'
 import { SILENT } from '../persistence/journal.ts'
-import { fromBytes, toBytes } from './byte-keys.ts'
+import { fromBytes, joinBytes } from './byte-keys.ts'
 import { LmdbDocStore } from './doc-store.ts'
 import { walk, type LmdbEnvironment } from './environment.ts'
 import { LmdbEntries } from './index-entries.ts'
@@ -15,7 +15,7 @@ const NEXT_PREFIX = Buffer.from('next', 'latin1')
 const COLL = 'coll/'
 
 function collKey(ns: string): Buffer {
-  return Buffer.concat([Buffer.from(COLL, 'latin1'), toBytes(ns)])
+  return joinBytes(Buffer.from(COLL, 'latin1'), ns)
 }
 
 interface CollectionRecord {

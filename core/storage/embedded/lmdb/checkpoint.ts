@@ -1,5 +1,5 @@
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, readSync, writeSync } from 'node:fs'
-import { open, rename } from 'node:fs/promises'
+import { closeSync, constants, existsSync, fsyncSync, openSync, readFileSync, readSync, writeSync } from 'node:fs'
+import { type FileHandle, open } from 'node:fs/promises'
 import path from 'node:path'
 import { crc32 } from 'node:zlib'
 
@@ -17,6 +17,7 @@ import { crc32 } from 'node:zlib'
 const PAGE_HEADER = 24
 const META_BYTES = 144
 const TXNID_AT = 128
+const LAST_PAGE_AT = 120
 const FILE_MAGIC = 0x4b434852 // 'HRCK'
 const BOOT_BYTES = 36
 const RECORD_BYTES = 4 + BOOT_BYTES + META_BYTES + 4
@@ -33,6 +34,11 @@ export function currentBootId(): string | undefined {
 export interface MetaRecord {
   txnid: bigint
   bytes: Buffer
+}
+
+/** The last page in use in the commit a meta record names. */
+export function lastPage(meta: MetaRecord): bigint {
+  return meta.bytes.readBigUInt64LE(LAST_PAGE_AT)
 }
 
 /** The newest of the two meta records in the file as it is now (the kernel's copy). */
@@ -52,46 +58,103 @@ export function newestMeta(dataFile: string, pageSize: number): MetaRecord {
 
 const checkpointFile = (dir: string) => path.join(dir, 'checkpoint')
 
-/** Records `meta` (already on the disk) as the checkpoint: written to a new file, fsynced, renamed. */
-export async function writeCheckpoint(dir: string, meta: MetaRecord, bootId: string | undefined): Promise<void> {
+function encodeRecord(meta: MetaRecord, bootId: string | undefined): Buffer {
   const record = Buffer.alloc(RECORD_BYTES)
   record.writeUInt32LE(FILE_MAGIC, 0)
   record.write(bootId ?? '', 4, BOOT_BYTES, 'latin1')
   meta.bytes.copy(record, 4 + BOOT_BYTES)
   record.writeUInt32LE(crc32(record.subarray(0, RECORD_BYTES - 4)), RECORD_BYTES - 4)
-  const temporary = `${checkpointFile(dir)}.tmp`
-  const file = await open(temporary, 'w', 0o600)
-  try {
-    await file.write(record)
-    await file.sync()
-  } finally {
-    await file.close()
-  }
-  await rename(temporary, checkpointFile(dir))
-  const folder = await open(dir, 'r')
-  try {
-    await folder.sync()
-  } finally {
-    await folder.close()
-  }
+  return record
 }
 
-function readCheckpoint(dir: string): { bootId: string; meta: MetaRecord } | undefined {
-  if (!existsSync(checkpointFile(dir))) return undefined
-  const record = readFileSync(checkpointFile(dir))
+interface Checkpoint {
+  bootId: string
+  meta: MetaRecord
+}
+
+/** One slot's record, or undefined when it is absent or torn (its CRC does not match). */
+function decodeRecord(file: Buffer, slot: number): Checkpoint | undefined {
+  const record = file.subarray(slot * RECORD_BYTES, (slot + 1) * RECORD_BYTES)
   if (
     record.length !== RECORD_BYTES ||
     record.readUInt32LE(0) !== FILE_MAGIC ||
     crc32(record.subarray(0, RECORD_BYTES - 4)) !== record.readUInt32LE(RECORD_BYTES - 4)
   )
-    throw new Error(
-      `${checkpointFile(dir)} is damaged: the embedded database does not start on it. Restore the data folder from a backup.`,
-    )
+    return undefined
   const bytes = Buffer.from(record.subarray(4 + BOOT_BYTES, 4 + BOOT_BYTES + META_BYTES))
   return {
     bootId: record.toString('latin1', 4, 4 + BOOT_BYTES).replace(/\0+$/, ''),
     meta: { txnid: bytes.readBigUInt64LE(TXNID_AT), bytes },
   }
+}
+
+/** The slot holding the newer of two records (-1: neither is whole). */
+function newestSlot(records: Array<Checkpoint | undefined>): number {
+  const [a, b] = records
+  if (!a) return b ? 1 : -1
+  return b && b.meta.txnid > a.meta.txnid ? 1 : 0
+}
+
+/**
+ * The checkpoint file: two slots of one record each, written in turn in place (pwrite, fdatasync),
+ * like LMDB's own two meta pages. A record torn by a power cut during its write fails its CRC and
+ * the other slot, the checkpoint before, is used: its commit's pages are intact, since the
+ * environment lets go of that commit only once the new record is on the disk. Writing in place
+ * costs one fdatasync; a new file renamed over the old cost an fsync of the file and one of the
+ * folder, about 4 ms and 0.6 ms of CPU more per checkpoint here, and a checkpoint runs before every
+ * j: true reply. (A file of one record, as written before, reads as slot 0.)
+ */
+export class CheckpointFile {
+  private handle: FileHandle | undefined
+  private nextSlot = 0
+  private created = false
+
+  constructor(private readonly dir: string) {}
+
+  private async open(): Promise<FileHandle> {
+    if (this.handle) return this.handle
+    const file = checkpointFile(this.dir)
+    this.created = !existsSync(file)
+    const handle = await open(file, constants.O_RDWR | constants.O_CREAT, 0o600)
+    const current = (await handle.readFile()) as Buffer
+    this.nextSlot = 1 - Math.max(0, newestSlot([decodeRecord(current, 0), decodeRecord(current, 1)]))
+    this.handle = handle
+    return handle
+  }
+
+  /** Records `meta` (already on the disk) as the checkpoint. */
+  async write(meta: MetaRecord, bootId: string | undefined): Promise<void> {
+    const handle = await this.open()
+    await handle.write(encodeRecord(meta, bootId), 0, RECORD_BYTES, this.nextSlot * RECORD_BYTES)
+    await handle.datasync()
+    this.nextSlot = 1 - this.nextSlot
+    if (!this.created) return
+    // a new file's name is on the disk once its folder is synced
+    const folder = await open(this.dir, 'r')
+    try {
+      await folder.sync()
+    } finally {
+      await folder.close()
+    }
+    this.created = false
+  }
+
+  async close(): Promise<void> {
+    await this.handle?.close()
+    this.handle = undefined
+  }
+}
+
+function readCheckpoint(dir: string): Checkpoint | undefined {
+  if (!existsSync(checkpointFile(dir))) return undefined
+  const file = readFileSync(checkpointFile(dir))
+  const records = [decodeRecord(file, 0), decodeRecord(file, 1)]
+  const newest = newestSlot(records)
+  if (newest === -1)
+    throw new Error(
+      `${checkpointFile(dir)} is damaged: the embedded database does not start on it. Restore the data folder from a backup.`,
+    )
+  return records[newest]
 }
 
 /**

@@ -1,6 +1,6 @@
 import { mongoError } from '../errors.ts'
 import type { DocStore } from '../engine/doc-store.ts'
-import { prefixBytes, toBytes, fromBytes } from './byte-keys.ts'
+import { byteLength, fromBytes, joinBytes, prefixBytes } from './byte-keys.ts'
 import { MAX_KEY_BYTES, walk, type LmdbEnvironment } from './environment.ts'
 
 const RECORD = 8
@@ -60,7 +60,7 @@ export class LmdbDocStore implements DocStore {
   }
 
   private key(idKey: string): Buffer {
-    return Buffer.concat([this.lo, toBytes(idKey)])
+    return joinBytes(this.lo, idKey)
   }
 
   has(idKey: string): boolean {
@@ -83,7 +83,7 @@ export class LmdbDocStore implements DocStore {
   }
 
   check(idKey: string): void {
-    const length = 4 + toBytes(idKey).length
+    const length = 4 + byteLength(idKey)
     if (length > MAX_KEY_BYTES) throw keyTooLong('the _id', length)
   }
 
@@ -95,9 +95,9 @@ export class LmdbDocStore implements DocStore {
     return view && { record: view.readUIntBE(2, 6), size: docs.lastSize - RECORD }
   }
 
-  put(idKey: string, raw: Uint8Array): void {
+  put(idKey: string, raw: Uint8Array, absent = false): void {
     const key = this.key(idKey)
-    const old = this.stored(key)
+    const old = absent ? undefined : this.stored(key)
     let record: number
     if (old) {
       record = old.record

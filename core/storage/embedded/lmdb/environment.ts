@@ -1,7 +1,8 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readSync } from 'node:fs'
 import path from 'node:path'
 import { open, type Database, type RootDatabase } from 'lmdb'
-import { currentBootId, newestMeta, rollBackAfterReboot, writeCheckpoint } from './checkpoint.ts'
+import { CheckpointFile, currentBootId, lastPage, newestMeta, rollBackAfterReboot } from './checkpoint.ts'
+import { FileExtender } from './file-extender.ts'
 
 /**
  * 8 KiB pages (lmdb's default is the OS page, 4 KiB): documents of ~1 KB fill them better (a
@@ -76,6 +77,12 @@ export class LmdbEnvironment {
   private pinned: { done(): void } | undefined
   /** Set when the file was set back to its last checkpoint at open (the txnid it was at). */
   rolledBackFrom: bigint | undefined
+  private readonly checkpoints: CheckpointFile
+  private readonly extender: FileExtender
+  /** The file needs writing ahead (file-extender.ts), at the next moment no transaction is open. */
+  private extendDue = false
+  /** Write transactions begun and not yet committed. */
+  private openTransactions = 0
 
   private constructor(
     readonly dir: string,
@@ -84,7 +91,15 @@ export class LmdbEnvironment {
     readonly natural: BinaryDb,
     readonly entries: BinaryDb,
     readonly meta: BinaryDb,
-  ) {}
+  ) {
+    this.checkpoints = new CheckpointFile(dir)
+    this.extender = new FileExtender(this.dataFile, this.pageSize())
+    this.extender.extend(lastPage(newestMeta(this.dataFile, this.pageSize())))
+  }
+
+  private get dataFile(): string {
+    return path.join(this.dir, 'data.mdb')
+  }
 
   static open(dir: string, options: EnvironmentOptions): LmdbEnvironment {
     mkdirSync(dir, { recursive: true, mode: 0o700 })
@@ -95,6 +110,8 @@ export class LmdbEnvironment {
       maxDbs: 8,
       pageSize: PAGE_SIZE,
       noSync: true,
+      // pages read through the map one at a time, each in its own folio (file-extender.ts)
+      ...({ noReadAhead: true } as object),
       overlappingSync: false,
       keyEncoding: 'binary',
       encoding: 'binary',
@@ -163,16 +180,24 @@ export class LmdbEnvironment {
       throw error
     },
   ): T {
+    if (this.extendDue && this.openTransactions === 0) {
+      this.extendDue = false
+      this.extender.extend(lastPage(newestMeta(this.dataFile, this.pageSize())))
+    }
     let failure: { error: unknown } | undefined
     const body = this.body(fn, (error) => {
       failure = { error }
     })
     let result: unknown
+    this.openTransactions += 1
     try {
       result = this.root.transactionSync(body)
     } catch (error) {
+      this.openTransactions -= 1
       return onCommitFailure(error)
     }
+    if (result instanceof Promise) result.finally(() => (this.openTransactions -= 1)).catch(() => undefined)
+    else this.openTransactions -= 1
     const settle = (value: unknown) => {
       if (failure) throw failure.error
       return value
@@ -189,9 +214,10 @@ export class LmdbEnvironment {
     let meta: ReturnType<typeof newestMeta>
     try {
       // no commit can come between the pin and this read: commits run on this thread
-      meta = newestMeta(path.join(this.dir, 'data.mdb'), this.pageSize())
+      meta = newestMeta(this.dataFile, this.pageSize())
+      if (this.extender.due(lastPage(meta))) this.extendDue = true
       await this.sync()
-      await writeCheckpoint(this.dir, meta, currentBootId())
+      await this.checkpoints.write(meta, currentBootId())
     } catch (error) {
       pin.done()
       throw error
@@ -200,8 +226,11 @@ export class LmdbEnvironment {
     this.pinned = pin
   }
 
+  private pageBytes: number | undefined
+
   private pageSize(): number {
-    return (this.root.getStats() as { pageSize?: number }).pageSize ?? PAGE_SIZE
+    this.pageBytes ??= (this.root.getStats() as { pageSize?: number }).pageSize ?? PAGE_SIZE
+    return this.pageBytes
   }
 
   /** Flushes every commit so far to the disk (fdatasync of the data file). */
@@ -219,10 +248,11 @@ export class LmdbEnvironment {
     return (stats.lastPageNumber ?? 0) * (stats.pageSize ?? 4096)
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
     this.pinned?.done()
     this.pinned = undefined
-    return this.root.close()
+    await this.checkpoints.close()
+    await this.root.close()
   }
 }
 

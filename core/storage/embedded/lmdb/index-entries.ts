@@ -1,6 +1,6 @@
 import type { IndexEntries } from '../engine/doc-store.ts'
 import type { Entry } from '../engine/sorted-entries.ts'
-import { fromBytes, prefixBytes, toBytes } from './byte-keys.ts'
+import { byteLength, fromBytes, joinBytes, prefixBytes, toBytes } from './byte-keys.ts'
 import { keyTooLong } from './doc-store.ts'
 import { MAX_KEY_BYTES, walk, type LmdbEnvironment } from './environment.ts'
 
@@ -26,16 +26,15 @@ export class LmdbEntries implements IndexEntries {
   }
 
   private keyOf(key: string): Buffer {
-    return Buffer.concat([this.lo, toBytes(key)])
+    return joinBytes(this.lo, key)
   }
 
   /** The lmdb key and value of one entry. */
   private entry(key: string, id: string): [Buffer, Buffer] {
-    const idBytes = toBytes(id)
-    if (this.unique) return [this.keyOf(key), idBytes]
+    if (this.unique) return [this.keyOf(key), toBytes(id)]
     const idLength = Buffer.allocUnsafe(2)
-    idLength.writeUInt16BE(idBytes.length)
-    return [Buffer.concat([this.lo, toBytes(key), idBytes]), idLength]
+    idLength.writeUInt16BE(byteLength(id))
+    return [joinBytes(this.lo, key, id), idLength]
   }
 
   /** Where the index key ends and the _id begins in an lmdb entry, and the _id. */
@@ -46,7 +45,7 @@ export class LmdbEntries implements IndexEntries {
   }
 
   check(key: string, id: string): void {
-    const length = 4 + toBytes(key).length + (this.unique ? 0 : toBytes(id).length)
+    const length = 4 + byteLength(key) + (this.unique ? 0 : byteLength(id))
     if (length > MAX_KEY_BYTES) throw keyTooLong('an index key', length)
   }
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { fromBytes, toBytes } from '../../../../../core/storage/embedded/lmdb/byte-keys.ts'
+import { byteLength, fromBytes, joinBytes, toBytes } from '../../../../../core/storage/embedded/lmdb/byte-keys.ts'
 import { encodeKey, KEY_MAX } from '../../../../../core/storage/embedded/engine/key-encoding.ts'
 
 const samples = [
@@ -13,7 +13,10 @@ const samples = [
   '\u00ff',
   '\u07ff',
   '\u0800',
+  '\ud000',
   '\ud7ff',
+  '\ud800',
+  'x\udc00y',
   '\ud83d\ude00',
   '\ue000',
   '\uffff',
@@ -42,6 +45,19 @@ describe('lmdb byte keys', () => {
       const bytes = toBytes(s)
       expect(fromBytes(bytes)).to.equal(s)
       expect(bytes.includes(0xff)).to.equal(false)
+      expect(byteLength(s)).to.equal(bytes.length)
+    }
+  })
+
+  it('joins a head and several parts (with and without surrogates) as their encodings one after another', () => {
+    const head = Buffer.from([0, 0, 0, 7])
+    for (const a of samples) {
+      for (const b of samples) {
+        const joined = joinBytes(head, a, b)
+        expect(joined.equals(Buffer.concat([head, toBytes(a), toBytes(b)])), `${JSON.stringify([a, b])}`).to.equal(true)
+        expect(fromBytes(joined, 4, 4 + byteLength(a))).to.equal(a)
+        expect(fromBytes(joined, 4 + byteLength(a))).to.equal(b)
+      }
     }
   })
 })

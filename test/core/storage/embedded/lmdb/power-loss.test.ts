@@ -11,16 +11,37 @@ import { withEmbeddedDb } from '../../../../helpers/embedded.ts'
  * What a power cut leaves of the lmdb data file, built by hand: the file as of its last
  * checkpoint, plus later commits that reached the disk only in part. lmdb keeps two meta records,
  * in pages 0 and 1 after a 24-byte page header (txnid at byte 128 of the record); the checkpoint
- * file holds a copy of the checkpointed commit's record and the boot it was taken in.
+ * file holds, in two slots written in turn, a copy of a checkpointed commit's record and the boot it
+ * was taken in, each with a CRC-32.
  */
 const PAGE = 8192
 const HEADER = 24
 const TXNID = 128
 const CHECKPOINT_META = 4 + 36
+const RECORD = CHECKPOINT_META + 144 + 4
 
 const newestTxnid = (file: Buffer) =>
   [0, 1].map((page) => file.readBigUInt64LE(page * PAGE + HEADER + TXNID)).reduce((a, b) => (a > b ? a : b))
-const checkpointTxnid = (record: Buffer) => record.readBigUInt64LE(CHECKPOINT_META + TXNID)
+const wholeRecord = (record: Buffer) =>
+  record.length === RECORD && crc32(record.subarray(0, RECORD - 4)) === record.readUInt32LE(RECORD - 4)
+const slots = (file: Buffer) => [0, 1].map((slot) => file.subarray(slot * RECORD, (slot + 1) * RECORD))
+/** The newest checkpointed txnid among the file's whole records. */
+const checkpointTxnid = (file: Buffer) =>
+  slots(file)
+    .filter(wholeRecord)
+    .map((record) => record.readBigUInt64LE(CHECKPOINT_META + TXNID))
+    .reduce((a, b) => (a > b ? a : b))
+
+/** `file` with every whole record's boot set to an earlier one (the machine has rebooted since). */
+function fromEarlierBoot(file: Buffer): Buffer {
+  const copy = Buffer.from(file)
+  for (const record of slots(copy)) {
+    if (!wholeRecord(record)) continue
+    record.write('00000000-0000-4000-8000-000000000000', 4, 36, 'latin1')
+    record.writeUInt32LE(crc32(record.subarray(0, RECORD - 4)), RECORD - 4)
+  }
+  return copy
+}
 
 interface Event {
   _id: number
@@ -103,10 +124,7 @@ describe('embedded MongoDB lmdb engine: power loss', function () {
     }
     expect(damaged, 'the lost commits wrote pages').to.be.greaterThan(20)
     writeFileSync(dataFile(dataDir), crashed)
-    const earlierBoot = Buffer.from(checkpoint)
-    earlierBoot.write('00000000-0000-4000-8000-000000000000', 4, 36, 'latin1')
-    earlierBoot.writeUInt32LE(crc32(earlierBoot.subarray(0, earlierBoot.length - 4)), earlierBoot.length - 4)
-    writeFileSync(checkpointFile(dataDir), earlierBoot)
+    writeFileSync(checkpointFile(dataDir), fromEarlierBoot(checkpoint))
 
     const warnings: string[] = []
     await withDb(
@@ -122,6 +140,34 @@ describe('embedded MongoDB lmdb engine: power loss', function () {
       warnings,
     )
     expect(warnings.join('\n')).to.include('the data file was opened at its last checkpoint')
+  })
+
+  it('after a reboot, passes over a checkpoint record torn by the power cut for the other slot, and refuses a file with none whole', async () => {
+    await withDb(dataDir, async (db) => {
+      await db.collection('c').insertMany([{ x: 1 }, { x: 2 }], { writeConcern: { j: true } })
+      await db.collection('c').insertOne({ x: 3 }, { writeConcern: { j: true } })
+    })
+    const file = readFileSync(checkpointFile(dataDir))
+    const newest = slots(file).find(
+      (r) => wholeRecord(r) && r.readBigUInt64LE(CHECKPOINT_META + TXNID) === checkpointTxnid(file),
+    )!
+    const torn = Buffer.alloc(RECORD, 0xa5)
+    for (const layout of [
+      [newest, torn],
+      [torn, newest],
+    ]) {
+      writeFileSync(checkpointFile(dataDir), fromEarlierBoot(Buffer.concat(layout)))
+      expect(await withDb(dataDir, (db) => db.collection('c').countDocuments())).to.equal(3)
+    }
+    writeFileSync(checkpointFile(dataDir), Buffer.concat([torn, torn]))
+    const error = await startEmbeddedMongo({ dataDir, engine: 'lmdb', runIn: 'current-thread' }).then(
+      async (server) => {
+        await server.close()
+        return undefined
+      },
+      (e: Error) => e,
+    )
+    expect(error?.message).to.include(`${checkpointFile(dataDir)} is damaged`)
   })
 
   it('refuses to start, naming the file, when a meta page is damaged (lmdb itself would crash)', async () => {
