@@ -68,13 +68,15 @@ const defaultLog: ServerOptions['log'] = (level, message, error) => {
 }
 
 /**
- * 'memory' unless EMBEDDED_MONGO_ENGINE or the option says 'lmdb': lmdb keeps memory bounded and
- * is as durable, but costs the database more CPU per event (capture is slower: docs/embedded-mongo.md),
- * so it is not the default yet.
+ * The engine when neither EMBEDDED_MONGO_ENGINE nor the option names one: lmdb keeps memory
+ * bounded and is as durable, but costs the database more CPU per event (capture is slower:
+ * docs/embedded-mongo.md), so it is not the default yet.
  */
+export const DEFAULT_ENGINE: StorageEngine = 'memory'
+
 function engineOf(value: string | undefined): StorageEngine {
-  if (value === undefined || value === '' || value === 'memory') return 'memory'
-  if (value === 'lmdb') return 'lmdb'
+  if (value === undefined || value === '') return DEFAULT_ENGINE
+  if (value === 'memory' || value === 'lmdb') return value
   throw new Error(`unknown embedded MongoDB storage engine '${value}' (expected 'memory' or 'lmdb')`)
 }
 
