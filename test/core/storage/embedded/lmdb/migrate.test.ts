@@ -50,12 +50,21 @@ describe('embedded MongoDB lmdb engine: migration of a data folder written by th
         'renamed',
       ])
     }
-    await withEmbeddedDb({ dataDir, engine: 'lmdb' }, check)
+    const warnings: string[] = []
+    const log = (level: string, message: string) => {
+      if (level === 'warn') warnings.push(message)
+    }
+    await withEmbeddedDb({ dataDir, engine: 'lmdb', log }, check)
+    // a migration takes a while on a large folder: the operator is told before and after
+    expect(warnings).to.have.length(2)
+    expect(warnings[0]).to.include("holds the in-memory engine's snapshot and log: copying them into lmdb once")
+    expect(warnings[1]).to.match(/^copied 3001 documents of 3 collections .* the old files are in .*pre-lmdb/)
     const names = readdirSync(dataDir)
     expect(names.filter((f) => f.startsWith('wal-') || f.startsWith('snapshot-'))).to.deep.equal([])
     expect(readdirSync(path.join(dataDir, 'pre-lmdb')).some((f) => f.startsWith('wal-'))).to.equal(true)
     // a second start reads lmdb only (the old files are out of the way) and finds the same
-    await withEmbeddedDb({ dataDir, engine: 'lmdb' }, check)
+    await withEmbeddedDb({ dataDir, engine: 'lmdb', log }, check)
+    expect(warnings).to.have.length(2)
   })
 
   it('starts a migration that was cut short over from the old files, which are still in place', async () => {
@@ -70,7 +79,7 @@ describe('embedded MongoDB lmdb engine: migration of a data folder written by th
     } finally {
       rmSync(other, { recursive: true, force: true })
     }
-    await withEmbeddedDb({ dataDir, engine: 'lmdb' }, async (db) => {
+    await withEmbeddedDb({ dataDir, engine: 'lmdb', log: () => undefined }, async (db) => {
       expect(
         await db
           .collection('c')
