@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { Db } from 'mongodb'
@@ -87,6 +87,54 @@ describe('embedded MongoDB lmdb engine: migration of a data folder written by th
           .toArray(),
       ).to.deep.equal([{ n: 1 }, { n: 2 }])
     })
+  })
+
+  it('only moves the old files when a start stopped after copying them but before moving them', async () => {
+    const silent = { log: () => undefined }
+    await withEmbeddedDb({ dataDir, engine: 'memory' }, (db) => db.collection('c').insertOne({ n: 1 }))
+    await withEmbeddedDb({ dataDir, engine: 'lmdb', ...silent }, async () => undefined)
+    // as a crash between the copy's last commit and the move leaves the folder (rename keeps mtimes)
+    for (const f of readdirSync(path.join(dataDir, 'pre-lmdb')))
+      renameSync(path.join(dataDir, 'pre-lmdb', f), path.join(dataDir, f))
+    const docs = (db: Db) =>
+      db
+        .collection('c')
+        .find({}, { projection: { _id: 0 } })
+        .toArray()
+    expect(await withEmbeddedDb({ dataDir, engine: 'lmdb', ...silent }, docs)).to.deep.equal([{ n: 1 }])
+    expect(readdirSync(dataDir).filter((f) => f.startsWith('wal-'))).to.deep.equal([])
+  })
+
+  it('refuses, losing nothing, files the in-memory engine wrote on the folder after it was migrated', async () => {
+    const silent = { log: () => undefined }
+    await withEmbeddedDb({ dataDir, engine: 'memory' }, (db) => db.collection('c').insertOne({ n: 1 }))
+    await withEmbeddedDb({ dataDir, engine: 'lmdb', ...silent }, (db) => db.collection('c').insertOne({ n: 2 }))
+    const kept = readdirSync(path.join(dataDir, 'pre-lmdb')).map((f) => [
+      f,
+      statSync(path.join(dataDir, 'pre-lmdb', f)).size,
+    ])
+    // going back to the in-memory engine without moving the files back starts it empty, and it writes
+    await withEmbeddedDb({ dataDir, engine: 'memory' }, (db) => db.collection('c').insertOne({ n: 3 }))
+
+    const error = await withEmbeddedDb({ dataDir, engine: 'lmdb', ...silent }, async () => undefined).then(
+      () => undefined,
+      (e: Error) => e,
+    )
+    expect(error?.message).to.match(/files the in-memory engine wrote after .* EMBEDDED_MONGO_ENGINE=memory/)
+    const docs = (db: Db) =>
+      db
+        .collection('c')
+        .find({}, { projection: { _id: 0 } })
+        .toArray()
+    expect(await withEmbeddedDb({ dataDir, engine: 'memory' }, docs)).to.deep.equal([{ n: 3 }])
+    const keptAfter = readdirSync(path.join(dataDir, 'pre-lmdb')).map((f) => [
+      f,
+      statSync(path.join(dataDir, 'pre-lmdb', f)).size,
+    ])
+    expect(keptAfter).to.deep.equal(kept)
+    // once they are moved away, lmdb starts on its own data
+    rmSync(path.join(dataDir, readdirSync(dataDir).find((f) => f.startsWith('wal-'))!))
+    expect(await withEmbeddedDb({ dataDir, engine: 'lmdb', ...silent }, docs)).to.deep.equal([{ n: 1 }, { n: 2 }])
   })
 
   it('creates the lmdb files readable by their owner only', async () => {
