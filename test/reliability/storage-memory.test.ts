@@ -40,7 +40,11 @@ for (const engine of engines) {
   const label = engine ?? `the default engine (${DEFAULT_ENGINE})`
   describe(`embedded store on ${label} with ${EVENTS.toLocaleString('en')} events`, function () {
     this.timeout(0)
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-storage-memory-'))
+    // made when the test runs, not when mocha loads the file (a --grep run would leave it behind)
+    let dataDir = ''
+    before(() => {
+      dataDir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-storage-memory-'))
+    })
     after(() => rmSync(dataDir, { recursive: true, force: true }))
 
     it(`keeps RssAnon growth under ${rssGrowthBound(EVENTS) / MB} MB and restarts within 3 s`, async () => {
