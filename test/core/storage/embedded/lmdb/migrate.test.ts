@@ -137,6 +137,30 @@ describe('embedded MongoDB lmdb engine: migration of a data folder written by th
     expect(await withEmbeddedDb({ dataDir, engine: 'lmdb', ...silent }, docs)).to.deep.equal([{ n: 1 }, { n: 2 }])
   })
 
+  it('is what the default engine does with such a folder: an upgrade keeps the data', async () => {
+    await withEmbeddedDb({ dataDir, engine: 'memory' }, async (db) => {
+      await db.collection('persons').createIndex({ distinct_id: 1 }, { unique: true })
+      await db.collection('persons').insertMany([{ distinct_id: 'a' }, { distinct_id: 'b' }])
+    })
+    const saved = process.env.EMBEDDED_MONGO_ENGINE
+    delete process.env.EMBEDDED_MONGO_ENGINE
+    try {
+      await withEmbeddedDb({ dataDir, log: () => undefined }, async (db) => {
+        const persons = db.collection('persons')
+        expect(await persons.find({}, { projection: { _id: 0 } }).toArray()).to.deep.equal([
+          { distinct_id: 'a' },
+          { distinct_id: 'b' },
+        ])
+        const duplicate = await persons.insertOne({ distinct_id: 'a' }).catch((e: { code?: number }) => e)
+        expect((duplicate as { code?: number }).code).to.equal(11000)
+      })
+    } finally {
+      if (saved !== undefined) process.env.EMBEDDED_MONGO_ENGINE = saved
+    }
+    expect(existsSync(path.join(dataDir, 'lmdb', 'data.mdb'))).to.equal(true)
+    expect(readdirSync(path.join(dataDir, 'pre-lmdb')).some((f) => f.startsWith('wal-'))).to.equal(true)
+  })
+
   it('creates the lmdb files readable by their owner only', async () => {
     await withEmbeddedDb({ dataDir, engine: 'lmdb' }, (db) => db.collection('c').insertOne({ a: 1 }))
     const folder = path.join(dataDir, 'lmdb')
