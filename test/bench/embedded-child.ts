@@ -15,18 +15,43 @@ export function rssAnon(pid: number): number {
   return Number(line?.[1] ?? 0) * 1024
 }
 
+/** Resident bytes of `file` mapped into a process (from /proc/pid/smaps): the pages of it the process has read. */
+export function mappedBytes(pid: number, file: string): number {
+  let inFile = false
+  let kB = 0
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    if (/^[0-9a-f]+-[0-9a-f]+ /.test(line)) inFile = line.endsWith(` ${file}`)
+    else if (inFile && line.startsWith('Rss:')) kB += Number(line.split(/\s+/)[1])
+  }
+  return kB * 1024
+}
+
+/** CPU time (user + system, ms) a process has used: unlike wall time, barely moved by other jobs. */
+export function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS
+}
+
+/** Linux's USER_HZ, the unit of /proc/pid/stat's times. */
+const CLOCK_TICKS = 100
+
 export interface EmbeddedChild {
   child: ChildProcess
   url: string
   stop(): Promise<void>
 }
 
-/** Starts the CLI on `dataDir` with `engine`; resolves once it has printed its URL. */
-export function startEmbeddedChild(dataDir: string, engine: string): Promise<EmbeddedChild> {
+/**
+ * Starts the CLI on `dataDir` with `engine` (undefined: the default engine, whatever
+ * EMBEDDED_MONGO_ENGINE says here); resolves once it has printed its URL.
+ */
+export function startEmbeddedChild(dataDir: string, engine: string | undefined): Promise<EmbeddedChild> {
+  const env = { ...process.env, EMBEDDED_MONGO_ENGINE: engine }
+  if (engine === undefined) delete env.EMBEDDED_MONGO_ENGINE
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN, '--port', '0', '--data', dataDir], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, EMBEDDED_MONGO_ENGINE: engine },
+    env,
   })
   let output = ''
   const stop = async () => {

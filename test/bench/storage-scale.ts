@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, rmSync, statfsSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { MongoClient } from 'mongodb'
-import { rssAnon, startEmbeddedChild } from './embedded-child.ts'
+import { cpuMs, rssAnon, startEmbeddedChild } from './embedded-child.ts'
 import { EVENT_INDEXES, EVENTS_PROJECT, eventDocument, uuidOf } from './event-documents.ts'
 
 const EVENTS = Number(process.env.STORAGE_SCALE_EVENTS ?? 5_000_000)
@@ -32,6 +32,8 @@ interface Figures {
   rssLoaded: number
   folderBytes: number
   restartMs: number
+  /** The server's CPU time until that query answered: what the restart cost, whatever the load. */
+  restartCpuMs: number
   lookupP50: number
   lookupP99: number
 }
@@ -42,6 +44,13 @@ function folderBytes(dir: string): number {
 
 function memAvailable(): number {
   return Number(/MemAvailable:\s+(\d+) kB/.exec(readFileSync('/proc/meminfo', 'utf8'))?.[1] ?? 0) * 1024
+}
+
+function loadAverage(): string {
+  return os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' / ')
 }
 
 async function measure(engine: string, events: number): Promise<Figures> {
@@ -86,6 +95,7 @@ async function measure(engine: string, events: number): Promise<Figures> {
     coll = client.db('hedgerow').collection('events')
     await coll.findOne({ project_id: EVENTS_PROJECT, uuid: uuidOf(0) })
     const restartMs = performance.now() - restartStarted
+    const restartCpuMs = cpuMs(server.child.pid!)
     const latencies: number[] = []
     for (let i = 0; i < 2000; i++) {
       const n = Math.floor(Math.random() * events)
@@ -105,6 +115,7 @@ async function measure(engine: string, events: number): Promise<Figures> {
       rssLoaded,
       folderBytes: bytes,
       restartMs,
+      restartCpuMs,
       lookupP50: latencies[1000]!,
       lookupP99: latencies[1980]!,
     }
@@ -122,7 +133,7 @@ function line(f: Figures): string {
       24,
     ),
     `${(f.folderBytes / MB).toFixed(0)} MB, ${(f.folderBytes / f.events).toFixed(0)} B/event`.padStart(24),
-    `${(f.restartMs / 1000).toFixed(1)} s`.padStart(8),
+    `${(f.restartMs / 1000).toFixed(1)} s (CPU ${(f.restartCpuMs / 1000).toFixed(1)} s)`.padStart(20),
     `${f.lookupP50.toFixed(2)} / ${f.lookupP99.toFixed(2)} ms`.padStart(16),
   ].join('  ')
 }
@@ -132,7 +143,7 @@ async function main(): Promise<void> {
   const free = disk.bavail * disk.bsize
   const needed = EVENTS * DISK_BYTES_PER_EVENT
   console.log(
-    `storage_scale: ${EVENTS.toLocaleString('en')} events, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB memory, ${(free / 2 ** 30).toFixed(0)} GiB free in ${os.tmpdir()} (about ${(needed / 2 ** 30).toFixed(0)} GiB needed)`,
+    `storage_scale: ${EVENTS.toLocaleString('en')} events, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB memory, ${(free / 2 ** 30).toFixed(0)} GiB free in ${os.tmpdir()} (about ${(needed / 2 ** 30).toFixed(0)} GiB needed), load average ${loadAverage()}`,
   )
   if (free < needed * 1.2) throw new Error('not enough free disk for this count: set STORAGE_SCALE_EVENTS lower')
   const memoryEvents = Math.min(
@@ -142,9 +153,12 @@ async function main(): Promise<void> {
   const results = [await measure('lmdb', EVENTS)]
   if (memoryEvents > 0) results.push(await measure('memory', memoryEvents))
   console.log(
-    'engine       events    insert      RssAnon idle → loaded        data folder   restart   lookup p50 / p99',
+    'engine       events    insert      RssAnon idle → loaded        data folder               restart   lookup p50 / p99',
   )
   for (const f of results) console.log(line(f))
+  console.log(
+    `load average at the end: ${loadAverage()} (other jobs stretch insert, restart and lookup times, not RssAnon or bytes)`,
+  )
 }
 
 main().catch((error: unknown) => {

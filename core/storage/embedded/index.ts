@@ -36,9 +36,9 @@ export interface EmbeddedMongoOptions {
   /** How long to wait for a server that holds the folder to finish exiting. Default 2 s. */
   lockWaitMs?: number
   /**
-   * 'memory' (default): every collection in memory, rebuilt at start from a snapshot and a log.
-   * 'lmdb': on disk in <dataDir>/lmdb, only the working set in memory; a folder in the in-memory
-   * engine's format is migrated once at start. EMBEDDED_MONGO_ENGINE sets the default.
+   * 'lmdb' (default): on disk in <dataDir>/lmdb, only the working set in memory; a folder in the
+   * in-memory engine's format is migrated once at start. 'memory': every collection in memory,
+   * rebuilt at start from a snapshot and a log. EMBEDDED_MONGO_ENGINE sets the default.
    */
   engine?: StorageEngine
   /** lmdb only: LZ4-compress stored documents larger than 1 KB (default off: measured slower and no smaller). */
@@ -68,13 +68,16 @@ const defaultLog: ServerOptions['log'] = (level, message, error) => {
 }
 
 /**
- * 'memory' unless EMBEDDED_MONGO_ENGINE or the option says 'lmdb': lmdb keeps memory bounded and
- * is as durable, but costs the database more CPU per event (capture is slower: docs/embedded-mongo.md),
- * so it is not the default yet.
+ * The engine when neither EMBEDDED_MONGO_ENGINE nor the option names one: lmdb, whose memory is
+ * bounded by the working set and whose restart reads no data, so a single machine can be left
+ * running for years. The in-memory engine ('memory') costs less CPU per write but needs RAM for
+ * all the data and replays it at every start (docs/embedded-mongo.md).
  */
+export const DEFAULT_ENGINE: StorageEngine = 'lmdb'
+
 function engineOf(value: string | undefined): StorageEngine {
-  if (value === undefined || value === '' || value === 'memory') return 'memory'
-  if (value === 'lmdb') return 'lmdb'
+  if (value === undefined || value === '') return DEFAULT_ENGINE
+  if (value === 'memory' || value === 'lmdb') return value
   throw new Error(`unknown embedded MongoDB storage engine '${value}' (expected 'memory' or 'lmdb')`)
 }
 

@@ -6,10 +6,11 @@ import type { CommandContext, Parameters, ServerInfo } from './commands/context.
 import { commandName, runCommand, WRITE_COMMANDS } from './commands/dispatch.ts'
 import { CursorRegistry } from './cursors.ts'
 import { Catalog, type CatalogListener } from './engine/catalog.ts'
+import { LEGACY_FOLDER } from './lmdb/migrate.ts'
 import { LmdbStore } from './lmdb/store.ts'
 import { mongoError } from './errors.ts'
 import { tcpAddress } from './listen-address.ts'
-import { FILE_MODE } from './persistence/data-dir.ts'
+import { DataDir, FILE_MODE } from './persistence/data-dir.ts'
 import { fanOut, SILENT } from './persistence/journal.ts'
 import { Store, type DurabilityOptions } from './persistence/store.ts'
 import { TtlMonitor } from './ttl.ts'
@@ -102,7 +103,19 @@ export class EmbeddedServer {
     let catalog: Catalog
     let store: Persistence
     if (options.engine === 'lmdb') {
+      const legacy = new DataDir(options.dataDir)
+      if (legacy.snapshots().length > 0 || legacy.wals().length > 0)
+        options.log(
+          'warn',
+          `${options.dataDir} holds the in-memory engine's snapshot and log: copying them into lmdb once before serving (about a minute per million documents); the old files then move to ${LEGACY_FOLDER}/`,
+        )
       const lmdb = await LmdbStore.open(options.dataDir, { ...options.durability, compression: options.compression })
+      const migrated = lmdb.recovery.migrated
+      if (migrated?.documents)
+        options.log(
+          'warn',
+          `copied ${migrated.documents} documents of ${migrated.collections} collections from the in-memory engine's files into lmdb; the old files are in ${migrated.movedTo} (remove them once the data is checked)`,
+        )
       const from = lmdb.recovery.rolledBackFrom
       if (from !== undefined)
         options.log(

@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import { spawn } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { connect } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
@@ -55,20 +55,21 @@ describe('startEmbeddedMongo', () => {
     })
   }
 
-  it('keeps the data in memory by default, on disk with EMBEDDED_MONGO_ENGINE=lmdb', async () => {
+  it('keeps the data on disk (lmdb) by default, in memory with EMBEDDED_MONGO_ENGINE=memory', async () => {
     const saved = process.env.EMBEDDED_MONGO_ENGINE
     try {
       delete process.env.EMBEDDED_MONGO_ENGINE
-      const inMemory = await startEmbeddedMongo({ dataDir: path.join(dataDir, 'default'), runIn: 'current-thread' })
-      expect(await roundTrip(inMemory.url)).to.equal(1)
-      await inMemory.close()
-      expect(existsSync(path.join(dataDir, 'default', 'lmdb'))).to.equal(false)
-
-      process.env.EMBEDDED_MONGO_ENGINE = 'lmdb'
-      const onDisk = await startEmbeddedMongo({ dataDir: path.join(dataDir, 'lmdb'), runIn: 'current-thread' })
+      const onDisk = await startEmbeddedMongo({ dataDir: path.join(dataDir, 'default'), runIn: 'current-thread' })
       expect(await roundTrip(onDisk.url)).to.equal(1)
       await onDisk.close()
-      expect(existsSync(path.join(dataDir, 'lmdb', 'lmdb', 'data.mdb'))).to.equal(true)
+      expect(existsSync(path.join(dataDir, 'default', 'lmdb', 'data.mdb'))).to.equal(true)
+
+      process.env.EMBEDDED_MONGO_ENGINE = 'memory'
+      const inMemory = await startEmbeddedMongo({ dataDir: path.join(dataDir, 'memory'), runIn: 'current-thread' })
+      expect(await roundTrip(inMemory.url)).to.equal(1)
+      await inMemory.close()
+      expect(existsSync(path.join(dataDir, 'memory', 'lmdb'))).to.equal(false)
+      expect(readdirSync(path.join(dataDir, 'memory')).some((f) => f.startsWith('wal-'))).to.equal(true)
     } finally {
       if (saved === undefined) delete process.env.EMBEDDED_MONGO_ENGINE
       else process.env.EMBEDDED_MONGO_ENGINE = saved

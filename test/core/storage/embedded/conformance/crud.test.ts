@@ -116,6 +116,16 @@ describe('MongoDB conformance: CRUD', () => {
       expect(await c.estimatedDocumentCount()).to.equal(250)
     })
 
+    it('counts a whole collection with skip and limit (the count command without a query)', async () => {
+      const count = (extra: object) => t.db.command({ count: 'find_many', ...extra })
+      expect((await count({})).n).to.equal(250)
+      expect((await count({ skip: 240 })).n).to.equal(10)
+      expect((await count({ skip: 300 })).n).to.equal(0)
+      expect((await count({ limit: 7 })).n).to.equal(7)
+      expect((await count({ skip: 245, limit: 7 })).n).to.equal(5)
+      expect((await t.db.command({ count: 'find_nothing_here' })).n).to.equal(0)
+    })
+
     it('finds nothing in a collection that does not exist', async () => {
       expect(await t.db.collection<Loose>('find_nothing_here').find({ a: 1 }).toArray()).to.deep.equal([])
       expect(await t.db.collection<Loose>('find_nothing_here').countDocuments()).to.equal(0)

@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { Db } from 'mongodb'
@@ -50,12 +50,21 @@ describe('embedded MongoDB lmdb engine: migration of a data folder written by th
         'renamed',
       ])
     }
-    await withEmbeddedDb({ dataDir, engine: 'lmdb' }, check)
+    const warnings: string[] = []
+    const log = (level: string, message: string) => {
+      if (level === 'warn') warnings.push(message)
+    }
+    await withEmbeddedDb({ dataDir, engine: 'lmdb', log }, check)
+    // a migration takes a while on a large folder: the operator is told before and after
+    expect(warnings).to.have.length(2)
+    expect(warnings[0]).to.include("holds the in-memory engine's snapshot and log: copying them into lmdb once")
+    expect(warnings[1]).to.match(/^copied 3001 documents of 3 collections .* the old files are in .*pre-lmdb/)
     const names = readdirSync(dataDir)
     expect(names.filter((f) => f.startsWith('wal-') || f.startsWith('snapshot-'))).to.deep.equal([])
     expect(readdirSync(path.join(dataDir, 'pre-lmdb')).some((f) => f.startsWith('wal-'))).to.equal(true)
     // a second start reads lmdb only (the old files are out of the way) and finds the same
-    await withEmbeddedDb({ dataDir, engine: 'lmdb' }, check)
+    await withEmbeddedDb({ dataDir, engine: 'lmdb', log }, check)
+    expect(warnings).to.have.length(2)
   })
 
   it('starts a migration that was cut short over from the old files, which are still in place', async () => {
@@ -70,7 +79,7 @@ describe('embedded MongoDB lmdb engine: migration of a data folder written by th
     } finally {
       rmSync(other, { recursive: true, force: true })
     }
-    await withEmbeddedDb({ dataDir, engine: 'lmdb' }, async (db) => {
+    await withEmbeddedDb({ dataDir, engine: 'lmdb', log: () => undefined }, async (db) => {
       expect(
         await db
           .collection('c')
@@ -78,6 +87,78 @@ describe('embedded MongoDB lmdb engine: migration of a data folder written by th
           .toArray(),
       ).to.deep.equal([{ n: 1 }, { n: 2 }])
     })
+  })
+
+  it('only moves the old files when a start stopped after copying them but before moving them', async () => {
+    const silent = { log: () => undefined }
+    await withEmbeddedDb({ dataDir, engine: 'memory' }, (db) => db.collection('c').insertOne({ n: 1 }))
+    await withEmbeddedDb({ dataDir, engine: 'lmdb', ...silent }, async () => undefined)
+    // as a crash between the copy's last commit and the move leaves the folder (rename keeps mtimes)
+    for (const f of readdirSync(path.join(dataDir, 'pre-lmdb')))
+      renameSync(path.join(dataDir, 'pre-lmdb', f), path.join(dataDir, f))
+    const docs = (db: Db) =>
+      db
+        .collection('c')
+        .find({}, { projection: { _id: 0 } })
+        .toArray()
+    expect(await withEmbeddedDb({ dataDir, engine: 'lmdb', ...silent }, docs)).to.deep.equal([{ n: 1 }])
+    expect(readdirSync(dataDir).filter((f) => f.startsWith('wal-'))).to.deep.equal([])
+  })
+
+  it('refuses, losing nothing, files the in-memory engine wrote on the folder after it was migrated', async () => {
+    const silent = { log: () => undefined }
+    await withEmbeddedDb({ dataDir, engine: 'memory' }, (db) => db.collection('c').insertOne({ n: 1 }))
+    await withEmbeddedDb({ dataDir, engine: 'lmdb', ...silent }, (db) => db.collection('c').insertOne({ n: 2 }))
+    const kept = readdirSync(path.join(dataDir, 'pre-lmdb')).map((f) => [
+      f,
+      statSync(path.join(dataDir, 'pre-lmdb', f)).size,
+    ])
+    // going back to the in-memory engine without moving the files back starts it empty, and it writes
+    await withEmbeddedDb({ dataDir, engine: 'memory' }, (db) => db.collection('c').insertOne({ n: 3 }))
+
+    const error = await withEmbeddedDb({ dataDir, engine: 'lmdb', ...silent }, async () => undefined).then(
+      () => undefined,
+      (e: Error) => e,
+    )
+    expect(error?.message).to.match(/files the in-memory engine wrote after .* EMBEDDED_MONGO_ENGINE=memory/)
+    const docs = (db: Db) =>
+      db
+        .collection('c')
+        .find({}, { projection: { _id: 0 } })
+        .toArray()
+    expect(await withEmbeddedDb({ dataDir, engine: 'memory' }, docs)).to.deep.equal([{ n: 3 }])
+    const keptAfter = readdirSync(path.join(dataDir, 'pre-lmdb')).map((f) => [
+      f,
+      statSync(path.join(dataDir, 'pre-lmdb', f)).size,
+    ])
+    expect(keptAfter).to.deep.equal(kept)
+    // once they are moved away, lmdb starts on its own data
+    rmSync(path.join(dataDir, readdirSync(dataDir).find((f) => f.startsWith('wal-'))!))
+    expect(await withEmbeddedDb({ dataDir, engine: 'lmdb', ...silent }, docs)).to.deep.equal([{ n: 1 }, { n: 2 }])
+  })
+
+  it('is what the default engine does with such a folder: an upgrade keeps the data', async () => {
+    await withEmbeddedDb({ dataDir, engine: 'memory' }, async (db) => {
+      await db.collection('persons').createIndex({ distinct_id: 1 }, { unique: true })
+      await db.collection('persons').insertMany([{ distinct_id: 'a' }, { distinct_id: 'b' }])
+    })
+    const saved = process.env.EMBEDDED_MONGO_ENGINE
+    delete process.env.EMBEDDED_MONGO_ENGINE
+    try {
+      await withEmbeddedDb({ dataDir, log: () => undefined }, async (db) => {
+        const persons = db.collection('persons')
+        expect(await persons.find({}, { projection: { _id: 0 } }).toArray()).to.deep.equal([
+          { distinct_id: 'a' },
+          { distinct_id: 'b' },
+        ])
+        const duplicate = await persons.insertOne({ distinct_id: 'a' }).catch((e: { code?: number }) => e)
+        expect((duplicate as { code?: number }).code).to.equal(11000)
+      })
+    } finally {
+      if (saved !== undefined) process.env.EMBEDDED_MONGO_ENGINE = saved
+    }
+    expect(existsSync(path.join(dataDir, 'lmdb', 'data.mdb'))).to.equal(true)
+    expect(readdirSync(path.join(dataDir, 'pre-lmdb')).some((f) => f.startsWith('wal-'))).to.equal(true)
   })
 
   it('creates the lmdb files readable by their owner only', async () => {
