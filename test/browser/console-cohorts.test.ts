@@ -70,6 +70,8 @@ describe('operator console: a cohort page in headless Chromium', function () {
     await page.getByRole('table', { name: 'Cohorts' }).getByRole('link', { name: 'Beta testers' }).click()
     await heading('Cohort Beta testers').waitFor()
     const usedBy = page.getByRole('list', { name: 'Flags using this cohort' })
+    // the page loads the flag list on its own after the cohort: wait for it, as a person would
+    await usedBy.waitFor()
     expect(await usedBy.getByRole('link').allTextContents()).to.deep.equal(['beta-feature'])
     expect(await usedBy.getByRole('link', { name: 'beta-feature' }).getAttribute('href')).to.equal(
       `#/projects/${t.project.id}/flags/${flag.id}`,
