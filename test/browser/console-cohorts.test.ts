@@ -8,6 +8,7 @@ import type { Page } from 'playwright-core'
 import { startTestService } from '../helpers/service.ts'
 import type { TestService } from '../helpers/service.ts'
 import { useBrowser } from './helpers/chromium.ts'
+import { openConsoleTab } from './helpers/console.ts'
 import { defaultPlugins, eventually, personOf, serviceFlags } from './helpers/service.ts'
 
 type Json = Record<string, any>
@@ -59,9 +60,7 @@ describe('operator console: a cohort page in headless Chromium', function () {
   after(() => t?.close())
 
   async function open(route: string) {
-    ;({ page } = await browser.newPage())
-    await page.addInitScript((key) => sessionStorage.setItem('hedgerow.adminKey', key), t.adminKey)
-    await page.goto(`${t.url}/console/#${route}`)
+    page = await openConsoleTab(browser, t, `/console/#${route}`)
   }
   const heading = (name: string | RegExp) => page.getByRole('heading', { level: 1, name })
 

@@ -7,17 +7,15 @@
  */
 import { expect } from 'chai'
 import { randomUUID } from 'node:crypto'
-import { mkdirSync } from 'node:fs'
-import path from 'node:path'
 import type { Page } from 'playwright-core'
 import { builtInPlugins } from '../../plugins/index.ts'
 import { BROKEN_EVENT, brokenStep } from '../helpers/broken-step.ts'
-import { ROOT_DIR, startTestService } from '../helpers/service.ts'
+import { startTestService } from '../helpers/service.ts'
 import type { TestService } from '../helpers/service.ts'
 import { useBrowser } from './helpers/chromium.ts'
+import { consoleScreenshot, openConsoleTab } from './helpers/console.ts'
 import { defaultPlugins } from './helpers/service.ts'
 
-const SCREENSHOTS = path.join(ROOT_DIR, '.tmp/console-screenshots')
 /** The console asks for 20 a page (health.js); 45 makes two full pages and a part. */
 const PAGE = 20
 const LETTERS = 45
@@ -30,7 +28,6 @@ describe('operator console: older dead letters, paged on the server, in headless
   const uuids = Array.from({ length: LETTERS }, () => randomUUID())
 
   before(async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true })
     brokenStep.broken = true
     const plugins = defaultPlugins()
     plugins.splice(
@@ -65,9 +62,7 @@ describe('operator console: older dead letters, paged on the server, in headless
     const newestFirst = listed.results.map((letter) => letter.uuid)
     expect([...newestFirst].sort()).to.deep.equal([...uuids].sort())
 
-    ;({ page } = await browser.newPage())
-    await page.addInitScript((key) => sessionStorage.setItem('hedgerow.adminKey', key), t.adminKey)
-    await page.goto(`${t.url}/console/#/projects/${t.project.id}/health`)
+    page = await openConsoleTab(browser, t, `/console/#/projects/${t.project.id}/health`)
     await page.getByRole('heading', { level: 1, name: 'Ingestion health of test project' }).waitFor()
     const table = page.getByRole('table', { name: 'Dead letters' })
     const older = page.getByRole('button', { name: 'Older dead letters' })
@@ -87,6 +82,6 @@ describe('operator console: older dead letters, paged on the server, in headless
     expect(new Set(shown).size).to.equal(LETTERS)
     // the last one's replay button is named by its place in the whole list
     await page.getByRole('button', { name: `Replay dead letter ${BROKEN_EVENT} ${LETTERS}`, exact: true }).waitFor()
-    await page.screenshot({ path: path.join(SCREENSHOTS, 'ingestion-health-dead-letters.png'), fullPage: true })
+    await consoleScreenshot(page, 'ingestion-health-dead-letters')
   })
 })

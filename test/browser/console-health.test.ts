@@ -6,17 +6,15 @@
  * .tmp/console-screenshots/ like the other console pages'.
  */
 import { expect } from 'chai'
-import { mkdirSync } from 'node:fs'
-import path from 'node:path'
 import type { Page } from 'playwright-core'
-import { ROOT_DIR, startTestService, storedEvents } from '../helpers/service.ts'
+import { startTestService, storedEvents } from '../helpers/service.ts'
 import type { TestService } from '../helpers/service.ts'
 import { builtInPlugins } from '../../plugins/index.ts'
 import { BROKEN_EVENT, brokenStep } from '../helpers/broken-step.ts'
 import { useBrowser } from './helpers/chromium.ts'
+import { consoleScreenshot, openConsoleTab } from './helpers/console.ts'
 import { defaultPlugins } from './helpers/service.ts'
 
-const SCREENSHOTS = path.join(ROOT_DIR, '.tmp/console-screenshots')
 const XSS = '<img src=x onerror=alert(1)>'
 
 describe('operator console: ingestion health and pipeline in headless Chromium', function () {
@@ -27,7 +25,6 @@ describe('operator console: ingestion health and pipeline in headless Chromium',
   const dialogs: string[] = []
 
   before(async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true })
     brokenStep.broken = true
     const plugins = defaultPlugins()
     const sink = plugins.findIndex((entry) => entry.plugin === 'sink-mongo')
@@ -50,15 +47,9 @@ describe('operator console: ingestion health and pipeline in headless Chromium',
   after(() => t?.close())
 
   async function openTab(route: string): Promise<void> {
-    ;({ page } = await browser.newPage())
-    page.on('dialog', (dialog) => {
-      dialogs.push(dialog.message())
-      void dialog.dismiss()
-    })
-    await page.addInitScript((key) => sessionStorage.setItem('hedgerow.adminKey', key), t.adminKey)
-    await page.goto(`${t.url}${route}`)
+    page = await openConsoleTab(browser, t, route, dialogs)
   }
-  const screenshot = (name: string) => page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true })
+  const screenshot = (name: string) => consoleScreenshot(page, name)
 
   it("shows stored and dropped counts, a dropped event's warning with its raw event as text, and the dead letter", async () => {
     await openTab(`/console/#/projects/${t.project.id}`)

@@ -6,16 +6,14 @@
  * .tmp/console-screenshots/ (git-ignored).
  */
 import { expect } from 'chai'
-import { mkdirSync } from 'node:fs'
-import path from 'node:path'
 import type { Page } from 'playwright-core'
 import { PostHog } from 'posthog-node'
-import { ROOT_DIR, startTestService } from '../helpers/service.ts'
+import { startTestService } from '../helpers/service.ts'
 import type { TestService } from '../helpers/service.ts'
 import { useBrowser } from './helpers/chromium.ts'
+import { consoleScreenshot, openConsoleTab } from './helpers/console.ts'
 import { defaultPlugins, eventually } from './helpers/service.ts'
 
-const SCREENSHOTS = path.join(ROOT_DIR, '.tmp/console-screenshots')
 const XSS = '<img src=x onerror=alert(1)>'
 const SHOPPERS = 30
 
@@ -27,7 +25,6 @@ describe('console: person search and a person page in headless Chromium', functi
   const dialogs: string[] = []
 
   before(async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true })
     t = await startTestService({ plugins: defaultPlugins() })
     const posthog = new PostHog(t.project.api_token, {
       host: t.url,
@@ -63,15 +60,9 @@ describe('console: person search and a person page in headless Chromium', functi
   })
 
   async function open(route: string): Promise<void> {
-    ;({ page } = await browser.newPage())
-    page.on('dialog', (dialog) => {
-      dialogs.push(dialog.message())
-      void dialog.dismiss()
-    })
-    await page.addInitScript((key) => sessionStorage.setItem('hedgerow.adminKey', key), t.adminKey)
-    await page.goto(`${t.url}/console/#${route}`)
+    page = await openConsoleTab(browser, t, `/console/#${route}`, dialogs)
   }
-  const screenshot = (name: string) => page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true })
+  const screenshot = (name: string) => consoleScreenshot(page, name)
   const found = () => page.getByRole('table', { name: 'Persons found' })
   const foundIds = async () =>
     (await found().getByRole('rowheader').getByRole('link').allTextContents()).map((s) => s.trim())

@@ -8,15 +8,12 @@
  * .tmp/console-screenshots/ like the other console pages'.
  */
 import { expect } from 'chai'
-import { mkdirSync } from 'node:fs'
-import path from 'node:path'
 import type { Locator, Page } from 'playwright-core'
-import { ROOT_DIR, startTestService } from '../helpers/service.ts'
+import { startTestService } from '../helpers/service.ts'
 import type { TestService } from '../helpers/service.ts'
 import { useBrowser } from './helpers/chromium.ts'
+import { consoleScreenshot, openConsoleTab } from './helpers/console.ts'
 import { defaultPlugins, serviceFlags } from './helpers/service.ts'
-
-const SCREENSHOTS = path.join(ROOT_DIR, '.tmp/console-screenshots')
 
 type Json = Record<string, any>
 
@@ -31,7 +28,6 @@ describe('operator console: "Try a flag" with groups, and holdouts, in headless 
   const dialogs: string[] = []
 
   before(async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true })
     t = await startTestService({ plugins: defaultPlugins() })
     const batch = companies.map((key, i) => ({
       event: '$groupidentify',
@@ -78,15 +74,9 @@ describe('operator console: "Try a flag" with groups, and holdouts, in headless 
   after(() => t?.close())
 
   async function openTab(route: string): Promise<void> {
-    ;({ page } = await browser.newPage())
-    page.on('dialog', (dialog) => {
-      dialogs.push(dialog.message())
-      void dialog.dismiss()
-    })
-    await page.addInitScript((key) => sessionStorage.setItem('hedgerow.adminKey', key), t.adminKey)
-    await page.goto(`${t.url}${route}`)
+    page = await openConsoleTab(browser, t, route, dialogs)
   }
-  const screenshot = (name: string) => page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true })
+  const screenshot = (name: string) => consoleScreenshot(page, name)
   const label = (name: string) => page.getByLabel(name, { exact: true })
   /** The text of the element describing a control (its error message). */
   const descriptionOf = async (control: Locator) => {
