@@ -6,16 +6,9 @@
 import { expect } from 'chai'
 import { startTestService } from '../../helpers/service.ts'
 import type { TestService } from '../../helpers/service.ts'
+import type { PersonSearchResult } from '../../../plugins/persons/search.ts'
 
-interface Result {
-  id: string
-  distinct_ids: string[]
-  more_distinct_ids: boolean
-  properties: Record<string, unknown>
-  matched: { field: string; value: string }
-  is_identified: boolean
-  created_at: string
-}
+type Result = PersonSearchResult
 interface SearchPage {
   results: Result[]
   next: string | null
