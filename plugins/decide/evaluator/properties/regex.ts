@@ -2,6 +2,7 @@ import vm from 'node:vm'
 import { RE2JS } from 're2js'
 import { regexBudgetExhausted } from '../errors.ts'
 import { TextMemo } from './memo.ts'
+import { threadCpuMillis } from './thread-cpu.ts'
 
 /**
  * Operator-written patterns run against user-controlled values, so matching
@@ -75,26 +76,21 @@ fancyTest.runInContext(sandbox)
 const TIMED_OUT = Symbol('timed out')
 
 /**
- * Runs again after a timeout in which the process used under half the limit in CPU time: the
+ * Runs again after a timeout in which this thread used under half the limit in CPU time: the
  * limit is wall-clock, and on a loaded machine the thread can be descheduled for that long (a
  * benign pattern then failed to match), whereas a pattern that really backtracks keeps the CPU busy.
  */
 const DESCHEDULED_RETRIES = 2
 
-function cpuMillisSince(start: NodeJS.CpuUsage): number {
-  const used = process.cpuUsage(start)
-  return (used.user + used.system) / 1000
-}
-
 function runFancy(re: RegExp, input: string, limitMs: number): boolean | typeof TIMED_OUT {
   sandbox.re = re
   sandbox.input = input
   for (let attempt = 0; ; attempt++) {
-    const cpu = process.cpuUsage()
+    const cpu = threadCpuMillis()
     try {
       return fancyTest.runInContext(sandbox, { timeout: limitMs }) === true
     } catch {
-      if (attempt >= DESCHEDULED_RETRIES || cpuMillisSince(cpu) >= limitMs / 2) return TIMED_OUT
+      if (attempt >= DESCHEDULED_RETRIES || threadCpuMillis() - cpu >= limitMs / 2) return TIMED_OUT
     }
   }
 }
