@@ -16,7 +16,7 @@ import { COLLECTIONS } from '../model/collections.ts'
 import { asJson, diffStates } from './diff.ts'
 import type { FieldChange } from './diff.ts'
 import type { AuditQuery } from './schemas.ts'
-import { decodeCursor, encodeCursor } from './cursor.ts'
+import { newestFirstPage, pageLimit } from './cursor.ts'
 
 export interface AuditDocument {
   _id?: ObjectId
@@ -76,31 +76,13 @@ export class MongoAuditLog implements AuditLog {
 
   /** Newest first, filtered by entity, a page at a time; `next` is the URL of the next page or null. */
   async list(projectId: number, query: Static<typeof AuditQuery>, url: URL) {
-    const limit = query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit)
-    if (limit < 1 || limit > MAX_LIMIT)
-      throw httpError('invalid_input', `limit must be between 1 and ${MAX_LIMIT}`, 'limit')
+    const limit = pageLimit(query.limit, DEFAULT_LIMIT, MAX_LIMIT)
     if (query.entity_id !== undefined && query.entity_type === undefined)
       throw httpError('invalid_input', 'entity_id needs entity_type', 'entity_type')
     const filter: Filter<AuditDocument> = { project_id: projectId }
     if (query.entity_type !== undefined) filter.entity_type = query.entity_type
     if (query.entity_id !== undefined) filter.entity_id = query.entity_id
-    if (query.cursor !== undefined) {
-      const { t, i } = decodeCursor(query.cursor)
-      filter.$or = [{ created_at: { $lt: t } }, { created_at: t, _id: { $lt: i } }]
-    }
-    const docs = await this.collection
-      .find(filter)
-      .sort({ created_at: -1, _id: -1 })
-      .limit(limit + 1)
-      .toArray()
-    const page = docs.slice(0, limit)
-    let next: string | null = null
-    if (docs.length > limit) {
-      const last = page[page.length - 1]
-      const nextUrl = new URL(url)
-      nextUrl.searchParams.set('cursor', encodeCursor(last.created_at, last._id))
-      next = nextUrl.toString()
-    }
+    const { page, next } = await newestFirstPage(this.collection, filter, query.cursor, limit, url)
     return { results: page.map(auditJson), next }
   }
 }

@@ -7,12 +7,12 @@
  */
 import type { Context } from 'koa'
 import { ObjectId } from 'mongodb'
-import type { Db, Document, Filter } from 'mongodb'
+import type { Db, Document } from 'mongodb'
 import type { AuditLog, Project, WireEvent } from '../plugin-api.ts'
 import type { IngestOutcome, IngestRequest } from '../pipeline.ts'
 import { httpError } from '../errors.ts'
 import { COLLECTIONS } from '../model/collections.ts'
-import { decodeCursor, encodeCursor } from './cursor.ts'
+import { newestFirstPage, pageLimit } from './cursor.ts'
 
 const DEFAULT_LIMIT = 50
 const MAX_LIMIT = 500
@@ -41,28 +41,15 @@ function deadLetterJson(doc: Document) {
 
 /** Newest first, a page at a time; `next` is the URL of the next page or null. */
 export async function listDeadLetters(db: Db, project: Project, query: { cursor?: string; limit?: string }, url: URL) {
-  const limit = query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit)
-  if (!(limit >= 1 && limit <= MAX_LIMIT))
-    throw httpError('invalid_input', `limit must be between 1 and ${MAX_LIMIT}`, 'limit')
-  const filter: Filter<Document> = { project_id: project.id }
-  if (query.cursor !== undefined) {
-    const { t, i } = decodeCursor(query.cursor)
-    filter.$or = [{ created_at: { $lt: t } }, { created_at: t, _id: { $lt: i } }]
-  }
-  const docs = await db
-    .collection(COLLECTIONS.deadLetters)
-    .find(filter)
-    .sort({ created_at: -1, _id: -1 })
-    .limit(limit + 1)
-    .toArray()
-  const page = docs.slice(0, limit)
-  let next: string | null = null
-  if (docs.length > limit) {
-    const nextUrl = new URL(url)
-    const last = page[page.length - 1]!
-    nextUrl.searchParams.set('cursor', encodeCursor(last.created_at as Date, last._id))
-    next = nextUrl.toString()
-  }
+  const limit = pageLimit(query.limit, DEFAULT_LIMIT, MAX_LIMIT)
+  const filter = { project_id: project.id }
+  const { page, next } = await newestFirstPage(
+    db.collection<Document & { created_at: Date }>(COLLECTIONS.deadLetters),
+    filter,
+    query.cursor,
+    limit,
+    url,
+  )
   return { results: page.map(deadLetterJson), next }
 }
 
