@@ -15,30 +15,20 @@ import path from 'node:path'
 import { httpTarget, interleave, type LoadResult, type Target } from './load.ts'
 import { BATCH_SIZE, batchBodies, benchUsers, flagDefinitions, flagsBodies, USER_COUNT } from './payloads.ts'
 import { storeFlagsPersons } from './flags.ts'
-import { startMongo, startService, type Child } from './processes.ts'
+import { admin, BENCH_ADMIN_KEY, startMongo, startService, type Child } from './processes.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
 const SLICES = Number(process.env.BENCH_SLICES ?? 4)
 const ENGINES = (process.env.BENCH_ENGINES ?? 'memory,lmdb').split(',')
 const FIGURES = new Set((process.env.BENCH_FIGURES ?? 'personless,persons,flags').split(','))
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF_DIR
-const ADMIN_KEY = 'bench-admin-key-0123456789'
+const ADMIN_KEY = BENCH_ADMIN_KEY
 
 interface Side {
   engine: string
   service: Child
   mongo: Child
   token: string
-}
-
-async function admin(service: Child, method: string, p: string, body?: unknown): Promise<Record<string, unknown>> {
-  const response = await fetch(service.url + p, {
-    method,
-    headers: { Authorization: `Bearer ${ADMIN_KEY}`, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  if (!response.ok) throw new Error(`${method} ${p} answered ${response.status}: ${await response.text()}`)
-  return (await response.json()) as Record<string, unknown>
 }
 
 /** `lmdb:NAME=value:…`: the engine and the extra environment of its database process. */

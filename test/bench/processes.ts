@@ -209,3 +209,22 @@ export function sampleRss(pid: number, everyMs = 100): { stop(): number } {
     },
   }
 }
+
+/** The admin key the bench's services start with. */
+export const BENCH_ADMIN_KEY = 'bench-admin-key-0123456789'
+
+/** An admin API call to a bench service; anything but 2xx fails the run with the answer. */
+export async function admin(
+  service: Child,
+  method: string,
+  p: string,
+  body?: unknown,
+): Promise<Record<string, unknown>> {
+  const response = await fetch(service.url + p, {
+    method,
+    headers: { Authorization: `Bearer ${BENCH_ADMIN_KEY}`, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  if (!response.ok) throw new Error(`${method} ${p} answered ${response.status}: ${await response.text()}`)
+  return (await response.json()) as Record<string, unknown>
+}

@@ -37,7 +37,7 @@ import {
   singleBodies,
   USER_COUNT,
 } from './payloads.ts'
-import { startBaselines, startMongo, startService, treeRssMiB } from './processes.ts'
+import { admin, BENCH_ADMIN_KEY, startBaselines, startMongo, startService, treeRssMiB } from './processes.ts'
 import { printTable, report, round } from './table.ts'
 import type { Child, ServiceSettings } from './processes.ts'
 
@@ -45,7 +45,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
 /** Each target's measurement comes in this many slices, alternating with the other targets' of its figure. */
 const SLICES = Number(process.env.BENCH_SLICES ?? 4)
 const ONLY = process.env.BENCH_ONLY?.split(',')
-const ADMIN_KEY = 'bench-admin-key-0123456789'
+const ADMIN_KEY = BENCH_ADMIN_KEY
 const wanted = (name: string) => !ONLY || ONLY.includes(name)
 const FLAGS_FIGURES = ['flags_latency', 'flags_ceiling', 'workers_scaling', 'flags_at_rate']
 /** Figure `flags_at_rate`'s open-loop request rate. */
@@ -70,16 +70,6 @@ async function commandTotals(db: Db): Promise<Map<string, number>> {
     metrics?: { commands?: Record<string, { total: unknown }> }
   }
   return new Map(Object.entries(status.metrics?.commands ?? {}).map(([name, { total }]) => [name, Number(total)]))
-}
-
-async function admin(service: Child, method: string, p: string, body?: unknown): Promise<Record<string, unknown>> {
-  const response = await fetch(service.url + p, {
-    method,
-    headers: { Authorization: `Bearer ${ADMIN_KEY}`, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  if (!response.ok) throw new Error(`${method} ${p} answered ${response.status}: ${await response.text()}`)
-  return (await response.json()) as Record<string, unknown>
 }
 
 async function main(): Promise<void> {
