@@ -111,7 +111,11 @@ describe('console: live events in headless Chromium', function () {
     await openLive()
     await page.getByLabel('Event name').fill('purchase')
     await page.getByLabel('Distinct id').fill('live-bob')
+    // the filtered stream answers once it follows the events: send only after that, as the page's
+    // "Live" may still be the unfiltered stream's for a moment after the click
+    const filtered = page.waitForResponse((r) => r.url().includes('distinct_id=live-bob'))
     await page.getByRole('button', { name: 'Apply filters' }).click()
+    await filtered
     await page.getByText('Live', { exact: true }).waitFor()
     await send([
       { event: 'viewed', distinctId: 'live-bob' },

@@ -72,6 +72,8 @@ function LiveList({ project, filters }) {
     setRows([])
     setWaiting([])
     setNewCount(0)
+    // new filters open a new stream: "Live" again only once it is (events stored before are not shown)
+    setStatus({ state: 'connecting' })
     const stop = followEvents(project.id, filters, {
       keep: MAX_ROWS,
       onEvents: (events, older) => {
