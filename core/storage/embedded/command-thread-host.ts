@@ -6,6 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { CommandCore } from './command-core.ts'
 import type { FromThread, ThreadData, ToThread } from './command-thread.ts'
+import { shareCounters } from './commands/counters.ts'
 import { CursorRegistry } from './cursors.ts'
 import { LmdbReadView } from './lmdb/read-view.ts'
 import { ReadSide } from './read-side.ts'
@@ -22,6 +23,7 @@ interface Runner {
 }
 
 async function open(data: ThreadData): Promise<Runner> {
+  shareCounters(data.counters, data.owner, data.threads)
   const cursors = new CursorRegistry(data.owner, data.threads)
   if (data.role.kind === 'reader') {
     const reads = new ReadSide(LmdbReadView.open(data.options.dataDir, data.options.compression), cursors, data.info)

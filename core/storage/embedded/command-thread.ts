@@ -15,6 +15,8 @@ export interface ThreadData {
   owner: number
   threads: number
   info: ServerInfo
+  /** The command counters all the threads add to (commands/counters.ts). */
+  counters: SharedArrayBuffer
 }
 
 export type ToThread =
@@ -38,6 +40,7 @@ export class CommandThread {
   private nextId = 1
   private readonly pending = new Map<number, { resolve(reply: Uint8Array): void; reject(error: Error): void }>()
   private closing: Promise<void> | undefined
+  private ready = false
 
   private constructor(
     private readonly worker: Worker,
@@ -51,8 +54,10 @@ export class CommandThread {
     const thread = new CommandThread(worker, exited)
     return new Promise((resolve, reject) => {
       worker.on('message', (message: FromThread) => {
-        if (message.type === 'ready') resolve(thread)
-        else if (message.type === 'failed') reject(new Error(message.message))
+        if (message.type === 'ready') {
+          thread.ready = true
+          resolve(thread)
+        } else if (message.type === 'failed') reject(new Error(message.message))
         else if (message.type === 'log') log(message.level, message.message, message.error)
         else if (message.type === 'reply') thread.settle(message)
       })
@@ -63,7 +68,8 @@ export class CommandThread {
       })
       worker.once('exit', (code) => {
         const error = new Error(`the embedded MongoDB ${data.role.kind} thread exited (code ${code})`)
-        if (!thread.closing) log('error', error.message)
+        // before ready, the start's rejection says why
+        if (thread.ready && !thread.closing) log('error', error.message)
         reject(error)
         thread.failAll(error)
       })

@@ -3,6 +3,7 @@ import { createServer, type AddressInfo, type ListenOptions, type Server, type S
 import { CommandCore, type CoreOptions } from './command-core.ts'
 import { CommandThread } from './command-thread.ts'
 import type { ServerInfo } from './commands/context.ts'
+import { shareCounters } from './commands/counters.ts'
 import { CursorRegistry } from './cursors.ts'
 import { tcpAddress } from './listen-address.ts'
 import { LmdbReadView } from './lmdb/read-view.ts'
@@ -55,13 +56,19 @@ function oneThread(core: CommandCore): Commands {
 async function besideWrites(options: ServerOptions, info: ServerInfo): Promise<Commands> {
   const { log, socketPath: _socket, tcp: _tcp, readers: _readers, ...core } = options
   const threads = 1 + options.readers
-  const writer = await CommandThread.start({ options: core, role: { kind: 'writer' }, owner: 0, threads, info }, log)
+  const counters = shareCounters(undefined, 1, threads)
+  const writer = await CommandThread.start(
+    { options: core, role: { kind: 'writer' }, owner: 0, threads, info, counters },
+    log,
+  )
   const others: CommandThread[] = []
   let here: ReadSide
   try {
     here = new ReadSide(LmdbReadView.open(options.dataDir, options.compression), new CursorRegistry(1, threads), info)
     for (let owner = 2; owner < threads; owner++)
-      others.push(await CommandThread.start({ options: core, role: { kind: 'reader' }, owner, threads, info }, log))
+      others.push(
+        await CommandThread.start({ options: core, role: { kind: 'reader' }, owner, threads, info, counters }, log),
+      )
   } catch (error) {
     await Promise.all(others.map((t) => t.close()))
     await writer.close()
