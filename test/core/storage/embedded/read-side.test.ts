@@ -136,7 +136,7 @@ describe('embedded MongoDB reads beside writes (lmdb reader threads)', function 
       for await (const doc of cursor) {
         seen.push(doc.v as number)
         // writes between the batches, as a live service makes them
-        if (seen.length % 500 === 0) await docs.insertOne({ _id: 100_000 + seen.length, v: -1 })
+        if (seen.length % 500 === 0) await docs.insertOne({ _id: (100_000 + seen.length) as never, v: -1 })
       }
       expect(seen.slice(0, 5_000)).to.deep.equal(Array.from({ length: 5_000 }, (_, i) => i))
       const grouped = await docs
