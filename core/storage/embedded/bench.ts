@@ -5,6 +5,7 @@
  *   npx tsx core/storage/embedded/bench.ts modes     # current thread vs worker thread vs child process
  *   node --expose-gc --import tsx core/storage/embedded/bench.ts memory 1000000
  *   npx tsx core/storage/embedded/bench.ts readers 3   # lmdb reader threads 0, 1, 2, interleaved, 3 rounds
+ *   npx tsx core/storage/embedded/bench.ts handoff 3   # what sending a command to the writer thread costs
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
@@ -308,7 +309,33 @@ async function readers(rounds: number): Promise<void> {
   }
 }
 
+/**
+ * The cost of the hand-off to the writer thread: with reader threads, ping is answered by the
+ * thread holding the connection and getParameter by the writer, so their difference is one round
+ * trip between threads; with none, both run on the one thread. Also the time to start.
+ */
+async function handoff(rounds: number): Promise<void> {
+  for (let round = 0; round < rounds; round++) {
+    for (const count of [0, 1]) {
+      const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-mongo-handoff-'))
+      const started = performance.now()
+      const server = await startEmbeddedMongo({ dataDir, readers: count })
+      const startMs = Math.round(performance.now() - started)
+      const client = await MongoClient.connect(server.url)
+      const admin = client.db('admin')
+      await sequential(500, () => admin.command({ ping: 1 }))
+      const ping = await sequential(5000, () => admin.command({ ping: 1 }))
+      const getParameter = await sequential(5000, () => admin.command({ getParameter: 1, ttlMonitorSleepSecs: 1 }))
+      console.log(JSON.stringify({ round, readers: count, startMs, ping, getParameter }))
+      await client.close()
+      await server.close()
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }
+}
+
 const [what, arg] = process.argv.slice(2)
 if (what === 'memory') await memory(Number(arg ?? 1_000_000))
 else if (what === 'readers') await readers(Number(arg ?? 3))
+else if (what === 'handoff') await handoff(Number(arg ?? 3))
 else await modes()

@@ -18,6 +18,11 @@ export const READER_COMMANDS = new Set([
   'explain',
   'getMore',
   'killCursors',
+  'listCollections',
+  'listIndexes',
+  'listDatabases',
+  'collStats',
+  'dbStats',
   // a new connection's handshake and the driver's heartbeats must not wait behind a long write
   'hello',
   'isMaster',
