@@ -23,7 +23,6 @@ interface Runner {
 }
 
 async function open(data: ThreadData): Promise<Runner> {
-  shareCounters(data.counters, data.owner, data.threads)
   const cursors = new CursorRegistry(data.owner, data.threads)
   if (data.role.kind === 'reader') {
     const reads = new ReadSide(LmdbReadView.open(data.options.dataDir, data.options.compression), cursors, data.info)
@@ -64,7 +63,9 @@ async function run(runner: Runner, id: number, frame: Buffer, connectionId: numb
 async function host(): Promise<void> {
   const data = workerData as ThreadData
   let runner: Runner
+  let counters: SharedArrayBuffer
   try {
+    counters = shareCounters(data.counters, data.owner, data.threads)
     runner = await open(data)
   } catch (error) {
     post({ type: 'failed', message: error instanceof Error ? error.message : String(error) })
@@ -85,7 +86,7 @@ async function host(): Promise<void> {
         (error: unknown) => post({ type: 'failed', message: String(error) }),
       )
   })
-  post({ type: 'ready' })
+  post({ type: 'ready', counters })
 }
 
 void host()

@@ -15,8 +15,8 @@ export interface ThreadData {
   owner: number
   threads: number
   info: ServerInfo
-  /** The command counters all the threads add to (commands/counters.ts). */
-  counters: SharedArrayBuffer
+  /** The command counters all the threads add to (commands/counters.ts): the writer makes them. */
+  counters?: SharedArrayBuffer
 }
 
 export type ToThread =
@@ -26,11 +26,40 @@ export type ToThread =
   | { type: 'close' }
 
 export type FromThread =
-  | { type: 'ready' }
+  | { type: 'ready'; counters: SharedArrayBuffer }
   | { type: 'failed'; message: string }
   | { type: 'reply'; id: number; reply?: Uint8Array; protocolError?: string; error?: string }
   | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string; error?: string }
   | { type: 'closed' }
+
+/** What starting the writer thread needs to know of the server (see besideWrites in server.ts). */
+export interface WriterStart {
+  options: Omit<CoreOptions, 'log'> & { readers: number; socketPath: string }
+  log: CoreOptions['log']
+}
+
+/** Whether a server splits reads from writes (the memory engine keeps every command on one thread). */
+export function hasReaders(options: Pick<CoreOptions, 'engine'> & { readers: number }): boolean {
+  return options.engine === 'lmdb' && options.readers > 0
+}
+
+/**
+ * Starts the writer thread of a server with reader threads. The host of a server on a worker
+ * thread calls this before loading the server's modules, so that the two threads load theirs at
+ * the same time (about half a second each under tsx); the promise is marked handled, its failure
+ * reaches whoever awaits it.
+ */
+export function startWriter({ options, log }: WriterStart): Promise<CommandThread> {
+  const { dataDir, engine, compression, replSetName, durability, socketPath, readers } = options
+  const core = { dataDir, engine, compression, replSetName, durability }
+  const info: ServerInfo = { address: socketPath, replSetName, startedAt: new Date() }
+  const writer = CommandThread.start(
+    { options: core, role: { kind: 'writer' }, owner: 0, threads: 1 + readers, info },
+    log,
+  )
+  writer.catch(() => undefined)
+  return writer
+}
 
 /**
  * A worker thread of this process that runs commands sent to it as undecoded messages
@@ -41,6 +70,8 @@ export class CommandThread {
   private readonly pending = new Map<number, { resolve(reply: Uint8Array): void; reject(error: Error): void }>()
   private closing: Promise<void> | undefined
   private ready = false
+  /** The command counters this thread adds to (shareCounters). */
+  counters: SharedArrayBuffer | undefined
 
   private constructor(
     private readonly worker: Worker,
@@ -56,6 +87,7 @@ export class CommandThread {
       worker.on('message', (message: FromThread) => {
         if (message.type === 'ready') {
           thread.ready = true
+          thread.counters = message.counters
           resolve(thread)
         } else if (message.type === 'failed') reject(new Error(message.message))
         else if (message.type === 'log') log(message.level, message.message, message.error)

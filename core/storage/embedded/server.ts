@@ -1,7 +1,7 @@
 import { chmodSync } from 'node:fs'
 import { createServer, type AddressInfo, type ListenOptions, type Server, type Socket } from 'node:net'
 import { CommandCore, type CoreOptions } from './command-core.ts'
-import { CommandThread } from './command-thread.ts'
+import { CommandThread, hasReaders, startWriter } from './command-thread.ts'
 import type { ServerInfo } from './commands/context.ts'
 import { shareCounters } from './commands/counters.ts'
 import { CursorRegistry } from './cursors.ts'
@@ -53,14 +53,16 @@ function oneThread(core: CommandCore): Commands {
  * taken in turn. A read sees every write acknowledged before it arrived: the writer commits
  * before it replies, and each read starts a new read transaction (LmdbReadView.begin).
  */
-async function besideWrites(options: ServerOptions, info: ServerInfo): Promise<Commands> {
-  const { log, socketPath: _socket, tcp: _tcp, readers: _readers, ...core } = options
+async function besideWrites(
+  options: ServerOptions,
+  info: ServerInfo,
+  writerStarting: Promise<CommandThread>,
+): Promise<Commands> {
+  const { dataDir, engine, compression, replSetName, durability, log } = options
+  const core = { dataDir, engine, compression, replSetName, durability }
   const threads = 1 + options.readers
-  const counters = shareCounters(undefined, 1, threads)
-  const writer = await CommandThread.start(
-    { options: core, role: { kind: 'writer' }, owner: 0, threads, info, counters },
-    log,
-  )
+  const writer = await writerStarting
+  const counters = shareCounters(writer.counters, 1, threads)
   const others: CommandThread[] = []
   let here: ReadSide
   try {
@@ -125,12 +127,12 @@ export class EmbeddedServer {
     private readonly log: ServerOptions['log'],
   ) {}
 
-  static async start(options: ServerOptions): Promise<EmbeddedServer> {
+  /** `writer`: the writer thread, when the caller has started it already (startWriter). */
+  static async start(options: ServerOptions, writer?: Promise<CommandThread>): Promise<EmbeddedServer> {
     const info: ServerInfo = { address: options.socketPath, replSetName: options.replSetName, startedAt: new Date() }
-    const commands =
-      options.engine === 'lmdb' && options.readers > 0
-        ? await besideWrites(options, info)
-        : oneThread(await CommandCore.open(options, info))
+    const commands = hasReaders(options)
+      ? await besideWrites(options, info, writer ?? startWriter({ options, log: options.log }))
+      : oneThread(await CommandCore.open(options, info))
     const listeners = [createServer(), ...(options.tcp ? [createServer()] : [])]
     const embedded = new EmbeddedServer(listeners, commands, info, options.log)
     for (const listener of listeners) listener.on('connection', (socket) => embedded.accept(socket))
