@@ -38,6 +38,12 @@ export interface WriterStart {
   log: CoreOptions['log']
 }
 
+/** The options a command thread is started with, field by field: nothing that cannot be cloned (the log). */
+export function threadOptions(options: Omit<CoreOptions, 'log'>): ThreadData['options'] {
+  const { dataDir, engine, compression, replSetName, durability } = options
+  return { dataDir, engine, compression, replSetName, durability }
+}
+
 /** Whether a server splits reads from writes (the memory engine keeps every command on one thread). */
 export function hasReaders(options: Pick<CoreOptions, 'engine'> & { readers: number }): boolean {
   return options.engine === 'lmdb' && options.readers > 0
@@ -70,6 +76,8 @@ export class CommandThread {
   private readonly pending = new Map<number, { resolve(reply: Uint8Array): void; reject(error: Error): void }>()
   private closing: Promise<void> | undefined
   private ready = false
+  /** Set once the thread has ended: later commands fail at once instead of waiting for a reply. */
+  private ended: Error | undefined
   /** The command counters this thread adds to (shareCounters). */
   counters: SharedArrayBuffer | undefined
 
@@ -118,12 +126,14 @@ export class CommandThread {
   }
 
   private failAll(error: Error): void {
+    this.ended = error
     for (const waiting of this.pending.values()) waiting.reject(error)
     this.pending.clear()
   }
 
   /** Runs one message on the thread; a ProtocolError there is thrown here. */
   run(frame: Buffer, connectionId: number): Promise<Uint8Array> {
+    if (this.ended) return Promise.reject(this.ended)
     const id = this.nextId++
     // a copy: the connection reads the frame's header again after the reply
     const bytes = new Uint8Array(frame)

@@ -32,6 +32,9 @@ export const READER_COMMANDS = new Set([
   'endSessions',
 ])
 
+/** Commands whose content picks the thread that answers them (threadFor). */
+export const ROUTED_BY_CONTENT = new Set(['getMore', 'killCursors', 'aggregate'])
+
 /** Pipeline stages that write or follow the writer's change feed. */
 const WRITER_STAGES = ['$out', '$merge', '$changeStream']
 

@@ -1,16 +1,16 @@
 import { chmodSync } from 'node:fs'
 import { createServer, type AddressInfo, type ListenOptions, type Server, type Socket } from 'node:net'
 import { CommandCore, type CoreOptions } from './command-core.ts'
-import { CommandThread, hasReaders, startWriter } from './command-thread.ts'
+import { CommandThread, hasReaders, startWriter, threadOptions } from './command-thread.ts'
 import type { ServerInfo } from './commands/context.ts'
 import { shareCounters } from './commands/counters.ts'
 import { CursorRegistry } from './cursors.ts'
 import { tcpAddress } from './listen-address.ts'
 import { LmdbReadView } from './lmdb/read-view.ts'
 import { FILE_MODE } from './persistence/data-dir.ts'
-import { READER_COMMANDS, ReadSide, threadFor } from './read-side.ts'
+import { READER_COMMANDS, ReadSide, ROUTED_BY_CONTENT, threadFor } from './read-side.ts'
 import { Connection } from './wire/connection.ts'
-import { parseFrame, peekCommandName } from './wire/messages.ts'
+import { OpCode, parseFrame, peekCommandName, type IncomingCommand } from './wire/messages.ts'
 
 export type { StorageEngine } from './command-core.ts'
 
@@ -58,8 +58,7 @@ async function besideWrites(
   info: ServerInfo,
   writerStarting: Promise<CommandThread>,
 ): Promise<Commands> {
-  const { dataDir, engine, compression, replSetName, durability, log } = options
-  const core = { dataDir, engine, compression, replSetName, durability }
+  const core = threadOptions(options)
   const threads = 1 + options.readers
   const writer = await writerStarting
   const counters = shareCounters(writer.counters, 1, threads)
@@ -69,7 +68,10 @@ async function besideWrites(
     here = new ReadSide(LmdbReadView.open(options.dataDir, options.compression), new CursorRegistry(1, threads), info)
     for (let owner = 2; owner < threads; owner++)
       others.push(
-        await CommandThread.start({ options: core, role: { kind: 'reader' }, owner, threads, info, counters }, log),
+        await CommandThread.start(
+          { options: core, role: { kind: 'reader' }, owner, threads, info, counters },
+          options.log,
+        ),
       )
   } catch (error) {
     await Promise.all(others.map((t) => t.close()))
@@ -79,12 +81,19 @@ async function besideWrites(
   let turn = 0
   return {
     execute(frame, connectionId) {
-      const name = peekCommandName(frame)
+      let name = peekCommandName(frame)
+      let cmd: IncomingCommand | undefined
+      // OP_QUERY: a new connection's first hello, which must not wait behind a write either
+      if (name === undefined && frame.readInt32LE(12) === OpCode.query) {
+        cmd = parseFrame(frame)
+        name = Object.keys(cmd.body)[0]
+      }
       if (name === undefined || !READER_COMMANDS.has(name)) return writer.run(frame, connectionId)
-      const cmd = parseFrame(frame)
       turn = (turn + 1) % options.readers
-      const thread = threadFor(cmd, name, threads, 1 + turn)
-      if (thread === 1) return here.run(cmd, connectionId)
+      // decoded here only when this thread answers it or its content picks the thread
+      if (!cmd && ROUTED_BY_CONTENT.has(name)) cmd = parseFrame(frame)
+      const thread = cmd ? threadFor(cmd, name, threads, 1 + turn) : 1 + turn
+      if (thread === 1) return here.run(cmd ?? parseFrame(frame), connectionId)
       return (thread === 0 ? writer : others[thread - 2]).run(frame, connectionId)
     },
     listening(info) {

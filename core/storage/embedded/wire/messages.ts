@@ -117,7 +117,8 @@ export function expectsNoReply(frame: Buffer): boolean {
 export function peekCommandName(frame: Buffer): string | undefined {
   if (frame.length < HEADER_SIZE + 11 || frame.readInt32LE(12) !== OpCode.msg) return undefined
   const at = HEADER_SIZE + 4
-  if (frame[at] !== 0) return undefined
+  // a body section first, holding at least one field
+  if (frame[at] !== 0 || frame[at + 5] === 0) return undefined
   const nameStart = at + 1 + 4 + 1
   const nameEnd = frame.indexOf(0, nameStart)
   return nameEnd < 0 ? undefined : frame.toString('utf8', nameStart, nameEnd)
