@@ -4,7 +4,7 @@ import type { CoreOptions } from './command-core.ts'
 import { ProtocolError } from './wire/messages.ts'
 import { workerEntry } from './worker.ts'
 
-/** What a command thread runs: the writer (catalog, store, writes) or a reader (lmdb-read-view.ts). */
+/** What a command thread runs: the writer (catalog, store, writes) or a reader (read-side.ts). */
 export type ThreadRole = { kind: 'writer' } | { kind: 'reader' }
 
 export interface ThreadData {
@@ -56,11 +56,9 @@ export function hasReaders(options: Pick<CoreOptions, 'engine'> & { readers: num
  * reaches whoever awaits it.
  */
 export function startWriter({ options, log }: WriterStart): Promise<CommandThread> {
-  const { dataDir, engine, compression, replSetName, durability, socketPath, readers } = options
-  const core = { dataDir, engine, compression, replSetName, durability }
-  const info: ServerInfo = { address: socketPath, replSetName, startedAt: new Date() }
+  const info: ServerInfo = { address: options.socketPath, replSetName: options.replSetName, startedAt: new Date() }
   const writer = CommandThread.start(
-    { options: core, role: { kind: 'writer' }, owner: 0, threads: 1 + readers, info },
+    { options: threadOptions(options), role: { kind: 'writer' }, owner: 0, threads: 1 + options.readers, info },
     log,
   )
   writer.catch(() => undefined)
