@@ -29,12 +29,26 @@ const DEFAULT_FIRST_BATCH = 101
 const MAX_BATCH_BYTES = 16 * 1024 * 1024 - 64 * 1024
 const IDLE_TIMEOUT_MS = 10 * 60 * 1000
 
+/** Which of `threads` command threads made a cursor: its id modulo their number (see CursorRegistry). */
+export function cursorOwner(id: number, threads: number): number {
+  return id % threads
+}
+
 export class CursorRegistry {
   private readonly cursors = new Map<number, OpenCursor>()
-  private nextId = 1
+  private nextId: number
   private readonly sweeper: NodeJS.Timeout
 
-  constructor() {
+  /**
+   * When several threads serve commands (the writer and the readers), each keeps its own cursors:
+   * thread `owner` of `threads` hands out the ids equal to `owner` modulo `threads`, so that a
+   * getMore can be sent to the thread that has the cursor.
+   */
+  constructor(
+    owner = 0,
+    private readonly threads = 1,
+  ) {
+    this.nextId = owner === 0 ? threads : owner
     this.sweeper = setInterval(() => this.sweep(), 60_000)
     this.sweeper.unref()
   }
@@ -69,7 +83,8 @@ export class CursorRegistry {
     const tailable = source.waitForData !== undefined && !source.exhausted?.()
     let id = 0
     if ((!done || tailable) && !singleBatch) {
-      id = this.nextId++
+      id = this.nextId
+      this.nextId += this.threads
       this.cursors.set(id, { id, ns, source, pending, lastUsed: Date.now(), busy: false })
     } else {
       source.close?.()

@@ -43,6 +43,12 @@ export interface EmbeddedMongoOptions {
   engine?: StorageEngine
   /** lmdb only: LZ4-compress stored documents larger than 1 KB (default off: measured slower and no smaller). */
   compression?: boolean
+  /**
+   * lmdb only: threads that answer reads (find, count, distinct, aggregate) beside the thread that
+   * writes, so a read never waits for a write. 0: one thread runs every command in turn. Default:
+   * DEFAULT_READERS; EMBEDDED_MONGO_READERS sets it too. The memory engine always uses one thread.
+   */
+  readers?: number
   /** Where the server reports problems it cannot answer to a client (default: console.error). */
   log?: ServerOptions['log']
   /**
@@ -75,6 +81,17 @@ const defaultLog: ServerOptions['log'] = (level, message, error) => {
  */
 export const DEFAULT_ENGINE: StorageEngine = 'lmdb'
 
+/** See `readers`: one, the thread holding the connections (docs/embedded-mongo.md, "Reads beside writes"). */
+export const DEFAULT_READERS = 1
+
+function readersOf(value: number | string | undefined): number {
+  if (value === undefined || value === '') return DEFAULT_READERS
+  const n = Number(value)
+  if (!Number.isInteger(n) || n < 0 || n > 16)
+    throw new Error(`the embedded MongoDB's readers must be a whole number from 0 to 16, not '${value}'`)
+  return n
+}
+
 function engineOf(value: string | undefined): StorageEngine {
   if (value === undefined || value === '') return DEFAULT_ENGINE
   if (value === 'memory' || value === 'lmdb') return value
@@ -88,6 +105,9 @@ function engineOf(value: string | undefined): StorageEngine {
 export async function startEmbeddedMongo(options: EmbeddedMongoOptions): Promise<EmbeddedMongo> {
   const dataDir = path.resolve(options.dataDir)
   const log = options.log ?? defaultLog
+  // before the lock: a bad setting must not leave the folder locked
+  const engine = engineOf(options.engine ?? process.env.EMBEDDED_MONGO_ENGINE)
+  const readers = readersOf(options.readers ?? process.env.EMBEDDED_MONGO_READERS)
   for (const problem of new DataDir(dataDir).makePrivate())
     log('warn', `could not make the data folder private: ${problem}`)
   const socket = socketPlace(dataDir)
@@ -102,8 +122,9 @@ export async function startEmbeddedMongo(options: EmbeddedMongoOptions): Promise
   const tcp = options.tcp ? { host: options.tcp.host ?? '127.0.0.1', port: options.tcp.port ?? 0 } : undefined
   const resolved: ServerOptions = {
     dataDir,
-    engine: engineOf(options.engine ?? process.env.EMBEDDED_MONGO_ENGINE),
+    engine,
     compression: options.compression ?? false,
+    readers,
     socketPath: socket.path,
     tcp,
     replSetName: options.replSetName,

@@ -1,60 +1,111 @@
 import { chmodSync } from 'node:fs'
 import { createServer, type AddressInfo, type ListenOptions, type Server, type Socket } from 'node:net'
-import { encode, isPlainObject } from './bson/codec.ts'
-import { ChangeFeed } from './change-streams.ts'
-import type { CommandContext, Parameters, ServerInfo } from './commands/context.ts'
-import { commandName, runCommand, WRITE_COMMANDS } from './commands/dispatch.ts'
+import { CommandCore, type CoreOptions } from './command-core.ts'
+import { CommandThread, hasReaders, startWriter, threadOptions } from './command-thread.ts'
+import type { ServerInfo } from './commands/context.ts'
+import { shareCounters } from './commands/counters.ts'
 import { CursorRegistry } from './cursors.ts'
-import { Catalog, type CatalogListener } from './engine/catalog.ts'
-import { LEGACY_FOLDER } from './lmdb/migrate.ts'
-import { LmdbStore } from './lmdb/store.ts'
-import { mongoError } from './errors.ts'
 import { tcpAddress } from './listen-address.ts'
-import { DataDir, FILE_MODE } from './persistence/data-dir.ts'
-import { fanOut, SILENT } from './persistence/journal.ts'
-import { Store, type DurabilityOptions } from './persistence/store.ts'
-import { TtlMonitor } from './ttl.ts'
+import { LmdbReadView } from './lmdb/read-view.ts'
+import { FILE_MODE } from './persistence/data-dir.ts'
+import { READER_COMMANDS, ReadSide, ROUTED_BY_CONTENT, threadFor } from './read-side.ts'
 import { Connection } from './wire/connection.ts'
-import { WriteTurns } from './write-turns.ts'
-import type { IncomingCommand } from './wire/messages.ts'
+import { OpCode, parseFrame, peekCommandName, type IncomingCommand } from './wire/messages.ts'
 
-/** What keeps the data: the in-memory catalog with its log and snapshots, or lmdb on disk. */
-export type StorageEngine = 'memory' | 'lmdb'
+export type { StorageEngine } from './command-core.ts'
 
-/** The part of a store the server uses (persistence/store.ts, lmdb/store.ts). */
-interface Persistence {
-  readonly listener: CatalogListener
-  readonly failed: Error | undefined
-  transact<T>(fn: () => T): T
-  commit(syncRequested: boolean): Promise<void>
-  sync(): Promise<void>
-  compactNow(): Promise<void>
-  close(): Promise<void>
-}
-
-export interface ServerOptions {
-  dataDir: string
-  engine: StorageEngine
-  /** lmdb only: LZ4-compress stored documents larger than 1 KB. */
-  compression: boolean
+export interface ServerOptions extends CoreOptions {
   /** The Unix socket to listen on (a stale file there must have been removed by the lock holder). */
   socketPath: string
   /** Also listen on TCP (tools on a machine that can't use the socket): any local user can connect. */
   tcp?: { host: string; port: number }
-  replSetName?: string
-  durability: DurabilityOptions
-  log: (level: 'info' | 'warn' | 'error', message: string, error?: unknown) => void
+  /**
+   * lmdb only: how many threads answer reads (find, count, distinct, aggregate) while another
+   * thread writes. 0: every command runs on the server's one thread, in turn.
+   */
+  readers: number
 }
 
-const RETRY_MEMORY = 10_000
+/** Who runs the commands the connections receive. */
+interface Commands {
+  execute(frame: Buffer, connectionId: number): Promise<Uint8Array>
+  /** The server now listens at `info.address`: threads with a copy of the info learn it. */
+  listening(info: ServerInfo): void
+  /** Ends change streams' waits, so that the connections' last commands finish. */
+  stopFeeds(): void
+  close(): Promise<void>
+}
 
-/** The retryable-write identity of a command: its session and transaction number. */
-function retryKey(cmd: IncomingCommand): string | undefined {
-  const { lsid, txnNumber } = cmd.body
-  if (txnNumber === undefined || !isPlainObject(lsid)) return undefined
-  const id = lsid.id as { buffer?: Uint8Array } | undefined
-  if (!id?.buffer) return undefined
-  return `${Buffer.from(id.buffer).toString('hex')}:${String(txnNumber)}`
+/** Every command on this thread, in turn (write-turns.ts lets reads in between queued writes). */
+function oneThread(core: CommandCore): Commands {
+  return {
+    execute: (frame, connectionId) => core.execute(parseFrame(frame), connectionId),
+    listening() {},
+    stopFeeds: () => core.stopFeeds(),
+    close: () => core.close(),
+  }
+}
+
+/**
+ * Reads beside writes (lmdb): a writer thread owns the data folder and runs every command but
+ * reads; this thread, which holds the connections and so is never busy with a write, answers the
+ * reads from its own view of the environment, and so do `readers - 1` further reader threads,
+ * taken in turn. A read sees every write acknowledged before it arrived: the writer commits
+ * before it replies, and each read starts a new read transaction (LmdbReadView.begin).
+ */
+async function besideWrites(
+  options: ServerOptions,
+  info: ServerInfo,
+  writerStarting: Promise<CommandThread>,
+): Promise<Commands> {
+  const core = threadOptions(options)
+  const threads = 1 + options.readers
+  const writer = await writerStarting
+  const counters = shareCounters(writer.counters, 1, threads)
+  const others: CommandThread[] = []
+  let here: ReadSide
+  try {
+    here = new ReadSide(LmdbReadView.open(options.dataDir, options.compression), new CursorRegistry(1, threads), info)
+    for (let owner = 2; owner < threads; owner++)
+      others.push(
+        await CommandThread.start(
+          { options: core, role: { kind: 'reader' }, owner, threads, info, counters },
+          options.log,
+        ),
+      )
+  } catch (error) {
+    await Promise.all(others.map((t) => t.close()))
+    await writer.close()
+    throw error
+  }
+  let turn = 0
+  return {
+    execute(frame, connectionId) {
+      let name = peekCommandName(frame)
+      let cmd: IncomingCommand | undefined
+      // OP_QUERY: a new connection's first hello, which must not wait behind a write either
+      if (name === undefined && frame.readInt32LE(12) === OpCode.query) {
+        cmd = parseFrame(frame)
+        name = Object.keys(cmd.body)[0]
+      }
+      if (name === undefined || !READER_COMMANDS.has(name)) return writer.run(frame, connectionId)
+      turn = (turn + 1) % options.readers
+      // decoded here only when this thread answers it or its content picks the thread
+      if (!cmd && ROUTED_BY_CONTENT.has(name)) cmd = parseFrame(frame)
+      const thread = cmd ? threadFor(cmd, name, threads, 1 + turn) : 1 + turn
+      if (thread === 1) return here.run(cmd ?? parseFrame(frame), connectionId)
+      return (thread === 0 ? writer : others[thread - 2]).run(frame, connectionId)
+    },
+    listening(info) {
+      for (const thread of [writer, ...others]) thread.post({ type: 'info', info })
+    },
+    stopFeeds: () => writer.post({ type: 'stop-feeds' }),
+    async close() {
+      await here.close()
+      await Promise.all(others.map((t) => t.close()))
+      await writer.close()
+    },
+  }
 }
 
 function listen(server: Server, where: ListenOptions): Promise<void> {
@@ -67,83 +118,32 @@ function listen(server: Server, where: ListenOptions): Promise<void> {
   })
 }
 
-/** Whether the client asked for journaled durability (j: true, or w: "majority"). */
-function wantsSync(cmd: IncomingCommand): boolean {
-  const wc = cmd.body.writeConcern
-  return isPlainObject(wc) && (wc.j === true || wc.w === 'majority')
-}
-
 /**
- * The embedded server on the current thread: catalog, data folder, Unix socket (and TCP)
- * listeners. Commands run one at a time on this thread's event loop; a write's reply waits until
- * its log records are written (and, when asked or configured, fsynced).
+ * The embedded server: Unix socket (and TCP) listeners on the current thread and the commands
+ * behind them, run here one at a time (oneThread) or, with reader threads, split between a writer
+ * thread and the readers (besideWrites). A write's reply waits until it is committed (and, when
+ * asked or configured, fsynced).
  */
 export class EmbeddedServer {
   private readonly connections = new Set<Connection>()
-  private readonly sockets = new Set<Socket>()
   private nextConnectionId = 1
-  /** Replies of recent retryable writes: a retry after a lost reply must not apply twice. */
-  private readonly retries = new Map<string, Uint8Array>()
   private closed: Promise<void> | undefined
-  private readonly writeTurns = new WriteTurns()
 
   private constructor(
     private readonly listeners: Server[],
-    private readonly store: Persistence,
-    private readonly catalog: Catalog,
-    private readonly cursors: CursorRegistry,
-    private readonly ttl: TtlMonitor,
-    private readonly feed: ChangeFeed | undefined,
+    private readonly commands: Commands,
     readonly info: ServerInfo,
-    private readonly parameters: Parameters,
     private readonly log: ServerOptions['log'],
   ) {}
 
-  static async start(options: ServerOptions): Promise<EmbeddedServer> {
-    let catalog: Catalog
-    let store: Persistence
-    if (options.engine === 'lmdb') {
-      const legacy = new DataDir(options.dataDir)
-      if (legacy.snapshots().length > 0 || legacy.wals().length > 0)
-        options.log(
-          'warn',
-          `${options.dataDir} holds the in-memory engine's snapshot and log: copying them into lmdb once before serving (about a minute per million documents); the old files then move to ${LEGACY_FOLDER}/`,
-        )
-      const lmdb = await LmdbStore.open(options.dataDir, { ...options.durability, compression: options.compression })
-      const migrated = lmdb.recovery.migrated
-      if (migrated?.documents)
-        options.log(
-          'warn',
-          `copied ${migrated.documents} documents of ${migrated.collections} collections from the in-memory engine's files into lmdb; the old files are in ${migrated.movedTo} (remove them once the data is checked)`,
-        )
-      const from = lmdb.recovery.rolledBackFrom
-      if (from !== undefined)
-        options.log(
-          'warn',
-          `the data file was opened at its last checkpoint: the machine restarted since it was written, and the commits after it (up to transaction ${from}) may not have reached the disk`,
-        )
-      catalog = lmdb.catalog
-      store = lmdb
-    } else {
-      catalog = new Catalog(SILENT)
-      store = Store.open(options.dataDir, catalog, options.durability, (e) =>
-        options.log('error', 'log compaction failed', e),
-      )
-    }
-    const feed = options.replSetName ? new ChangeFeed() : undefined
-    catalog.setListener(feed ? fanOut([store.listener, feed]) : store.listener)
-    const parameters: Parameters = { ttlMonitorSleepSecs: 60 }
-    const cursors = new CursorRegistry()
-    const ttl = new TtlMonitor(
-      catalog,
-      () => parameters.ttlMonitorSleepSecs,
-      () => store.commit(false),
-      (e) => options.log('error', 'TTL pass failed', e),
-      (fn) => store.transact(fn),
-    )
-    const listeners = [createServer(), ...(options.tcp ? [createServer()] : [])]
+  /** `writer`: the writer thread, when the caller has started it already (startWriter). */
+  static async start(options: ServerOptions, writer?: Promise<CommandThread>): Promise<EmbeddedServer> {
     const info: ServerInfo = { address: options.socketPath, replSetName: options.replSetName, startedAt: new Date() }
-    const embedded = new EmbeddedServer(listeners, store, catalog, cursors, ttl, feed, info, parameters, options.log)
+    const commands = hasReaders(options)
+      ? await besideWrites(options, info, writer ?? startWriter({ options, log: options.log }))
+      : oneThread(await CommandCore.open(options, info))
+    const listeners = [createServer(), ...(options.tcp ? [createServer()] : [])]
+    const embedded = new EmbeddedServer(listeners, commands, info, options.log)
     for (const listener of listeners) listener.on('connection', (socket) => embedded.accept(socket))
     try {
       await listen(listeners[0], { path: options.socketPath })
@@ -154,6 +154,7 @@ export class EmbeddedServer {
         info.tcpPort = (listeners[1].address() as AddressInfo).port
         info.address = tcpAddress(options.tcp.host, info.tcpPort)
       }
+      commands.listening(info)
     } catch (error) {
       await embedded.close()
       throw error
@@ -169,67 +170,11 @@ export class EmbeddedServer {
     const connectionId = this.nextConnectionId++
     const connection = new Connection(
       socket,
-      (cmd) => this.execute(cmd, connectionId),
+      (frame) => this.commands.execute(frame, connectionId),
       (e) => this.log('warn', 'connection error', e),
     )
     this.connections.add(connection)
-    this.sockets.add(socket)
-    socket.on('close', () => {
-      this.connections.delete(connection)
-      this.sockets.delete(socket)
-    })
-  }
-
-  private context(connectionId: number): CommandContext {
-    return {
-      catalog: this.catalog,
-      cursors: this.cursors,
-      info: this.info,
-      changeStreams: this.feed,
-      parameters: this.parameters,
-      connectionId,
-      syncLog: () => this.store.sync(),
-      compactLog: () => this.store.compactNow(),
-    }
-  }
-
-  async execute(cmd: IncomingCommand, connectionId: number): Promise<Uint8Array> {
-    let name = ''
-    try {
-      name = commandName(cmd)
-    } catch {
-      // runCommand answers the malformed command
-    }
-    const isWrite = WRITE_COMMANDS.has(name)
-    if (isWrite && this.store.failed) return encode(mongoError('InternalError', this.store.failed.message).toReply())
-    if (!isWrite) return runCommand(cmd, this.context(connectionId))
-    await this.writeTurns.next()
-    let reply: Uint8Array
-    try {
-      const retry = retryKey(cmd)
-      const replayed = retry === undefined ? undefined : this.retries.get(retry)
-      if (replayed) return replayed
-      try {
-        reply = await this.store.transact(() => runCommand(cmd, this.context(connectionId)))
-      } catch (error) {
-        // runCommand answers every command error: this is the store failing to commit
-        this.log('error', 'could not commit a write', error)
-        return encode(mongoError('InternalError', error instanceof Error ? error.message : String(error)).toReply())
-      }
-      if (retry !== undefined) {
-        this.retries.set(retry, reply)
-        if (this.retries.size > RETRY_MEMORY) this.retries.delete(this.retries.keys().next().value as string)
-      }
-    } finally {
-      this.writeTurns.done()
-    }
-    try {
-      await this.store.commit(wantsSync(cmd))
-    } catch (error) {
-      this.log('error', 'could not write the log', error)
-      return encode(mongoError('InternalError', error instanceof Error ? error.message : String(error)).toReply())
-    }
-    return reply
+    socket.on('close', () => this.connections.delete(connection))
   }
 
   /** Stops listening, closes connections, then flushes and closes the data folder. */
@@ -243,11 +188,9 @@ export class EmbeddedServer {
       this.listeners.map((listener) => new Promise<void>((resolve) => listener.close(() => resolve()))),
     )
     for (const connection of this.connections) connection.close()
-    this.feed?.close()
+    this.commands.stopFeeds()
     await Promise.all([...this.connections].map((c) => c.idle))
     await stopped
-    this.cursors.close()
-    this.ttl.close()
-    await this.store.close()
+    await this.commands.close()
   }
 }

@@ -3,8 +3,8 @@
  * Messages from the parent: {type: 'close'}. To the parent: ready, log, closed, failed.
  */
 import { parentPort, workerData } from 'node:worker_threads'
-import type { ServerOptions } from './server.ts'
-import { EmbeddedServer } from './server.ts'
+import { hasReaders, startWriter } from './command-thread.ts'
+import type { EmbeddedServer, ServerOptions } from './server.ts'
 
 export type HostMessage =
   | { type: 'ready'; tcpPort?: number }
@@ -20,19 +20,22 @@ function post(message: HostMessage): void {
 
 async function host(): Promise<void> {
   const options = (workerData as { options: HostOptions }).options
+  const log: ServerOptions['log'] = (level, message, error) =>
+    post({
+      type: 'log',
+      level,
+      message,
+      error: error === undefined ? undefined : String(error instanceof Error ? error.stack : error),
+    })
+  // the writer thread loads its modules while this one loads the server's (imported below, not above)
+  const writer = hasReaders(options) ? startWriter({ options, log }) : undefined
   let server: EmbeddedServer
   try {
-    server = await EmbeddedServer.start({
-      ...options,
-      log: (level, message, error) =>
-        post({
-          type: 'log',
-          level,
-          message,
-          error: error === undefined ? undefined : String(error instanceof Error ? error.stack : error),
-        }),
-    })
+    const { EmbeddedServer } = await import('./server.ts')
+    server = await EmbeddedServer.start({ ...options, log }, writer)
   } catch (error) {
+    // (closing twice is harmless: the server closes its writer when its own start fails)
+    await writer?.then((thread) => thread.close()).catch(() => undefined)
     post({ type: 'failed', message: error instanceof Error ? error.message : String(error) })
     return
   }

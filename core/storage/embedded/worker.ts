@@ -8,18 +8,21 @@ export interface HostedServer {
   close(): Promise<void>
 }
 
-/** Under tsx the worker starts from a bootstrap that registers the TypeScript loader first. */
-function workerEntry(): { url: URL; entry: string } {
+/**
+ * The URL a worker thread starts from to run `module` (a sibling of this file, named without its
+ * extension): under tsx, a bootstrap that registers the TypeScript loader first.
+ */
+export function workerEntry(module: string): { url: URL; entry: string } {
   // pathname, not the URL: tsx's scoped imports append a query string
   const typescript = new URL(import.meta.url).pathname.endsWith('.ts')
-  const entry = new URL(`./worker-host.${typescript ? 'ts' : 'js'}`, import.meta.url)
+  const entry = new URL(`./${module}.${typescript ? 'ts' : 'js'}`, import.meta.url)
   return { url: typescript ? new URL('./worker-bootstrap.mjs', import.meta.url) : entry, entry: entry.href }
 }
 
 /** Runs the server on a worker thread: its own event loop (and core), the same process. */
 export function startInWorker(options: ServerOptions): Promise<HostedServer> {
   const { log, ...hostOptions } = options
-  const { url, entry } = workerEntry()
+  const { url, entry } = workerEntry('worker-host')
   const worker = new Worker(url, { workerData: { entry, options: hostOptions satisfies HostOptions } })
   let closed: Promise<void> | undefined
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()))

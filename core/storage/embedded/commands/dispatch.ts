@@ -7,7 +7,7 @@ import { indexCommands } from './indexes.ts'
 import { namespaceCommands } from './namespaces.ts'
 import { readCommands } from './reads.ts'
 import { writeCommands } from './writes.ts'
-import { countCommand } from './counters.ts'
+import { countCommand, countCommandsNamed } from './counters.ts'
 
 const COMMANDS = new Map<string, CommandHandler>(
   Object.entries({
@@ -18,6 +18,8 @@ const COMMANDS = new Map<string, CommandHandler>(
     ...indexCommands,
   }),
 )
+
+countCommandsNamed([...COMMANDS.keys()])
 
 /** Commands that change data: their reply waits for the log (see Durability in the docs). */
 export const WRITE_COMMANDS = new Set([

@@ -8,10 +8,17 @@ import { SecondaryIndex } from '../engine/secondary-index.ts'
 import { SILENT } from '../persistence/journal.ts'
 import { fromBytes, joinBytes } from './byte-keys.ts'
 import { LmdbDocStore } from './doc-store.ts'
-import { walk, type LmdbEnvironment } from './environment.ts'
+import { walk, type LmdbStores } from './environment.ts'
 import { LmdbEntries } from './index-entries.ts'
 
 const NEXT_PREFIX = Buffer.from('next', 'latin1')
+/** Counts the changes of the catalog records: a reader thread reloads its catalog when it moves. */
+const CATALOG_VERSION = Buffer.from('catalog-version', 'latin1')
+
+/** The catalog records' version as of the caller's read transaction (0 before the first change). */
+export function catalogVersion(meta: LmdbStores['meta']): number {
+  return meta.getBinary(CATALOG_VERSION)?.readDoubleBE(0) ?? 0
+}
 const COLL = 'coll/'
 
 function collKey(ns: string): Buffer {
@@ -27,7 +34,7 @@ interface CollectionRecord {
 
 /** Hands out the u32 prefixes of new collections and indexes (persisted in the same transaction). */
 export class LmdbBackend implements StorageBackend {
-  constructor(private readonly env: LmdbEnvironment) {}
+  constructor(private readonly env: LmdbStores) {}
 
   private allocate(): number {
     const stored = this.env.meta.getBinary(NEXT_PREFIX)
@@ -59,9 +66,17 @@ export class LmdbCatalogRecorder implements CatalogListener {
   private readonly open = new Map<string, Collection>()
   private readonly multikey = new Map<string, string>()
 
-  constructor(private readonly env: LmdbEnvironment) {}
+  constructor(private readonly env: LmdbStores) {}
+
+  /** In the same transaction as the records' change, so a reader sees both or neither. */
+  private bump(): void {
+    const b = Buffer.allocUnsafe(8)
+    b.writeDoubleBE(catalogVersion(this.env.meta) + 1)
+    this.env.meta.putSync(CATALOG_VERSION, b)
+  }
 
   private write(coll: Collection): void {
+    this.bump()
     const record: CollectionRecord = {
       uuid: coll.uuid,
       options: coll.options,
@@ -84,6 +99,7 @@ export class LmdbCatalogRecorder implements CatalogListener {
   private forget(ns: string): void {
     const coll = this.open.get(ns)
     if (!coll) return
+    this.bump()
     ;(coll.storage.docs as LmdbDocStore).clear()
     for (const ix of coll.indexes) ix.entries.clear()
     this.env.meta.removeSync(collKey(ns))
@@ -128,14 +144,18 @@ export class LmdbCatalogRecorder implements CatalogListener {
 
   collectionRenamed(fromDb: string, fromName: string, coll: Collection): void {
     const from = `${fromDb}.${fromName}`
+    this.bump()
     this.env.meta.removeSync(collKey(from))
     this.open.delete(from)
     this.multikey.delete(from)
     this.write(coll)
   }
 
-  /** Opens every recorded collection into `catalog` (nothing is read but the records). */
-  load(catalog: Catalog, backend: LmdbBackend): number {
+  /**
+   * Opens every recorded collection into `catalog` (nothing is read but the records); `live`:
+   * their counters are read at each use (a reader thread's catalog).
+   */
+  load(catalog: Catalog, backend: LmdbBackend, live = false): number {
     catalog.setListener(SILENT)
     let count = 0
     const lo = Buffer.from(COLL, 'latin1')
@@ -143,7 +163,7 @@ export class LmdbCatalogRecorder implements CatalogListener {
       const ns = fromBytes(key, lo.length)
       const dot = ns.indexOf('.')
       const record = decode(value) as unknown as CollectionRecord
-      const storage = backend.storage(new LmdbDocStore(this.env, record.prefix))
+      const storage = backend.storage(new LmdbDocStore(this.env, record.prefix, live))
       const coll = catalog.create(ns.slice(0, dot), ns.slice(dot + 1), record.options ?? {}, record.uuid, storage)
       for (const ix of record.indexes) {
         const index = new SecondaryIndex(

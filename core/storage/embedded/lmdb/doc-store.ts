@@ -1,7 +1,7 @@
 import { mongoError } from '../errors.ts'
 import type { DocStore } from '../engine/doc-store.ts'
 import { byteLength, fromBytes, joinBytes, prefixBytes } from './byte-keys.ts'
-import { MAX_KEY_BYTES, walk, type LmdbEnvironment } from './environment.ts'
+import { MAX_KEY_BYTES, walk, type LmdbStores } from './environment.ts'
 
 const RECORD = 8
 
@@ -32,19 +32,27 @@ export class LmdbDocStore implements DocStore {
   /** The counters as last written: a transaction that leaves them so writes nothing to `meta`. */
   private written = ''
 
+  /**
+   * `live`: the counters are read from the file at each use, as of the caller's read transaction
+   * (a reader thread, whose collections another thread writes); otherwise read once and kept.
+   */
   constructor(
-    private readonly env: LmdbEnvironment,
+    private readonly env: LmdbStores,
     readonly prefix: number,
+    private readonly live = false,
   ) {
     this.lo = prefixBytes(prefix)
     this.hi = prefixBytes(prefix + 1)
-    const stats = env.meta.getBinary(statsKey(prefix))
-    if (stats) {
-      this.count = stats.readDoubleBE(0)
-      this.bytes = stats.readDoubleBE(8)
-      this.nextRecord = stats.readDoubleBE(16)
-      this.written = this.countersKey()
-    }
+    this.readCounters()
+  }
+
+  private readCounters(): void {
+    const stats = this.env.meta.getBinary(statsKey(this.prefix))
+    if (!stats) return
+    this.count = stats.readDoubleBE(0)
+    this.bytes = stats.readDoubleBE(8)
+    this.nextRecord = stats.readDoubleBE(16)
+    this.written = this.countersKey()
   }
 
   private countersKey(): string {
@@ -52,10 +60,12 @@ export class LmdbDocStore implements DocStore {
   }
 
   get size(): number {
+    if (this.live) this.readCounters()
     return this.count
   }
 
   get dataBytes(): number {
+    if (this.live) this.readCounters()
     return this.bytes
   }
 

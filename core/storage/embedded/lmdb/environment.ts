@@ -49,6 +49,42 @@ function checkDataFile(dir: string): number | undefined {
   }
 }
 
+/** The four ordered stores (see LmdbEnvironment), as the collection and index stores use them. */
+export interface LmdbStores {
+  readonly docs: BinaryDb
+  readonly natural: BinaryDb
+  readonly entries: BinaryDb
+  readonly meta: BinaryDb
+  /** A store's counters changed: they are written once, at the end of the transaction. */
+  touched(store: { flush(): void }): void
+}
+
+/**
+ * Opens the environment of `dir` on this thread. lmdb-js keeps one environment per file in the
+ * process: another thread opening the same folder shares it (and its lock), so a reader thread
+ * reads the pages the writer commits without opening the file twice.
+ */
+export function openRoot(dir: string): RootDatabase {
+  return open({
+    path: dir,
+    maxDbs: 8,
+    pageSize: PAGE_SIZE,
+    noSync: true,
+    // pages read through the map one at a time, each in its own folio (file-extender.ts)
+    ...({ noReadAhead: true } as object),
+    overlappingSync: false,
+    keyEncoding: 'binary',
+    encoding: 'binary',
+  })
+}
+
+/** The four stores of an opened root (docs LZ4-compressed when asked: lmdb-js decompresses on read). */
+export function openStores(root: RootDatabase, compression: boolean): Omit<LmdbStores, 'touched'> {
+  const db = (name: string, compressed = false) =>
+    root.openDB({ name, keyEncoding: 'binary', encoding: 'binary', compression: compressed }) as unknown as BinaryDb
+  return { docs: db('docs', compression), natural: db('natural'), entries: db('entries'), meta: db('meta') }
+}
+
 export interface EnvironmentOptions {
   /** LZ4 per value (documents over 1 KB): fewer bytes on disk and in the page cache. */
   compression: boolean
@@ -70,7 +106,7 @@ export interface EnvironmentOptions {
  * and only then lets go of the previous checkpoint's read transaction. After a reboot the file is
  * opened at the last checkpoint.
  */
-export class LmdbEnvironment {
+export class LmdbEnvironment implements LmdbStores {
   /** Stores whose counters changed in the current transaction (written once, before its commit). */
   private readonly dirty = new Set<{ flush(): void }>()
   /** The read transaction that keeps the last checkpoint's pages from being reused. */
@@ -105,34 +141,15 @@ export class LmdbEnvironment {
     mkdirSync(dir, { recursive: true, mode: 0o700 })
     const pageSize = checkDataFile(dir) ?? PAGE_SIZE
     const rolledBack = rollBackAfterReboot(dir, pageSize)
-    const root = open({
-      path: dir,
-      maxDbs: 8,
-      pageSize: PAGE_SIZE,
-      noSync: true,
-      // pages read through the map one at a time, each in its own folio (file-extender.ts)
-      ...({ noReadAhead: true } as object),
-      overlappingSync: false,
-      keyEncoding: 'binary',
-      encoding: 'binary',
-    })
+    const root = openRoot(dir)
     // lmdb creates its files 0644; the data folder is private, and so are they.
     for (const name of readdirSync(dir)) chmodSync(path.join(dir, name), 0o600)
-    const db = (name: string, compression = false) =>
-      root.openDB({ name, keyEncoding: 'binary', encoding: 'binary', compression }) as unknown as BinaryDb
-    const env = new LmdbEnvironment(
-      dir,
-      root,
-      db('docs', options.compression),
-      db('natural'),
-      db('entries'),
-      db('meta'),
-    )
+    const { docs, natural, entries, meta } = openStores(root, options.compression)
+    const env = new LmdbEnvironment(dir, root, docs, natural, entries, meta)
     env.rolledBackFrom = rolledBack
     return env
   }
 
-  /** A store's counters changed: they are written once, at the end of the transaction. */
   touched(store: { flush(): void }): void {
     this.dirty.add(store)
   }

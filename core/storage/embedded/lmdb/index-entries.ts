@@ -2,7 +2,7 @@ import type { IndexEntries } from '../engine/doc-store.ts'
 import type { Entry } from '../engine/sorted-entries.ts'
 import { byteLength, fromBytes, joinBytes, prefixBytes, toBytes } from './byte-keys.ts'
 import { keyTooLong } from './doc-store.ts'
-import { MAX_KEY_BYTES, walk, type LmdbEnvironment } from './environment.ts'
+import { MAX_KEY_BYTES, walk, type LmdbStores } from './environment.ts'
 
 const AFTER = Buffer.from([0xff])
 
@@ -17,7 +17,7 @@ export class LmdbEntries implements IndexEntries {
   private readonly hi: Buffer
 
   constructor(
-    private readonly env: LmdbEnvironment,
+    private readonly env: LmdbStores,
     readonly prefix: number,
     readonly unique: boolean,
   ) {

@@ -1,18 +1,11 @@
 import type { Socket } from 'node:net'
-import {
-  HEADER_SIZE,
-  MAX_MESSAGE_SIZE,
-  OpCode,
-  opMsgReply,
-  opReply,
-  parseOpMsg,
-  parseOpQuery,
-  ProtocolError,
-  readHeader,
-  type IncomingCommand,
-} from './messages.ts'
+import { expectsNoReply, HEADER_SIZE, MAX_MESSAGE_SIZE, OpCode, opMsgReply, opReply, readHeader } from './messages.ts'
 
-export type Execute = (cmd: IncomingCommand) => Promise<Uint8Array>
+/**
+ * Runs one message (parseFrame reads it) and resolves to the reply's body. A ProtocolError
+ * closes the connection. The frame is given undecoded: the server may run it on another thread.
+ */
+export type Execute = (frame: Buffer) => Promise<Uint8Array>
 
 /**
  * One client connection: cuts the byte stream into messages and runs them one after the other
@@ -75,13 +68,10 @@ export class Connection {
   private async handle(frame: Buffer): Promise<void> {
     if (this.closed) return
     const header = readHeader(frame)
-    let cmd: IncomingCommand
-    if (header.opCode === OpCode.msg) cmd = parseOpMsg(frame)
-    else if (header.opCode === OpCode.query) cmd = parseOpQuery(frame)
-    else throw new ProtocolError(`unsupported wire protocol opCode ${header.opCode} (compression is not offered)`)
-    const reply = await this.execute(cmd)
-    if (cmd.noReply || this.closed) return
-    const parts = cmd.legacy ? opReply(header.requestId, reply) : opMsgReply(header.requestId, reply)
+    const reply = await this.execute(frame)
+    if (expectsNoReply(frame) || this.closed) return
+    const parts =
+      header.opCode === OpCode.query ? opReply(header.requestId, reply) : opMsgReply(header.requestId, reply)
     this.socket.cork()
     for (const part of parts) this.socket.write(part)
     this.socket.uncork()

@@ -97,6 +97,33 @@ export function parseOpQuery(frame: Buffer): IncomingCommand {
   return { body, raw, sequences: new Map(), noReply: false, legacy: true }
 }
 
+/** Parses a command message of either kind (OP_MSG, or OP_QUERY for a driver's first hello). */
+export function parseFrame(frame: Buffer): IncomingCommand {
+  const opCode = frame.readInt32LE(12)
+  if (opCode === OpCode.msg) return parseOpMsg(frame)
+  if (opCode === OpCode.query) return parseOpQuery(frame)
+  throw new ProtocolError(`unsupported wire protocol opCode ${opCode} (compression is not offered)`)
+}
+
+/** Whether the client expects no reply (an OP_MSG with moreToCome: an unacknowledged write). */
+export function expectsNoReply(frame: Buffer): boolean {
+  return frame.readInt32LE(12) === OpCode.msg && (frame.readUInt32LE(HEADER_SIZE) & MsgFlag.moreToCome) !== 0
+}
+
+/**
+ * The command's name (the first field of the body) read from the bytes, without decoding the
+ * command: undefined unless the frame is an OP_MSG whose first section is the body.
+ */
+export function peekCommandName(frame: Buffer): string | undefined {
+  if (frame.length < HEADER_SIZE + 11 || frame.readInt32LE(12) !== OpCode.msg) return undefined
+  const at = HEADER_SIZE + 4
+  // a body section first, holding at least one field
+  if (frame[at] !== 0 || frame[at + 5] === 0) return undefined
+  const nameStart = at + 1 + 4 + 1
+  const nameEnd = frame.indexOf(0, nameStart)
+  return nameEnd < 0 ? undefined : frame.toString('utf8', nameStart, nameEnd)
+}
+
 let nextRequestId = 1
 
 function header(length: number, responseTo: number, opCode: number): Buffer {
