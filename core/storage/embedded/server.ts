@@ -8,7 +8,8 @@ import { CursorRegistry } from './cursors.ts'
 import { Catalog, type CatalogListener } from './engine/catalog.ts'
 import { LEGACY_FOLDER } from './lmdb/migrate.ts'
 import { LmdbStore } from './lmdb/store.ts'
-import { mongoError } from './errors.ts'
+import { mongoError, toMongoError } from './errors.ts'
+import { IndexBuilds } from './index-builds.ts'
 import { tcpAddress } from './listen-address.ts'
 import { DataDir, FILE_MODE } from './persistence/data-dir.ts'
 import { fanOut, SILENT } from './persistence/journal.ts'
@@ -86,6 +87,7 @@ export class EmbeddedServer {
   private readonly retries = new Map<string, Uint8Array>()
   private closed: Promise<void> | undefined
   private readonly writeTurns = new WriteTurns()
+  private readonly indexBuilds: IndexBuilds
 
   private constructor(
     private readonly listeners: Server[],
@@ -97,7 +99,9 @@ export class EmbeddedServer {
     readonly info: ServerInfo,
     private readonly parameters: Parameters,
     private readonly log: ServerOptions['log'],
-  ) {}
+  ) {
+    this.indexBuilds = new IndexBuilds(catalog, this.writeTurns, store, log)
+  }
 
   static async start(options: ServerOptions): Promise<EmbeddedServer> {
     let catalog: Catalog
@@ -144,6 +148,7 @@ export class EmbeddedServer {
     const listeners = [createServer(), ...(options.tcp ? [createServer()] : [])]
     const info: ServerInfo = { address: options.socketPath, replSetName: options.replSetName, startedAt: new Date() }
     const embedded = new EmbeddedServer(listeners, store, catalog, cursors, ttl, feed, info, parameters, options.log)
+    embedded.indexBuilds.resume()
     for (const listener of listeners) listener.on('connection', (socket) => embedded.accept(socket))
     try {
       await listen(listeners[0], { path: options.socketPath })
@@ -190,6 +195,8 @@ export class EmbeddedServer {
       connectionId,
       syncLog: () => this.store.sync(),
       compactLog: () => this.store.compactNow(),
+      indexBuilds: this.indexBuilds,
+      after: [],
     }
   }
 
@@ -205,12 +212,13 @@ export class EmbeddedServer {
     if (!isWrite) return runCommand(cmd, this.context(connectionId))
     await this.writeTurns.next()
     let reply: Uint8Array
+    const context = this.context(connectionId)
     try {
       const retry = retryKey(cmd)
       const replayed = retry === undefined ? undefined : this.retries.get(retry)
       if (replayed) return replayed
       try {
-        reply = await this.store.transact(() => runCommand(cmd, this.context(connectionId)))
+        reply = await this.store.transact(() => runCommand(cmd, context))
       } catch (error) {
         // runCommand answers every command error: this is the store failing to commit
         this.log('error', 'could not commit a write', error)
@@ -229,6 +237,12 @@ export class EmbeddedServer {
       this.log('error', 'could not write the log', error)
       return encode(mongoError('InternalError', error instanceof Error ? error.message : String(error)).toReply())
     }
+    try {
+      // an index build's chunks take their turns among the other writes; its caller waits for the end
+      await Promise.all(context.after)
+    } catch (error) {
+      return encode(toMongoError(error).toReply())
+    }
     return reply
   }
 
@@ -242,10 +256,13 @@ export class EmbeddedServer {
     const stopped = Promise.all(
       this.listeners.map((listener) => new Promise<void>((resolve) => listener.close(() => resolve()))),
     )
+    // before waiting for the connections: a createIndexes waits for its build
+    const builds = this.indexBuilds.close()
     for (const connection of this.connections) connection.close()
     this.feed?.close()
     await Promise.all([...this.connections].map((c) => c.idle))
     await stopped
+    await builds
     this.cursors.close()
     this.ttl.close()
     await this.store.close()
