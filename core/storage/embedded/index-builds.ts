@@ -72,9 +72,9 @@ export class IndexBuilds {
       const building = coll.indexes.filter((ix) => ix.building && !this.running.has(ix))
       if (building.length === 0) continue
       this.log('info', `resuming the build of index ${names(building)} on ${coll.ns} (${coll.size} documents)`)
-      this.start(coll, building).catch((error: unknown) =>
-        this.log('error', `the build of index ${names(building)} on ${coll.ns} failed`, error),
-      )
+      this.start(coll, building).catch((error: unknown) => {
+        if (!this.closing) this.log('error', `the build of index ${names(building)} on ${coll.ns} failed`, error)
+      })
     }
   }
 
