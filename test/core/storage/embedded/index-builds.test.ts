@@ -155,6 +155,29 @@ for (const engine of ['lmdb', 'memory'] as const) {
       expect(await events.countDocuments()).to.equal(0)
     })
 
+    it('stops without waiting for a build in progress, which a restart resumes (lmdb) or leaves absent (memory)', async () => {
+      const events = running.db.collection('events')
+      await fill(events, 100_000, (i) => ({ _id: i as never, g: i % GROUPS }))
+      const interrupted = events.createIndex({ g: 1 }).then(
+        () => 'built',
+        () => 'interrupted',
+      )
+      await registered(events, 'g_1')
+      // the server first: its close must not wait for the build its createIndexes caller waits for
+      const stopping = performance.now()
+      await running.server.close()
+      expect(performance.now() - stopping).to.be.below(10_000)
+      expect(await interrupted).to.equal('interrupted')
+      await running.client.close()
+      running = await open(dataDir, engine)
+      const again = running.db.collection('events')
+      expect((await again.listIndexes().toArray()).map((ix) => ix.name)).to.deep.equal(
+        engine === 'lmdb' ? ['_id_', 'g_1'] : ['_id_'],
+      )
+      await again.createIndex({ g: 1 })
+      await compareWithScan(again)
+    })
+
     it('lets a second createIndexes of the same index wait for the build in progress', async () => {
       const events = running.db.collection('events')
       await fill(events, 50_000, (i) => ({ _id: i as never, g: i % GROUPS }))
