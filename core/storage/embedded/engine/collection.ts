@@ -87,7 +87,7 @@ export class Collection {
     return this.indexes.filter((ix) => !ix.building)
   }
 
-  /** Whether an index is being built: renaming the collection waits for it. */
+  /** Whether an index is being built (renaming the collection is refused meanwhile). */
   get building(): boolean {
     return this.indexes.some((ix) => ix.building)
   }
