@@ -45,13 +45,16 @@ export class IndexBuilds {
     private readonly log: Log,
   ) {}
 
-  /** Builds `indexes`, just registered with catalog.startIndexBuild; resolves once they are ready. */
-  start(coll: Collection, indexes: SecondaryIndex[]): Promise<void> {
+  /**
+   * Builds `indexes`, just registered with catalog.startIndexBuild; resolves once they are ready.
+   * `level`: of the line logged at the end (a resumed build, which nobody waits for, says it louder).
+   */
+  start(coll: Collection, indexes: SecondaryIndex[], level: 'info' | 'warn' = 'info'): Promise<void> {
     const started = performance.now()
     const documents = coll.size
     const build = this.run(coll, indexes).then(() => {
       const seconds = ((performance.now() - started) / 1000).toFixed(1)
-      this.log('info', `index ${names(indexes)} on ${coll.ns} built over ${documents} documents in ${seconds} s`)
+      this.log(level, `index ${names(indexes)} on ${coll.ns} built over ${documents} documents in ${seconds} s`)
     })
     for (const ix of indexes) this.running.set(ix, build)
     const forget = () => {
@@ -71,8 +74,12 @@ export class IndexBuilds {
     for (const coll of this.catalog.all()) {
       const building = coll.indexes.filter((ix) => ix.building && !this.running.has(ix))
       if (building.length === 0) continue
-      this.log('info', `resuming the build of index ${names(building)} on ${coll.ns} (${coll.size} documents)`)
-      this.start(coll, building).catch((error: unknown) => {
+      // warn, as the service logs only warnings and errors of the embedded server: a restart that resumes a build is worth seeing
+      this.log(
+        'warn',
+        `resuming the build of index ${names(building)} on ${coll.ns} (${coll.size} documents), interrupted by the last stop; queries use it once built`,
+      )
+      this.start(coll, building, 'warn').catch((error: unknown) => {
         if (!this.closing) this.log('error', `the build of index ${names(building)} on ${coll.ns} failed`, error)
       })
     }

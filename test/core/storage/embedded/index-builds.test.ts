@@ -19,8 +19,13 @@ interface Running {
   db: Db
 }
 
-async function open(dataDir: string, engine: Engine): Promise<Running> {
-  const server = await startEmbeddedMongo({ dataDir, engine, tcp: { host: '127.0.0.1', port: 0 } })
+async function open(dataDir: string, engine: Engine, logged: string[] = []): Promise<Running> {
+  const server = await startEmbeddedMongo({
+    dataDir,
+    engine,
+    tcp: { host: '127.0.0.1', port: 0 },
+    log: (level, message) => logged.push(`${level}: ${message}`),
+  })
   const client = new MongoClient(server.tcpUrl as string, { maxPoolSize: 8 })
   await client.connect()
   return { server, client, db: client.db('app') }
@@ -243,7 +248,8 @@ describe('embedded MongoDB index build killed with SIGKILL', function () {
       await gone
       await client.close().catch(() => undefined)
 
-      const running = await open(dataDir, engine)
+      const logged: string[] = []
+      const running = await open(dataDir, engine, logged)
       try {
         const again = running.db.collection('events')
         const names = (await again.listIndexes().toArray()).map((ix) => ix.name)
@@ -255,6 +261,10 @@ describe('embedded MongoDB index build killed with SIGKILL', function () {
         expect(await again.countDocuments()).to.equal(DOCS)
         await compareWithScan(again)
         expect(await again.countDocuments({ g: -1 })).to.equal(1)
+        if (engine === 'lmdb') {
+          expect(logged.some((l) => /^warn: resuming the build of index g_1 on app.events/.test(l))).to.equal(true)
+          expect(logged.some((l) => /^warn: index g_1 on app.events built over/.test(l))).to.equal(true)
+        }
       } finally {
         await shut(running)
       }
