@@ -11,6 +11,7 @@ import { toDocument } from '../../core/plugin-api.ts'
 import type { EventDocument, PluginApi } from '../../core/plugin-api.ts'
 import { GroupInsert } from './group-insert.ts'
 import { StoredEvents } from './reader.ts'
+import { applyRetention } from './retention.ts'
 
 export const optionsSchema = Type.Object(
   {
@@ -23,16 +24,12 @@ export const optionsSchema = Type.Object(
   { additionalProperties: false },
 )
 
-function indexes(retentionDays: number | undefined): IndexDescription[] {
-  const list: IndexDescription[] = [
-    { key: { project_id: 1, uuid: 1 }, name: 'project_uuid_unique', unique: true },
-    { key: { project_id: 1, timestamp: -1, uuid: -1 }, name: 'project_timestamp' },
-    { key: { project_id: 1, distinct_id: 1, timestamp: -1 }, name: 'project_distinct_id_timestamp' },
-  ]
-  if (retentionDays !== undefined)
-    list.push({ key: { created_at: 1 }, name: 'retention_ttl', expireAfterSeconds: Math.round(retentionDays * 86_400) })
-  return list
-}
+/** The indexes capture and the admin API need, created (on a new collection: at once) before setup ends. */
+const INDEXES: IndexDescription[] = [
+  { key: { project_id: 1, uuid: 1 }, name: 'project_uuid_unique', unique: true },
+  { key: { project_id: 1, timestamp: -1, uuid: -1 }, name: 'project_timestamp' },
+  { key: { project_id: 1, distinct_id: 1, timestamp: -1 }, name: 'project_distinct_id_timestamp' },
+]
 
 /** The first sink-mongo listed serves reads; another instance (an archive collection, say) only stores. */
 function provideEvents(api: PluginApi, events: StoredEvents): void {
@@ -49,11 +46,19 @@ export default definePlugin({
   optionsSchema,
   async setup(api, options) {
     const collection = api.db.collection<EventDocument>(options.collection)
-    await collection.createIndexes(indexes(options.retentionDays))
+    await collection.createIndexes(INDEXES)
+    // the retention index may take minutes to build on a large collection: after setup (retention.ts)
+    let closing = false
+    if (options.retentionDays !== undefined)
+      void applyRetention(collection, options.retentionDays, api.logger, () => closing)
     const inserts = new GroupInsert(collection, { w: options.writeConcern, j: true })
     provideEvents(api, new StoredEvents(collection))
     api.hooks.sink.tapPromise({ name: api.id }, async function storeEvents(batch) {
       await inserts.insert(batch.events.map((event) => toDocument(event, batch)))
     })
+    return () => {
+      // a build in progress is not waited for: it goes on in MongoDB, and the embedded lmdb engine resumes it at its next start
+      closing = true
+    }
   },
 })

@@ -4,7 +4,8 @@ import type { CommandContext, Parameters, ServerInfo } from './commands/context.
 import { commandName, runCommand, WRITE_COMMANDS } from './commands/dispatch.ts'
 import { CursorRegistry } from './cursors.ts'
 import { Catalog, type CatalogListener } from './engine/catalog.ts'
-import { mongoError } from './errors.ts'
+import { mongoError, toMongoError } from './errors.ts'
+import { IndexBuilds } from './index-builds.ts'
 import { LEGACY_FOLDER } from './lmdb/migrate.ts'
 import { LmdbStore } from './lmdb/store.ts'
 import { DataDir } from './persistence/data-dir.ts'
@@ -95,6 +96,9 @@ export class CommandCore {
   /** Replies of recent retryable writes: a retry after a lost reply must not apply twice. */
   private readonly retries = new Map<string, Uint8Array>()
   private readonly writeTurns = new WriteTurns()
+  private readonly indexBuilds: IndexBuilds
+  /** Set by stopWaiting: the index builds' end, which close waits for. */
+  private buildsStopped: Promise<void> | undefined
 
   private constructor(
     private readonly store: Persistence,
@@ -105,7 +109,9 @@ export class CommandCore {
     readonly info: ServerInfo,
     private readonly parameters: Parameters,
     private readonly log: CoreOptions['log'],
-  ) {}
+  ) {
+    this.indexBuilds = new IndexBuilds(catalog, this.writeTurns, store, log)
+  }
 
   /** `cursors`: this thread's share of the cursor ids (cursors.ts) when other threads make cursors too. */
   static async open(options: CoreOptions, info: ServerInfo, cursors = new CursorRegistry()): Promise<CommandCore> {
@@ -120,7 +126,9 @@ export class CommandCore {
       (e) => options.log('error', 'TTL pass failed', e),
       (fn) => store.transact(fn),
     )
-    return new CommandCore(store, catalog, cursors, ttl, feed, info, parameters, options.log)
+    const core = new CommandCore(store, catalog, cursors, ttl, feed, info, parameters, options.log)
+    core.indexBuilds.resume()
+    return core
   }
 
   private context(connectionId: number): CommandContext {
@@ -133,6 +141,8 @@ export class CommandCore {
       connectionId,
       syncLog: () => this.store.sync(),
       compactLog: () => this.store.compactNow(),
+      indexBuilds: this.indexBuilds,
+      after: [],
     }
   }
 
@@ -148,12 +158,13 @@ export class CommandCore {
     if (!isWrite) return runCommand(cmd, this.context(connectionId))
     await this.writeTurns.next()
     let reply: Uint8Array
+    const context = this.context(connectionId)
     try {
       const retry = retryKey(cmd)
       const replayed = retry === undefined ? undefined : this.retries.get(retry)
       if (replayed) return replayed
       try {
-        reply = await this.store.transact(() => runCommand(cmd, this.context(connectionId)))
+        reply = await this.store.transact(() => runCommand(cmd, context))
       } catch (error) {
         // runCommand answers every command error: this is the store failing to commit
         this.log('error', 'could not commit a write', error)
@@ -172,16 +183,28 @@ export class CommandCore {
       this.log('error', 'could not write the log', error)
       return encode(mongoError('InternalError', error instanceof Error ? error.message : String(error)).toReply())
     }
+    try {
+      // an index build's chunks take their turns among the other writes; its caller waits for the end
+      await Promise.all(context.after)
+    } catch (error) {
+      return encode(toMongoError(error).toReply())
+    }
     return reply
   }
 
-  /** Ends the change streams' waits (first, so that pending getMores answer before the close). */
-  stopFeeds(): void {
+  /**
+   * Ends the change streams' waits and stops the index builds (first, so that pending getMores and
+   * createIndexes answer before the close: a build left unfinished resumes at the next start).
+   */
+  stopWaiting(): void {
+    this.buildsStopped ??= this.indexBuilds.close()
     this.feed?.close()
   }
 
   /** Closes the cursors and the TTL monitor, then flushes and closes the data folder. */
   async close(): Promise<void> {
+    this.stopWaiting()
+    await this.buildsStopped
     this.cursors.close()
     this.ttl.close()
     await this.store.close()

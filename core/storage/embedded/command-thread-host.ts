@@ -18,7 +18,7 @@ function post(message: FromThread, transfer: ArrayBuffer[] = []): void {
 
 interface Runner {
   execute(frame: Buffer, connectionId: number): Promise<Uint8Array>
-  stopFeeds(): void
+  stopWaiting(): void
   close(): Promise<void>
 }
 
@@ -26,7 +26,7 @@ async function open(data: ThreadData): Promise<Runner> {
   const cursors = new CursorRegistry(data.owner, data.threads)
   if (data.role.kind === 'reader') {
     const reads = new ReadSide(LmdbReadView.open(data.options.dataDir, data.options.compression), cursors, data.info)
-    return { execute: (frame, id) => reads.run(parseFrame(frame), id), stopFeeds() {}, close: () => reads.close() }
+    return { execute: (frame, id) => reads.run(parseFrame(frame), id), stopWaiting() {}, close: () => reads.close() }
   }
   const core = await CommandCore.open(
     {
@@ -44,7 +44,7 @@ async function open(data: ThreadData): Promise<Runner> {
   )
   return {
     execute: (frame, id) => core.execute(parseFrame(frame), id),
-    stopFeeds: () => core.stopFeeds(),
+    stopWaiting: () => core.stopWaiting(),
     close: () => core.close(),
   }
 }
@@ -76,7 +76,7 @@ async function host(): Promise<void> {
       const frame = Buffer.from(message.frame.buffer, message.frame.byteOffset, message.frame.byteLength)
       void run(runner, message.id, frame, message.connectionId)
     } else if (message.type === 'info') Object.assign(data.info, message.info)
-    else if (message.type === 'stop-feeds') runner.stopFeeds()
+    else if (message.type === 'stop-waiting') runner.stopWaiting()
     else if (message.type === 'close')
       runner.close().then(
         () => {

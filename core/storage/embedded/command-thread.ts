@@ -22,7 +22,7 @@ export interface ThreadData {
 export type ToThread =
   | { type: 'run'; id: number; frame: Uint8Array; connectionId: number }
   | { type: 'info'; info: ServerInfo }
-  | { type: 'stop-feeds' }
+  | { type: 'stop-waiting' }
   | { type: 'close' }
 
 export type FromThread =

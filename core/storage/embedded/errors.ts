@@ -40,6 +40,9 @@ export const ErrorCode = {
   Location40324: 40324,
   Location15952: 15952,
   Location16410: 16410,
+  IndexBuildAborted: 276,
+  InterruptedAtShutdown: 11600,
+  BackgroundOperationInProgressForNamespace: 12587,
   DuplicateKey: 11000,
   KeyTooLong: 17280,
 } as const

@@ -80,6 +80,8 @@ export class ReadSide {
       connectionId,
       syncLog: notHere,
       compactLog: notHere,
+      indexBuilds: { start: notHere, wait: notHere },
+      after: [],
     })
   }
 

@@ -31,8 +31,8 @@ interface Commands {
   execute(frame: Buffer, connectionId: number): Promise<Uint8Array>
   /** The server now listens at `info.address`: threads with a copy of the info learn it. */
   listening(info: ServerInfo): void
-  /** Ends change streams' waits, so that the connections' last commands finish. */
-  stopFeeds(): void
+  /** Ends change streams' waits and index builds, so that the connections' last commands finish. */
+  stopWaiting(): void
   close(): Promise<void>
 }
 
@@ -41,7 +41,7 @@ function oneThread(core: CommandCore): Commands {
   return {
     execute: (frame, connectionId) => core.execute(parseFrame(frame), connectionId),
     listening() {},
-    stopFeeds: () => core.stopFeeds(),
+    stopWaiting: () => core.stopWaiting(),
     close: () => core.close(),
   }
 }
@@ -99,7 +99,7 @@ async function besideWrites(
     listening(info) {
       for (const thread of [writer, ...others]) thread.post({ type: 'info', info })
     },
-    stopFeeds: () => writer.post({ type: 'stop-feeds' }),
+    stopWaiting: () => writer.post({ type: 'stop-waiting' }),
     async close() {
       await here.close()
       await Promise.all(others.map((t) => t.close()))
@@ -188,7 +188,7 @@ export class EmbeddedServer {
       this.listeners.map((listener) => new Promise<void>((resolve) => listener.close(() => resolve()))),
     )
     for (const connection of this.connections) connection.close()
-    this.commands.stopFeeds()
+    this.commands.stopWaiting()
     await Promise.all([...this.connections].map((c) => c.idle))
     await stopped
     await this.commands.close()

@@ -57,7 +57,7 @@ export class TtlMonitor {
   pass(now: Date): number {
     let total = 0
     for (const coll of [...this.catalog.all()]) {
-      for (const index of coll.indexes) {
+      for (const index of coll.readyIndexes) {
         const seconds = index.spec.expireAfterSeconds
         if (seconds === undefined || index.fields.length !== 1) continue
         const cutoff = now.getTime() - seconds * 1000

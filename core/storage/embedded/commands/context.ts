@@ -1,6 +1,8 @@
 import type { Doc } from '../bson/codec.ts'
 import type { CursorRegistry, CursorSource } from '../cursors.ts'
 import type { Catalog } from '../engine/catalog.ts'
+import type { Collection } from '../engine/collection.ts'
+import type { SecondaryIndex } from '../engine/secondary-index.ts'
 import { rawItems } from '../bson/raw.ts'
 import { mongoError } from '../errors.ts'
 import type { IncomingCommand } from '../wire/messages.ts'
@@ -24,6 +26,12 @@ export interface Parameters {
   ttlMonitorSleepSecs: number
 }
 
+/** Index builds beside other commands (index-builds.ts). */
+export interface IndexBuildRunner {
+  start(coll: Collection, indexes: SecondaryIndex[]): Promise<void>
+  wait(index: SecondaryIndex): Promise<void>
+}
+
 export interface CommandContext {
   catalog: Catalog
   cursors: CursorRegistry
@@ -35,6 +43,9 @@ export interface CommandContext {
   syncLog(): Promise<void>
   /** Compacts the log into a snapshot now (the compact command). */
   compactLog(): Promise<void>
+  indexBuilds: IndexBuildRunner
+  /** What the reply waits for once the command's own transaction is committed (index builds). */
+  after: Array<Promise<void>>
 }
 
 /** A reply document, or a reply already encoded (cursor replies splice stored bytes). */

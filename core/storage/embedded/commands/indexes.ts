@@ -59,11 +59,12 @@ export const indexCommands: Record<string, CommandHandler> = {
     if (!change) return { ok: 1 }
     const unknown = Object.keys(change).find((k) => !COLLMOD_INDEX_OPTIONS.has(k))
     if (unknown) throw notSupported(`collMod index option '${unknown}'`)
+    // an index being built is not one collMod can change yet (as in MongoDB, which finds only ready ones)
     const index =
       typeof change.name === 'string'
-        ? coll.index(change.name)
+        ? coll.readyIndexes.find((ix) => ix.name === change.name)
         : isPlainObject(change.keyPattern)
-          ? coll.indexes.find((ix) => sameKey(ix.spec.key, change.keyPattern as Doc))
+          ? coll.readyIndexes.find((ix) => sameKey(ix.spec.key, change.keyPattern as Doc))
           : undefined
     if (!index)
       throw mongoError(
@@ -104,8 +105,18 @@ export const indexCommands: Record<string, CommandHandler> = {
     const fresh = specs.filter(
       (spec, i) => !exists(existing, spec) && !specs.slice(0, i).some((s) => s.name === spec.name),
     )
+    // the same index being built already: this caller waits for it too (MongoDB joins the build)
+    for (const spec of specs) {
+      const building = existing?.index(spec.name)
+      if (building?.building) ctx.after.push(ctx.indexBuilds.wait(building))
+    }
     const coll = existing ?? ctx.catalog.ensure(db, name)
-    for (const spec of fresh) ctx.catalog.createIndex(coll, spec)
+    if (coll.size === 0) {
+      for (const spec of fresh) ctx.catalog.createIndex(coll, spec)
+    } else if (fresh.length > 0) {
+      const indexes = fresh.map((spec) => ctx.catalog.startIndexBuild(coll, spec))
+      ctx.after.push(ctx.indexBuilds.start(coll, indexes))
+    }
     return {
       ...(fresh.length === 0 ? { note: 'all indexes already exist' } : {}),
       createdCollectionAutomatically: existing === undefined,

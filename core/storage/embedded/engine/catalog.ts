@@ -3,13 +3,17 @@ import type { Doc } from '../bson/codec.ts'
 import { mongoError } from '../errors.ts'
 import { Collection, type MutationSink } from './collection.ts'
 import type { IndexSpec } from './index-spec.ts'
+import type { SecondaryIndex } from './secondary-index.ts'
 import { MEMORY_BACKEND, type CollectionStorage, type StorageBackend } from './doc-store.ts'
 
 /** Everything that must follow the catalog: the write-ahead log, change streams. */
 export interface CatalogListener extends MutationSink {
   collectionCreated(coll: Collection): void
   collectionDropped(db: string, name: string): void
+  /** Also called when a build registers an index (its `building` set) and when the build completes. */
   indexCreated(coll: Collection, spec: IndexSpec): void
+  /** A build scanned further (an on-disk store records where it is, to resume after a restart). */
+  indexBuildProgress?(coll: Collection): void
   indexDropped(coll: Collection, name: string): void
   databaseDropped(db: string): void
   collectionRenamed(fromDb: string, fromName: string, coll: Collection): void
@@ -93,6 +97,11 @@ export class Catalog {
   rename(fromDb: string, fromName: string, toDb: string, toName: string, dropTarget: boolean): void {
     const source = this.get(fromDb, fromName)
     if (!source) throw mongoError('NamespaceNotFound', 'Source collection does not exist')
+    if (source.building)
+      throw mongoError(
+        'BackgroundOperationInProgressForNamespace',
+        `cannot perform operation: an index build is currently running for collection ${source.ns}`,
+      )
     validateDbName(toDb)
     validateCollectionName(toDb, toName)
     if (this.get(toDb, toName)) {
@@ -112,6 +121,23 @@ export class Catalog {
   createIndex(coll: Collection, spec: IndexSpec): void {
     coll.addIndex(spec)
     this.listener.indexCreated(coll, spec)
+  }
+
+  /** Registers an index to be built beside other commands (index-builds.ts); writes maintain it from now on. */
+  startIndexBuild(coll: Collection, spec: IndexSpec): SecondaryIndex {
+    const index = coll.addBuildingIndex(spec)
+    this.listener.indexCreated(coll, spec)
+    return index
+  }
+
+  indexBuildProgress(coll: Collection): void {
+    this.listener.indexBuildProgress?.(coll)
+  }
+
+  /** The build scanned every document: the index is ready for queries. */
+  finishIndexBuild(coll: Collection, index: SecondaryIndex): void {
+    index.building = undefined
+    this.listener.indexCreated(coll, index.spec)
   }
 
   /** Changes options of an index in place (collMod): logged as a drop and a re-create. */

@@ -6,7 +6,7 @@ import { formatValue } from './format.ts'
 import { MEMORY_BACKEND, MemoryDocStore, type CollectionStorage, type DocStore } from './doc-store.ts'
 import type { IndexSpec } from './index-spec.ts'
 import { encodeKey } from './key-encoding.ts'
-import { SecondaryIndex, type IndexKey } from './secondary-index.ts'
+import { SecondaryIndex, type BuildState, type IndexKey } from './secondary-index.ts'
 
 /** What a collection tells the outside world (log, change streams) about each change. */
 export interface MutationSink {
@@ -82,17 +82,38 @@ export class Collection {
     return this.indexes.find((ix) => ix.name === name)
   }
 
-  private keysFor(doc: Doc): IndexKey[][] {
-    return this.indexes.map((ix) => ix.keysOf(doc))
+  /** Indexes that queries may use (not being built). */
+  get readyIndexes(): SecondaryIndex[] {
+    return this.indexes.filter((ix) => !ix.building)
   }
 
+  /** Whether an index is being built (renaming the collection is refused meanwhile). */
+  get building(): boolean {
+    return this.indexes.some((ix) => ix.building)
+  }
+
+  private keysFor(doc: Doc): IndexKey[][] {
+    return this.indexes.map((ix) => (ix.maintained ? ix.keysOf(doc) : []))
+  }
+
+  /**
+   * Throws, changing nothing, if the write breaks a constraint of a ready index. A duplicate in a
+   * unique index being built does not fail the write (as in MongoDB): it fails the build, once the
+   * write is known to go ahead.
+   */
   private checkUnique(id: string, keys: IndexKey[][]): void {
     this.docs.check(id)
+    const failedBuilds: Array<[SecondaryIndex, Error]> = []
     this.indexes.forEach((ix, i) => {
       ix.checkKeys(id, keys[i])
       const error = ix.duplicateError(id, keys[i])
-      if (error) throw error
+      if (error && ix.building) failedBuilds.push([ix, error])
+      else if (error) throw error
     })
+    for (const [ix, error] of failedBuilds) {
+      ;(ix.building as BuildState).failure ??= error
+      keys[this.indexes.indexOf(ix)] = []
+    }
   }
 
   duplicateIdError(id: unknown): Error {
@@ -148,6 +169,19 @@ export class Collection {
     const index = new SecondaryIndex(spec, this.ns, this.storage.newIndexEntries(Boolean(spec.unique)))
     index.rebuild(this.decodedDocs())
     this.indexes.push(index)
+  }
+
+  /** Adds an empty index that writes maintain from now on, to be built by scanning (index-builds.ts). */
+  addBuildingIndex(spec: IndexSpec): SecondaryIndex {
+    const index = new SecondaryIndex(spec, this.ns, this.storage.newIndexEntries(Boolean(spec.unique)))
+    index.building = { position: 0 }
+    this.indexes.push(index)
+    return index
+  }
+
+  /** The documents after `position` in natural order, each with its position (index builds). */
+  scan(position: number): Iterable<{ id: string; position: number }> {
+    return this.docs.scan(position)
   }
 
   /** New options for an existing index (same key): the entries stay as they are. */

@@ -15,6 +15,13 @@ export interface DocStore {
   /** Encoded ids in natural order (reversed on request). */
   ids(reverse?: boolean): Iterable<string>
   entries(): Iterable<[string, Buffer]>
+  /**
+   * Encoded ids after `position` (0: from the start) in natural order, with their positions, up to
+   * the last document stored when the walk begins (an index build walks it across many
+   * transactions; writes maintain the entries of documents inserted meanwhile). It may list a
+   * document since removed (its raw() is then undefined) or one inserted meanwhile.
+   */
+  scan(position: number): Iterable<{ id: string; position: number }>
   /** Throws (changing nothing) if this id cannot be stored; called before any index is touched. */
   check(idKey: string): void
   /** `absent`: the caller has just found no document with this id (an on-disk store skips its read). */
@@ -76,6 +83,18 @@ export class MemoryDocStore implements DocStore {
 
   *entries(): Generator<[string, Buffer]> {
     for (const [id, handle] of this.docs) yield [id, this.arena.get(handle)]
+  }
+
+  /** In memory, positions count from the start: a build is never resumed (it is not logged until done). */
+  *scan(position: number): Generator<{ id: string; position: number }> {
+    if (position !== 0) throw new Error('the in-memory engine cannot resume an index build')
+    // a removal shifts later documents forward, so each of those there now comes within `end`
+    const end = this.docs.size
+    let n = 0
+    for (const id of this.docs.keys()) {
+      if (++n > end) return
+      yield { id, position: n }
+    }
   }
 
   /** A consistent image of the documents' bytes, unaffected by later writes (for snapshots). */

@@ -122,12 +122,12 @@ function resolveHint(coll: Collection, hint: unknown): SecondaryIndex | 'natural
   if (typeof hint === 'string') {
     if (hint === '_id_') return 'id'
     const byName = coll.index(hint)
-    if (byName) return byName
+    if (byName && !byName.building) return byName
   } else if (typeof hint === 'object') {
     const key = hint as Doc
     if ('$natural' in key) return 'natural'
     if (sameKey({ _id: 1 }, key)) return 'id'
-    const byKey = coll.indexes.find((ix) => sameKey(ix.spec.key, key))
+    const byKey = coll.readyIndexes.find((ix) => sameKey(ix.spec.key, key))
     if (byKey) return byKey
   }
   throw mongoError(

@@ -50,11 +50,24 @@ function fieldValues(doc: Doc, path: string): FieldValues {
   return out
 }
 
+/**
+ * An index being built beside other commands (index-builds.ts). Writes keep its entries in step
+ * from the moment it is registered; the build scans the documents in natural order, `position` being
+ * the last one scanned (an on-disk store resumes from it after a restart). Queries do not use it.
+ */
+export interface BuildState {
+  position: number
+  /** A write gave two documents the same key of this unique index: the build fails with this. */
+  failure?: Error
+}
+
 /** A secondary index: every (key, document id) pair, sorted, plus what makes the index special. */
 export class SecondaryIndex {
   readonly fields: IndexField[]
   /** Some document had an array in an indexed field: a key may map to several entries per doc. */
   multikey = false
+  /** Set while the index is being built: writes maintain it, queries do not use it. */
+  building: BuildState | undefined
   private readonly partial: Matcher | undefined
 
   constructor(
@@ -72,7 +85,12 @@ export class SecondaryIndex {
 
   /** Usable to answer queries: a sparse or partial index does not hold every document. */
   get complete(): boolean {
-    return !this.spec.sparse && !this.partial && !this.spec.hidden
+    return !this.spec.sparse && !this.partial && !this.spec.hidden && !this.building
+  }
+
+  /** Writes keep its entries: ready, or building and not failed. */
+  get maintained(): boolean {
+    return !this.building?.failure
   }
 
   /** The keys `doc` contributes ([] when a sparse or partial index leaves it out). */

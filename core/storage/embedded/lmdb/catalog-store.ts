@@ -29,7 +29,8 @@ interface CollectionRecord {
   uuid: UUID
   options: Doc
   prefix: number
-  indexes: Array<{ spec: IndexSpec; prefix: number; multikey: boolean }>
+  /** `building`: the index is being built, scanned up to this record number (resumed at start). */
+  indexes: Array<{ spec: IndexSpec; prefix: number; multikey: boolean; building?: number }>
 }
 
 /** Hands out the u32 prefixes of new collections and indexes (persisted in the same transaction). */
@@ -85,6 +86,7 @@ export class LmdbCatalogRecorder implements CatalogListener {
         spec: ix.spec,
         prefix: (ix.entries as LmdbEntries).prefix,
         multikey: ix.multikey,
+        ...(ix.building ? { building: ix.building.position } : {}),
       })),
     }
     this.env.meta.putSync(collKey(coll.ns), encode(record as unknown as Doc))
@@ -138,6 +140,11 @@ export class LmdbCatalogRecorder implements CatalogListener {
     this.write(coll)
   }
 
+  /** Written in the transaction of the build's chunk: the position always matches the entries. */
+  indexBuildProgress(coll: Collection): void {
+    this.write(coll)
+  }
+
   databaseDropped(db: string): void {
     for (const ns of [...this.open.keys()]) if (ns.startsWith(`${db}.`)) this.forget(ns)
   }
@@ -172,6 +179,7 @@ export class LmdbCatalogRecorder implements CatalogListener {
           new LmdbEntries(this.env, ix.prefix, Boolean(ix.spec.unique)),
         )
         index.multikey = ix.multikey
+        if (ix.building !== undefined) index.building = { position: ix.building }
         coll.indexes.push(index)
       }
       this.open.set(coll.ns, coll)

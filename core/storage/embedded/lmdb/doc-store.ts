@@ -85,6 +85,13 @@ export class LmdbDocStore implements DocStore {
     for (const { value } of walk(this.env.natural, this.lo, this.hi, reverse)) yield fromBytes(value)
   }
 
+  /** Positions are record numbers: a build resumed after a restart starts after the last one it scanned. */
+  *scan(position: number): Generator<{ id: string; position: number }> {
+    const end = recordBytes(this.lo, this.nextRecord)
+    for (const { key, value } of walk(this.env.natural, recordBytes(this.lo, position + 1), end, false, 256))
+      yield { id: fromBytes(value), position: key.readUIntBE(4 + 2, 6) }
+  }
+
   *entries(): Generator<[string, Buffer]> {
     for (const id of this.ids()) {
       const raw = this.raw(id)

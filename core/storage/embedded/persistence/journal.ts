@@ -41,7 +41,9 @@ export class Journal implements CatalogListener {
     this.writer.append(encodeRecord(RecordOp.dropCollection, `${db}.${name}`))
   }
 
+  /** An index being built is logged once complete: after a crash mid-build it is absent. */
   indexCreated(coll: Collection, spec: IndexSpec): void {
+    if (coll.index(spec.name)?.building) return
     this.writer.append(encodeRecord(RecordOp.createIndex, coll.ns, encode({ ...spec })))
   }
 
@@ -73,10 +75,11 @@ export const SILENT: CatalogListener = {
 
 /** Several listeners as one, called in order. */
 export function fanOut(listeners: CatalogListener[]): CatalogListener {
-  const all = <K extends keyof CatalogListener>(key: K) =>
-    ((...args: Parameters<CatalogListener[K]>) => {
-      for (const l of listeners) (l[key] as (...a: Parameters<CatalogListener[K]>) => void)(...args)
-    }) as CatalogListener[K]
+  type Required = globalThis.Required<CatalogListener>
+  const all = <K extends keyof Required>(key: K) =>
+    ((...args: Parameters<Required[K]>) => {
+      for (const l of listeners) (l[key] as ((...a: Parameters<Required[K]>) => void) | undefined)?.(...args)
+    }) as Required[K]
   return {
     inserted: all('inserted'),
     replaced: all('replaced'),
@@ -85,6 +88,7 @@ export function fanOut(listeners: CatalogListener[]): CatalogListener {
     collectionDropped: all('collectionDropped'),
     indexCreated: all('indexCreated'),
     indexDropped: all('indexDropped'),
+    indexBuildProgress: all('indexBuildProgress'),
     databaseDropped: all('databaseDropped'),
     collectionRenamed: all('collectionRenamed'),
   }

@@ -18,7 +18,7 @@ export function captureImage(catalog: Catalog): SnapshotImage {
   for (const coll of catalog.all()) {
     const head = [
       encodeRecord(RecordOp.createCollection, coll.ns, encode({ uuid: coll.uuid, options: coll.options })),
-      ...coll.indexes.map((ix) => encodeRecord(RecordOp.createIndex, coll.ns, encode({ ...ix.spec }))),
+      ...coll.readyIndexes.map((ix) => encodeRecord(RecordOp.createIndex, coll.ns, encode({ ...ix.spec }))),
     ]
     collections.push({ ns: coll.ns, head, docs: coll.image() })
   }
