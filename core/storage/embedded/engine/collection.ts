@@ -86,9 +86,10 @@ export class Collection {
     return this.indexes.map((ix) => ix.keysOf(doc))
   }
 
-  private checkUnique(id: string, keys: IndexKey[][]): void {
-    this.docs.check(id)
+  /** Throws if the keys of the indexes `changed` picks cannot be stored or duplicate another document's. */
+  private checkUnique(id: string, keys: IndexKey[][], changed: (i: number) => boolean = () => true): void {
     this.indexes.forEach((ix, i) => {
+      if (!changed(i)) return
       ix.checkKeys(id, keys[i])
       const error = ix.duplicateError(id, keys[i])
       if (error) throw error
@@ -110,6 +111,7 @@ export class Collection {
     const id = encodeKey(doc._id)
     if (this.docs.has(id)) throw this.duplicateIdError(doc._id)
     const keys = this.keysFor(doc)
+    this.docs.check(id)
     this.checkUnique(id, keys)
     this.indexes.forEach((ix, i) => ix.add(id, keys[i]))
     this.docs.put(id, raw, true)
@@ -123,10 +125,13 @@ export class Collection {
       throw mongoError('InternalError', `document ${formatValue(before._id)} vanished during an update`)
     const oldKeys = this.keysFor(before)
     const newKeys = this.keysFor(after)
-    this.checkUnique(id, newKeys)
+    // an update rarely touches indexed fields: an index whose keys stay holds them for this very
+    // document already (nothing to check, a read saved on disk), and rewriting them would cost an
+    // on-disk store a page
+    const changed = (i: number) => !sameKeys(oldKeys[i], newKeys[i])
+    this.checkUnique(id, newKeys, changed)
     this.indexes.forEach((ix, i) => {
-      // an update rarely touches indexed fields: rewriting unchanged entries costs an on-disk store a page per index
-      if (sameKeys(oldKeys[i], newKeys[i])) return
+      if (!changed(i)) return
       ix.remove(id, oldKeys[i])
       ix.add(id, newKeys[i])
     })

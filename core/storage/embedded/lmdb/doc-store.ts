@@ -21,6 +21,11 @@ export function keyTooLong(what: string, bytes: number): Error {
   return mongoError('KeyTooLong', `${what} is too large to store (${bytes} bytes encoded, at most ${MAX_KEY_BYTES})`)
 }
 
+interface Stored {
+  record: number
+  size: number
+}
+
 /** One collection's documents in lmdb (see environment.ts for the layout). */
 export class LmdbDocStore implements DocStore {
   private readonly lo: Buffer
@@ -31,6 +36,15 @@ export class LmdbDocStore implements DocStore {
   private dropped = false
   /** The counters as last written: a transaction that leaves them so writes nothing to `meta`. */
   private written = ''
+  /**
+   * The document last read (its encoded _id, the transaction it was read in, its record number and
+   * size), good until this store's next write or the next transaction: an update reads a document,
+   * checks it is still there and rewrites it, and needs them once. Every write to this collection's
+   * documents goes through this object, so nothing else can make them stale.
+   */
+  private lastRead: string | undefined
+  private lastReadIn = 0
+  private readonly lastStored: Stored = { record: 0, size: 0 }
 
   constructor(
     private readonly env: LmdbEnvironment,
@@ -64,11 +78,14 @@ export class LmdbDocStore implements DocStore {
   }
 
   has(idKey: string): boolean {
-    return this.env.docs.getBinaryFast(this.key(idKey)) !== undefined
+    return this.storedAt(idKey) !== undefined
   }
 
   raw(idKey: string): Buffer | undefined {
-    return this.env.docs.getBinary(this.key(idKey))?.subarray(RECORD)
+    const value = this.env.docs.getBinary(this.key(idKey))
+    if (!value) return undefined
+    this.remember(idKey, value, value.length)
+    return value.subarray(RECORD)
   }
 
   *ids(reverse = false): Generator<string> {
@@ -87,17 +104,27 @@ export class LmdbDocStore implements DocStore {
     if (length > MAX_KEY_BYTES) throw keyTooLong('the _id', length)
   }
 
+  private remember(idKey: string, value: Buffer, length: number): Stored {
+    this.lastRead = idKey
+    this.lastReadIn = this.env.transactionNumber
+    this.lastStored.record = value.readUIntBE(2, 6)
+    this.lastStored.size = length - RECORD
+    return this.lastStored
+  }
+
   /** The record number and size of a stored document, read in place (no copy of its bytes). */
-  private stored(key: Buffer): { record: number; size: number } | undefined {
+  private storedAt(idKey: string): Stored | undefined {
+    if (this.lastRead === idKey && this.lastReadIn === this.env.transactionNumber) return this.lastStored
     const docs = this.env.docs as unknown as { getBinaryFast(key: Buffer): Buffer | undefined; lastSize: number }
-    const view = docs.getBinaryFast(key)
+    const view = docs.getBinaryFast(this.key(idKey))
     // the view may be lmdb's shared buffer, longer than the value: lastSize is the value's length
-    return view && { record: view.readUIntBE(2, 6), size: docs.lastSize - RECORD }
+    return view && this.remember(idKey, view, docs.lastSize)
   }
 
   put(idKey: string, raw: Uint8Array, absent = false): void {
     const key = this.key(idKey)
-    const old = absent ? undefined : this.stored(key)
+    const old = absent ? undefined : this.storedAt(idKey)
+    this.lastRead = undefined
     let record: number
     if (old) {
       record = old.record
@@ -118,7 +145,8 @@ export class LmdbDocStore implements DocStore {
 
   delete(idKey: string): void {
     const key = this.key(idKey)
-    const old = this.stored(key)
+    const old = this.storedAt(idKey)
+    this.lastRead = undefined
     if (!old) return
     this.bytes -= old.size
     this.count -= 1
@@ -147,6 +175,7 @@ export class LmdbDocStore implements DocStore {
       for (const { key } of walk(db, this.lo, this.hi, false, 1024)) db.removeSync(key)
     }
     this.env.meta.removeSync(statsKey(this.prefix))
+    this.lastRead = undefined
     this.count = 0
     this.bytes = 0
     this.dropped = true

@@ -83,6 +83,8 @@ export class LmdbEnvironment {
   private extendDue = false
   /** Write transactions begun and not yet committed. */
   private openTransactions = 0
+  /** Counts write transactions begun: a value read in one is known to hold only within it. */
+  transactionNumber = 0
 
   private constructor(
     readonly dir: string,
@@ -190,6 +192,7 @@ export class LmdbEnvironment {
     })
     let result: unknown
     this.openTransactions += 1
+    this.transactionNumber += 1
     try {
       result = this.root.transactionSync(body)
     } catch (error) {

@@ -5,9 +5,10 @@ import { MEMORY_BACKEND, type IndexEntries } from '../../../../../core/storage/e
 
 const QUIET: MutationSink = { inserted() {}, replaced() {}, deleted() {} }
 
-/** A collection whose index entries count the writes they receive (an on-disk store pays per write). */
-function countingCollection(): { coll: Collection; writes: { count: number } } {
+/** A collection whose index entries count the writes and key lookups they receive (an on-disk store pays per call). */
+function countingCollection(): { coll: Collection; writes: { count: number }; lookups: { count: number } } {
   const writes = { count: 0 }
+  const lookups = { count: 0 }
   const base = MEMORY_BACKEND.newCollection()
   const storage = {
     docs: base.docs,
@@ -22,8 +23,14 @@ function countingCollection(): { coll: Collection; writes: { count: number } } {
           writes.count += 1
           return entries.delete(key, id)
         },
-        idsWithKey: (key) => entries.idsWithKey(key),
-        collectKey: (key, out) => entries.collectKey(key, out),
+        idsWithKey(key) {
+          lookups.count += 1
+          return entries.idsWithKey(key)
+        },
+        collectKey(key, out) {
+          lookups.count += 1
+          entries.collectKey(key, out)
+        },
         range: (lo, hi, descending) => entries.range(lo, hi, descending),
         load: (list) => entries.load(list),
         check: (key, id) => entries.check(key, id),
@@ -31,7 +38,7 @@ function countingCollection(): { coll: Collection; writes: { count: number } } {
       }
     },
   }
-  return { coll: new Collection('app', 'persons', QUIET, undefined, {}, storage), writes }
+  return { coll: new Collection('app', 'persons', QUIET, undefined, {}, storage), writes, lookups }
 }
 
 function update(coll: Collection, before: Doc, after: Doc): void {
@@ -64,5 +71,25 @@ describe('embedded MongoDB collection: index maintenance on update', () => {
     const ix = coll.index('distinct_id_1')!
     expect(ix.entries.idsWithKey(ix.keysOf(before)[0].key)).to.deep.equal([])
     expect(ix.entries.idsWithKey(ix.keysOf(after)[0].key)).to.have.length(1)
+  })
+
+  it('checks a unique index for duplicates only when the update changes its key', () => {
+    const { coll, lookups } = countingCollection()
+    coll.addIndex({ v: 2, key: { distinct_id: 1 }, name: 'distinct_id_1', unique: true })
+    const first = { _id: 1, distinct_id: 'a', seen: 1 }
+    const second = { _id: 2, distinct_id: 'b' }
+    coll.insert(encode(first), first)
+    coll.insert(encode(second), second)
+    lookups.count = 0
+    const seen = { ...first, seen: 2 }
+    update(coll, first, seen)
+    expect(lookups.count).to.equal(0)
+    expect(() => update(coll, seen, { ...seen, distinct_id: 'b' })).to.throw(
+      /E11000 .* dup key: \{ distinct_id: "b" \}/,
+    )
+    expect(lookups.count).to.equal(1)
+    expect(
+      coll.get(coll.index('distinct_id_1')!.entries.idsWithKey(coll.index('distinct_id_1')!.keysOf(seen)[0].key)[0]),
+    ).to.deep.equal(seen)
   })
 })
