@@ -107,14 +107,30 @@ export class Collection {
     )
   }
 
+  /**
+   * Stores a new document. The stores' own inserts are the duplicate checks (on disk, one B-tree
+   * descent each instead of a read and then a write): one that finds its key taken writes nothing,
+   * and what this insert wrote before it is taken back, so a failed insert changes nothing.
+   */
   insert(raw: Uint8Array, doc: Doc): void {
     const id = encodeKey(doc._id)
-    if (this.docs.has(id)) throw this.duplicateIdError(doc._id)
-    const keys = this.keysFor(doc)
     this.docs.check(id)
-    this.checkUnique(id, keys)
-    this.indexes.forEach((ix, i) => ix.add(id, keys[i]))
-    this.docs.put(id, raw, true)
+    if (!this.docs.insert(id, raw)) throw this.duplicateIdError(doc._id)
+    const claimed: number[] = []
+    let keys: IndexKey[][] = []
+    try {
+      keys = this.keysFor(doc)
+      this.indexes.forEach((ix, i) => ix.checkKeys(id, keys[i]))
+      this.indexes.forEach((ix, i) => {
+        const taken = ix.claim(id, keys[i])
+        if (taken) throw ix.duplicate(taken.values)
+        claimed.push(i)
+      })
+    } catch (error) {
+      for (const i of claimed) this.indexes[i].remove(id, keys[i])
+      this.docs.delete(id)
+      throw error
+    }
     this.sink.inserted(this, raw, doc)
   }
 

@@ -1,7 +1,7 @@
 import { mongoError } from '../errors.ts'
 import type { DocStore } from '../engine/doc-store.ts'
 import { byteLength, fromBytes, joinBytes, prefixBytes } from './byte-keys.ts'
-import { MAX_KEY_BYTES, walk, type LmdbEnvironment } from './environment.ts'
+import { MAX_KEY_BYTES, putNew, walk, type LmdbEnvironment } from './environment.ts'
 
 const RECORD = 8
 
@@ -121,26 +121,37 @@ export class LmdbDocStore implements DocStore {
     return view && this.remember(idKey, view, docs.lastSize)
   }
 
-  put(idKey: string, raw: Uint8Array, absent = false): void {
-    const key = this.key(idKey)
-    const old = absent ? undefined : this.storedAt(idKey)
-    this.lastRead = undefined
-    let record: number
-    if (old) {
-      record = old.record
-      this.bytes -= old.size
-    } else {
-      record = this.nextRecord++
-      this.count += 1
-      this.env.natural.putSync(recordBytes(this.lo, record), key.subarray(4))
-    }
+  private value(record: number, raw: Uint8Array): Buffer {
     const value = Buffer.allocUnsafe(RECORD + raw.length)
     value.writeUInt16BE(0, 0)
     value.writeUIntBE(record, 2, 6)
     value.set(raw, RECORD)
-    this.env.docs.putSync(key, value)
+    return value
+  }
+
+  put(idKey: string, raw: Uint8Array): void {
+    const old = this.storedAt(idKey)
+    if (!old) {
+      this.insert(idKey, raw)
+      return
+    }
+    this.lastRead = undefined
+    this.bytes += raw.length - old.size
+    this.env.docs.putSync(this.key(idKey), this.value(old.record, raw))
+    this.env.touched(this)
+  }
+
+  insert(idKey: string, raw: Uint8Array): boolean {
+    const key = this.key(idKey)
+    // lmdb's no-overwrite put is the duplicate check: one B-tree descent, not a read and then a put
+    if (!putNew(this.env.docs, key, this.value(this.nextRecord, raw))) return false
+    this.lastRead = undefined
+    this.env.natural.putSync(recordBytes(this.lo, this.nextRecord), key.subarray(4))
+    this.nextRecord += 1
+    this.count += 1
     this.bytes += raw.length
     this.env.touched(this)
+    return true
   }
 
   delete(idKey: string): void {

@@ -260,6 +260,21 @@ export class LmdbEnvironment {
 }
 
 /**
+ * Puts an entry unless its key is already in `db` (lmdb's MDB_NOOVERWRITE): false, writing
+ * nothing, when it is. (lmdb-js returns the outcome, though its types say void.)
+ */
+export function putNew(db: BinaryDb, key: Buffer, value: Buffer): boolean {
+  return (db.putSync as unknown as (k: Buffer, v: Buffer, o: { noOverwrite: boolean }) => boolean).call(
+    db,
+    key,
+    value,
+    {
+      noOverwrite: true,
+    },
+  )
+}
+
+/**
  * The entries of [lo, hi) of one store, read in small batches, each from where the last ended,
  * so that a walk can be interleaved with writes (a cursor reads its batches between commands)
  * and sees the store as it is at each batch, like the in-memory lists.

@@ -2,6 +2,7 @@ import { expect } from 'chai'
 import { encode, type Doc } from '../../../../../core/storage/embedded/bson/codec.ts'
 import { Collection, type MutationSink } from '../../../../../core/storage/embedded/engine/collection.ts'
 import { MEMORY_BACKEND, type IndexEntries } from '../../../../../core/storage/embedded/engine/doc-store.ts'
+import { encodeKey } from '../../../../../core/storage/embedded/engine/key-encoding.ts'
 
 const QUIET: MutationSink = { inserted() {}, replaced() {}, deleted() {} }
 
@@ -18,6 +19,10 @@ function countingCollection(): { coll: Collection; writes: { count: number }; lo
         insert(key, id) {
           writes.count += 1
           entries.insert(key, id)
+        },
+        claim(key, id) {
+          writes.count += 1
+          return entries.claim(key, id)
         },
         delete(key, id) {
           writes.count += 1
@@ -91,5 +96,21 @@ describe('embedded MongoDB collection: index maintenance on update', () => {
     expect(
       coll.get(coll.index('distinct_id_1')!.entries.idsWithKey(coll.index('distinct_id_1')!.keysOf(seen)[0].key)[0]),
     ).to.deep.equal(seen)
+  })
+
+  it('inserts without looking a unique key up first, and takes back what a taken key left', () => {
+    const { coll, lookups } = countingCollection()
+    coll.addIndex({ v: 2, key: { distinct_id: 1 }, name: 'distinct_id_1', unique: true })
+    coll.addIndex({ v: 2, key: { email: 1 }, name: 'email_1', unique: true })
+    const first = { _id: 1, distinct_id: 'a', email: 'a@x' }
+    coll.insert(encode(first), first)
+    expect(lookups.count).to.equal(0)
+    const clash = { _id: 2, distinct_id: 'b', email: 'a@x' }
+    expect(() => coll.insert(encode(clash), clash)).to.throw(/E11000 .* index: email_1 /)
+    const distinct = coll.index('distinct_id_1')!
+    expect(distinct.entries.idsWithKey(distinct.keysOf(clash)[0].key)).to.deep.equal([])
+    expect([coll.size, coll.has(encodeKey(2))]).to.deep.equal([1, false])
+    expect(() => coll.insert(encode(first), first)).to.throw(/E11000 .* index: _id_ /)
+    expect(coll.size).to.equal(1)
   })
 })

@@ -88,4 +88,24 @@ describe('lmdb document store', () => {
     expect([docs.size, docs.dataBytes, [...docs.ids()]]).to.deep.equal([1, 70, ['b']])
     await env.close()
   })
+
+  it('inserts a new document without reading first, and refuses a taken _id, changing nothing', async () => {
+    const env = LmdbEnvironment.open(dir, { compression: false })
+    const docs = new LmdbDocStore(env, 2)
+    let reads = 0
+    const getBinaryFast = env.docs.getBinaryFast.bind(env.docs)
+    env.docs.getBinaryFast = (key) => {
+      reads += 1
+      return getBinaryFast(key)
+    }
+    env.transact(() => {
+      expect(docs.insert('a', Buffer.alloc(100, 1))).to.equal(true)
+      expect(docs.insert('a', Buffer.alloc(40, 2))).to.equal(false)
+      expect(docs.insert('b', Buffer.alloc(10, 3))).to.equal(true)
+    })
+    expect(reads).to.equal(0)
+    expect([docs.size, docs.dataBytes, [...docs.ids()]]).to.deep.equal([2, 110, ['a', 'b']])
+    expect(docs.raw('a')).to.deep.equal(Buffer.alloc(100, 1))
+    await env.close()
+  })
 })
