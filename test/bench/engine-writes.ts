@@ -9,7 +9,8 @@
  * `lmdb@/path/to/checkout` runs that side's database from another checkout of the project),
  * BENCH_ROUNDS (default 6) rounds, each side in turn (the order alternating) for BENCH_ROUND_SECONDS
  * (default 3): the machine's drift falls on every side. Prints, per side, the median and the range
- * of the rounds' CPU µs per event and events per second.
+ * of the rounds' CPU µs per event and events per second. BENCH_CPU_PROF_DIR: the database processes
+ * write `--cpu-prof` profiles there. BENCH_PHASES (default events,persons): which of the two to run.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import os from 'node:os'
@@ -23,6 +24,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6)
 const ROUND_SECONDS = Number(process.env.BENCH_ROUND_SECONDS ?? 3)
 const CLIENTS = 8
 const BATCH = 100
+const CPU_PROF_DIR = process.env.BENCH_CPU_PROF_DIR
+const PHASES = new Set((process.env.BENCH_PHASES ?? 'events,persons').split(','))
 const WRITE = { writeConcern: { w: 'majority' as const, j: true }, ordered: false }
 
 interface Side {
@@ -78,7 +81,12 @@ function eventDocument(personful: boolean): Document {
 
 async function startSide(dir: string, name: string): Promise<Side> {
   const root = name.split(':')[0].split('@')[1]
-  const mongo = await startMongo(path.join(dir, name.replace(/[^\w.-]+/g, '_')), undefined, sideEnvironment(name), root)
+  const mongo = await startMongo(
+    path.join(dir, name.replace(/[^\w.-]+/g, '_')),
+    CPU_PROF_DIR,
+    sideEnvironment(name),
+    root,
+  )
   const client = await MongoClient.connect(mongo.url, { maxPoolSize: CLIENTS * 2 })
   const db = client.db('bench')
   const events = db.collection('events')
@@ -178,8 +186,8 @@ async function main(): Promise<void> {
   const sides: Side[] = []
   try {
     for (const name of ENGINES) sides.push(await startSide(dir, name))
-    await measure(sides, false, 'events')
-    await measure(sides, true, 'events+persons')
+    if (PHASES.has('events')) await measure(sides, false, 'events')
+    if (PHASES.has('persons')) await measure(sides, true, 'events+persons')
   } finally {
     for (const side of sides) {
       await side.client.close()

@@ -97,14 +97,14 @@ export class Collection {
   }
 
   /**
-   * Throws, changing nothing, if the write breaks a constraint of a ready index. A duplicate in a
-   * unique index being built does not fail the write (as in MongoDB): it fails the build, once the
-   * write is known to go ahead.
+   * Throws, changing nothing, if the keys of the indexes `changed` picks cannot be stored or
+   * duplicate another document's in a ready index. A duplicate in a unique index being built does
+   * not fail the write (as in MongoDB): it fails the build, once the write is known to go ahead.
    */
-  private checkUnique(id: string, keys: IndexKey[][]): void {
-    this.docs.check(id)
+  private checkUnique(id: string, keys: IndexKey[][], changed: (i: number) => boolean = () => true): void {
     const failedBuilds: Array<[SecondaryIndex, Error]> = []
     this.indexes.forEach((ix, i) => {
+      if (!changed(i)) return
       ix.checkKeys(id, keys[i])
       const error = ix.duplicateError(id, keys[i])
       if (error && ix.building) failedBuilds.push([ix, error])
@@ -127,13 +127,36 @@ export class Collection {
     )
   }
 
+  /**
+   * Stores a new document. The stores' own inserts are the duplicate checks (on disk, one B-tree
+   * descent each instead of a read and then a write): one that finds its key taken writes nothing,
+   * and what this insert wrote before it is taken back, so a failed insert changes nothing.
+   */
   insert(raw: Uint8Array, doc: Doc): void {
     const id = encodeKey(doc._id)
-    if (this.docs.has(id)) throw this.duplicateIdError(doc._id)
-    const keys = this.keysFor(doc)
-    this.checkUnique(id, keys)
-    this.indexes.forEach((ix, i) => ix.add(id, keys[i]))
-    this.docs.put(id, raw, true)
+    this.docs.check(id)
+    if (!this.docs.insert(id, raw)) throw this.duplicateIdError(doc._id)
+    const claimed: number[] = []
+    const failedBuilds: Array<[SecondaryIndex, Error]> = []
+    let keys: IndexKey[][] = []
+    try {
+      keys = this.keysFor(doc)
+      this.indexes.forEach((ix, i) => ix.checkKeys(id, keys[i]))
+      this.indexes.forEach((ix, i) => {
+        const taken = ix.claim(id, keys[i])
+        if (taken && ix.building) {
+          // fails the build, not the write (as checkUnique), once the write is known to go ahead
+          failedBuilds.push([ix, ix.duplicate(taken.values)])
+          keys[i] = []
+        } else if (taken) throw ix.duplicate(taken.values)
+        claimed.push(i)
+      })
+    } catch (error) {
+      for (const i of claimed) this.indexes[i].remove(id, keys[i])
+      this.docs.delete(id)
+      throw error
+    }
+    for (const [ix, error] of failedBuilds) (ix.building as BuildState).failure ??= error
     this.sink.inserted(this, raw, doc)
   }
 
@@ -144,10 +167,13 @@ export class Collection {
       throw mongoError('InternalError', `document ${formatValue(before._id)} vanished during an update`)
     const oldKeys = this.keysFor(before)
     const newKeys = this.keysFor(after)
-    this.checkUnique(id, newKeys)
+    // an update rarely touches indexed fields: an index whose keys stay holds them for this very
+    // document already (nothing to check, a read saved on disk), and rewriting them would cost an
+    // on-disk store a page
+    const changed = (i: number) => !sameKeys(oldKeys[i], newKeys[i])
+    this.checkUnique(id, newKeys, changed)
     this.indexes.forEach((ix, i) => {
-      // an update rarely touches indexed fields: rewriting unchanged entries costs an on-disk store a page per index
-      if (sameKeys(oldKeys[i], newKeys[i])) return
+      if (!changed(i)) return
       ix.remove(id, oldKeys[i])
       ix.add(id, newKeys[i])
     })

@@ -24,14 +24,17 @@ export interface DocStore {
   scan(position: number): Iterable<{ id: string; position: number }>
   /** Throws (changing nothing) if this id cannot be stored; called before any index is touched. */
   check(idKey: string): void
-  /** `absent`: the caller has just found no document with this id (an on-disk store skips its read). */
-  put(idKey: string, raw: Uint8Array, absent?: boolean): void
+  put(idKey: string, raw: Uint8Array): void
+  /** Stores a new document; false, storing nothing, when one with this id exists (one lookup on disk). */
+  insert(idKey: string, raw: Uint8Array): boolean
   delete(idKey: string): void
 }
 
 /** The entries of one index, sorted by (key, id): SortedEntries in memory, or on disk. */
 export interface IndexEntries {
   insert(key: string, id: string): void
+  /** A unique index's insert: false, inserting nothing, when another document holds the key. */
+  claim(key: string, id: string): boolean
   delete(key: string, id: string): boolean
   idsWithKey(key: string): string[]
   collectKey(key: string, out: string[]): void
@@ -105,6 +108,12 @@ export class MemoryDocStore implements DocStore {
 
   check(): void {}
 
+  insert(idKey: string, raw: Uint8Array): boolean {
+    if (this.docs.has(idKey)) return false
+    this.put(idKey, raw)
+    return true
+  }
+
   put(idKey: string, raw: Uint8Array): void {
     const old = this.docs.get(idKey)
     if (old !== undefined) this.arena.free(old)
@@ -127,6 +136,12 @@ export class MemoryDocStore implements DocStore {
 }
 
 class MemoryEntries extends SortedEntries implements IndexEntries {
+  claim(key: string, id: string): boolean {
+    if (this.idsWithKey(key).length > 0) return false
+    this.insert(key, id)
+    return true
+  }
+
   load(entries: Entry[]): void {
     this.replaceWith(SortedEntries.build(entries))
   }

@@ -127,6 +127,24 @@ export class SecondaryIndex {
     for (const k of keys) this.entries.insert(k.key, id)
   }
 
+  /**
+   * Adds a new document's keys; for a unique index, the first key another document holds is
+   * returned instead, with this call's own entries taken back (nothing changed).
+   */
+  claim(id: string, keys: IndexKey[]): IndexKey | undefined {
+    if (!this.spec.unique) {
+      this.add(id, keys)
+      return undefined
+    }
+    for (let i = 0; i < keys.length; i++) {
+      if (this.entries.claim(keys[i].key, id)) continue
+      this.remove(id, keys.slice(0, i))
+      return keys[i]
+    }
+    if (keys.length > 1) this.multikey = true
+    return undefined
+  }
+
   remove(id: string, keys: IndexKey[]): void {
     for (const k of keys) this.entries.delete(k.key, id)
   }

@@ -1,7 +1,7 @@
 import { mongoError } from '../errors.ts'
 import type { DocStore } from '../engine/doc-store.ts'
 import { byteLength, fromBytes, joinBytes, prefixBytes } from './byte-keys.ts'
-import { MAX_KEY_BYTES, walk, type LmdbStores } from './environment.ts'
+import { MAX_KEY_BYTES, putNew, walk, type LmdbStores } from './environment.ts'
 
 const RECORD = 8
 
@@ -21,6 +21,11 @@ export function keyTooLong(what: string, bytes: number): Error {
   return mongoError('KeyTooLong', `${what} is too large to store (${bytes} bytes encoded, at most ${MAX_KEY_BYTES})`)
 }
 
+interface Stored {
+  record: number
+  size: number
+}
+
 /** One collection's documents in lmdb (see environment.ts for the layout). */
 export class LmdbDocStore implements DocStore {
   private readonly lo: Buffer
@@ -31,6 +36,15 @@ export class LmdbDocStore implements DocStore {
   private dropped = false
   /** The counters as last written: a transaction that leaves them so writes nothing to `meta`. */
   private written = ''
+  /**
+   * The document last read (its encoded _id, the transaction it was read in, its record number and
+   * size), good until this store's next write or the next transaction: an update reads a document,
+   * checks it is still there and rewrites it, and needs them once. Every write to this collection's
+   * documents goes through this object, so nothing else can make them stale.
+   */
+  private lastRead: string | undefined
+  private lastReadIn = 0
+  private readonly lastStored: Stored = { record: 0, size: 0 }
 
   /**
    * `live`: the counters are read from the file at each use, as of the caller's read transaction
@@ -74,11 +88,14 @@ export class LmdbDocStore implements DocStore {
   }
 
   has(idKey: string): boolean {
-    return this.env.docs.getBinaryFast(this.key(idKey)) !== undefined
+    return this.storedAt(idKey) !== undefined
   }
 
   raw(idKey: string): Buffer | undefined {
-    return this.env.docs.getBinary(this.key(idKey))?.subarray(RECORD)
+    const value = this.env.docs.getBinary(this.key(idKey))
+    if (!value) return undefined
+    this.remember(idKey, value, value.length)
+    return value.subarray(RECORD)
   }
 
   *ids(reverse = false): Generator<string> {
@@ -104,38 +121,60 @@ export class LmdbDocStore implements DocStore {
     if (length > MAX_KEY_BYTES) throw keyTooLong('the _id', length)
   }
 
-  /** The record number and size of a stored document, read in place (no copy of its bytes). */
-  private stored(key: Buffer): { record: number; size: number } | undefined {
-    const docs = this.env.docs as unknown as { getBinaryFast(key: Buffer): Buffer | undefined; lastSize: number }
-    const view = docs.getBinaryFast(key)
-    // the view may be lmdb's shared buffer, longer than the value: lastSize is the value's length
-    return view && { record: view.readUIntBE(2, 6), size: docs.lastSize - RECORD }
+  private remember(idKey: string, value: Buffer, length: number): Stored {
+    this.lastRead = idKey
+    this.lastReadIn = this.env.transactionNumber
+    this.lastStored.record = value.readUIntBE(2, 6)
+    this.lastStored.size = length - RECORD
+    return this.lastStored
   }
 
-  put(idKey: string, raw: Uint8Array, absent = false): void {
-    const key = this.key(idKey)
-    const old = absent ? undefined : this.stored(key)
-    let record: number
-    if (old) {
-      record = old.record
-      this.bytes -= old.size
-    } else {
-      record = this.nextRecord++
-      this.count += 1
-      this.env.natural.putSync(recordBytes(this.lo, record), key.subarray(4))
-    }
+  /** The record number and size of a stored document, read in place (no copy of its bytes). */
+  private storedAt(idKey: string): Stored | undefined {
+    if (this.lastRead === idKey && this.lastReadIn === this.env.transactionNumber) return this.lastStored
+    const docs = this.env.docs as unknown as { getBinaryFast(key: Buffer): Buffer | undefined; lastSize: number }
+    const view = docs.getBinaryFast(this.key(idKey))
+    // the view may be lmdb's shared buffer, longer than the value: lastSize is the value's length
+    return view && this.remember(idKey, view, docs.lastSize)
+  }
+
+  private value(record: number, raw: Uint8Array): Buffer {
     const value = Buffer.allocUnsafe(RECORD + raw.length)
     value.writeUInt16BE(0, 0)
     value.writeUIntBE(record, 2, 6)
     value.set(raw, RECORD)
-    this.env.docs.putSync(key, value)
+    return value
+  }
+
+  put(idKey: string, raw: Uint8Array): void {
+    const old = this.storedAt(idKey)
+    if (!old) {
+      this.insert(idKey, raw)
+      return
+    }
+    this.lastRead = undefined
+    this.bytes += raw.length - old.size
+    this.env.docs.putSync(this.key(idKey), this.value(old.record, raw))
+    this.env.touched(this)
+  }
+
+  insert(idKey: string, raw: Uint8Array): boolean {
+    const key = this.key(idKey)
+    // lmdb's no-overwrite put is the duplicate check: one B-tree descent, not a read and then a put
+    if (!putNew(this.env.docs, key, this.value(this.nextRecord, raw))) return false
+    this.lastRead = undefined
+    this.env.natural.putSync(recordBytes(this.lo, this.nextRecord), key.subarray(4))
+    this.nextRecord += 1
+    this.count += 1
     this.bytes += raw.length
     this.env.touched(this)
+    return true
   }
 
   delete(idKey: string): void {
     const key = this.key(idKey)
-    const old = this.stored(key)
+    const old = this.storedAt(idKey)
+    this.lastRead = undefined
     if (!old) return
     this.bytes -= old.size
     this.count -= 1
@@ -164,6 +203,7 @@ export class LmdbDocStore implements DocStore {
       for (const { key } of walk(db, this.lo, this.hi, false, 1024)) db.removeSync(key)
     }
     this.env.meta.removeSync(statsKey(this.prefix))
+    this.lastRead = undefined
     this.count = 0
     this.bytes = 0
     this.dropped = true

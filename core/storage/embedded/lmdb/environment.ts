@@ -57,6 +57,11 @@ export interface LmdbStores {
   readonly meta: BinaryDb
   /** A store's counters changed: they are written once, at the end of the transaction. */
   touched(store: { flush(): void }): void
+  /**
+   * Counts the transactions begun (write transactions on the writer, read views on a reader): a
+   * value read in one is known to hold only within it.
+   */
+  readonly transactionNumber: number
 }
 
 /**
@@ -119,6 +124,7 @@ export class LmdbEnvironment implements LmdbStores {
   private extendDue = false
   /** Write transactions begun and not yet committed. */
   private openTransactions = 0
+  transactionNumber = 0
 
   private constructor(
     readonly dir: string,
@@ -207,6 +213,7 @@ export class LmdbEnvironment implements LmdbStores {
     })
     let result: unknown
     this.openTransactions += 1
+    this.transactionNumber += 1
     try {
       result = this.root.transactionSync(body)
     } catch (error) {
@@ -271,6 +278,21 @@ export class LmdbEnvironment implements LmdbStores {
     await this.checkpoints.close()
     await this.root.close()
   }
+}
+
+/**
+ * Puts an entry unless its key is already in `db` (lmdb's MDB_NOOVERWRITE): false, writing
+ * nothing, when it is. (lmdb-js returns the outcome, though its types say void.)
+ */
+export function putNew(db: BinaryDb, key: Buffer, value: Buffer): boolean {
+  return (db.putSync as unknown as (k: Buffer, v: Buffer, o: { noOverwrite: boolean }) => boolean).call(
+    db,
+    key,
+    value,
+    {
+      noOverwrite: true,
+    },
+  )
 }
 
 /**

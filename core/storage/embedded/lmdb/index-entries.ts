@@ -2,7 +2,7 @@ import type { IndexEntries } from '../engine/doc-store.ts'
 import type { Entry } from '../engine/sorted-entries.ts'
 import { byteLength, fromBytes, joinBytes, prefixBytes, toBytes } from './byte-keys.ts'
 import { keyTooLong } from './doc-store.ts'
-import { MAX_KEY_BYTES, walk, type LmdbStores } from './environment.ts'
+import { MAX_KEY_BYTES, putNew, walk, type LmdbStores } from './environment.ts'
 
 const AFTER = Buffer.from([0xff])
 
@@ -52,6 +52,14 @@ export class LmdbEntries implements IndexEntries {
   insert(key: string, id: string): void {
     const [k, v] = this.entry(key, id)
     this.env.entries.putSync(k, v)
+  }
+
+  claim(key: string, id: string): boolean {
+    // a unique index's lmdb key is the index key alone: a no-overwrite put fails on a taken key
+    const [k, v] = this.entry(key, id)
+    if (this.unique) return putNew(this.env.entries, k, v)
+    this.env.entries.putSync(k, v)
+    return true
   }
 
   delete(key: string, id: string): boolean {

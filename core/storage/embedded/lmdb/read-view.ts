@@ -17,13 +17,13 @@ function readOnly(): never {
 export class LmdbReadView {
   private catalog: Catalog | undefined
   private version = -1
-  private readonly stores: LmdbStores
+  private readonly stores: LmdbStores & { transactionNumber: number }
 
   private constructor(
     private readonly root: RootDatabase,
     compression: boolean,
   ) {
-    this.stores = { ...openStores(root, compression), touched: readOnly }
+    this.stores = { ...openStores(root, compression), touched: readOnly, transactionNumber: 0 }
   }
 
   /** Opens `<dataDir>/lmdb`, which the writer thread must have opened (and migrated) first. */
@@ -39,6 +39,7 @@ export class LmdbReadView {
    */
   begin(): Catalog {
     this.root.resetReadTxn()
+    this.stores.transactionNumber += 1
     const version = catalogVersion(this.stores.meta)
     if (!this.catalog || version !== this.version) {
       const catalog = new Catalog(SILENT, { newCollection: readOnly })

@@ -53,6 +53,25 @@ describe('MongoDB conformance: indexes', () => {
       ).to.deep.equal(['a', 'b', 'c', 'd'])
     })
 
+    it('refuses an insert whose second unique key is taken, leaving no trace of it in any index', async () => {
+      const persons = t.db.collection<Loose>('persons_two_unique')
+      await persons.createIndex({ email: 1 }, { unique: true })
+      await persons.createIndex({ handle: 1 }, { unique: true })
+      await persons.createIndex({ team: 1 })
+      await persons.insertOne({ _id: 1 as never, email: 'a@x', handle: 'a', team: 't' })
+      const error = (await rejection(
+        persons.insertOne({ _id: 2 as never, email: 'b@x', handle: 'a', team: 't' }),
+      )) as unknown as { code: number; keyValue: unknown }
+      expect([error.code, error.keyValue]).to.deep.equal([11000, { handle: 'a' }])
+      expect(await persons.countDocuments()).to.equal(1)
+      expect(await persons.find({ email: 'b@x' }).hint({ email: 1 }).toArray()).to.deep.equal([])
+      expect(await persons.find({ team: 't' }).hint({ team: 1 }).toArray()).to.have.length(1)
+      // the _id and the first unique key are free again
+      await persons.insertOne({ _id: 2 as never, email: 'b@x', handle: 'b', team: 't' })
+      const team = await persons.find({ team: 't' }).hint({ team: 1 }).toArray()
+      expect(team.map((p) => p._id)).to.deep.equal([1, 2])
+    })
+
     it('refuses an update that would duplicate a unique key, leaving the document unchanged', async () => {
       const persons = t.db.collection<Loose>('persons_unique')
       await persons.createIndex({ project_id: 1, distinct_id: 1 }, { unique: true })

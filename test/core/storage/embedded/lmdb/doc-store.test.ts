@@ -57,4 +57,55 @@ describe('lmdb document store', () => {
     expect([reopened.size, reopened.dataBytes]).to.deep.equal([1, 100])
     await env.close()
   })
+
+  it('reads an updated document once: its check and rewrite reuse what reading it found', async () => {
+    const env = LmdbEnvironment.open(dir, { compression: false })
+    const docs = new LmdbDocStore(env, 2)
+    env.transact(() => {
+      docs.put('a', Buffer.alloc(100, 1))
+      docs.put('b', Buffer.alloc(50, 1))
+    })
+    let reads = 0
+    const getBinaryFast = env.docs.getBinaryFast.bind(env.docs)
+    env.docs.getBinaryFast = (key) => {
+      reads += 1
+      return getBinaryFast(key)
+    }
+    env.transact(() => {
+      expect(docs.raw('a')).to.deep.equal(Buffer.alloc(100, 1))
+      expect(docs.has('a')).to.equal(true)
+      docs.put('a', Buffer.alloc(120, 2))
+    })
+    expect(reads).to.equal(1)
+    // what was read in an earlier transaction, or before a write, is read again
+    env.transact(() => {
+      expect(docs.has('a')).to.equal(true)
+      docs.delete('a')
+      expect(docs.has('a')).to.equal(false)
+      docs.put('b', Buffer.alloc(70, 3))
+    })
+    expect(reads).to.equal(4)
+    expect([docs.size, docs.dataBytes, [...docs.ids()]]).to.deep.equal([1, 70, ['b']])
+    await env.close()
+  })
+
+  it('inserts a new document without reading first, and refuses a taken _id, changing nothing', async () => {
+    const env = LmdbEnvironment.open(dir, { compression: false })
+    const docs = new LmdbDocStore(env, 2)
+    let reads = 0
+    const getBinaryFast = env.docs.getBinaryFast.bind(env.docs)
+    env.docs.getBinaryFast = (key) => {
+      reads += 1
+      return getBinaryFast(key)
+    }
+    env.transact(() => {
+      expect(docs.insert('a', Buffer.alloc(100, 1))).to.equal(true)
+      expect(docs.insert('a', Buffer.alloc(40, 2))).to.equal(false)
+      expect(docs.insert('b', Buffer.alloc(10, 3))).to.equal(true)
+    })
+    expect(reads).to.equal(0)
+    expect([docs.size, docs.dataBytes, [...docs.ids()]]).to.deep.equal([2, 110, ['a', 'b']])
+    expect(docs.raw('a')).to.deep.equal(Buffer.alloc(100, 1))
+    await env.close()
+  })
 })
