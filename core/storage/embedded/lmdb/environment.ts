@@ -84,7 +84,10 @@ export function openRoot(dir: string): RootDatabase {
 }
 
 /** The four stores of an opened root (docs LZ4-compressed when asked: lmdb-js decompresses on read). */
-export function openStores(root: RootDatabase, compression: boolean): Omit<LmdbStores, 'touched'> {
+export function openStores(
+  root: RootDatabase,
+  compression: boolean,
+): Omit<LmdbStores, 'touched' | 'transactionNumber'> {
   const db = (name: string, compressed = false) =>
     root.openDB({ name, keyEncoding: 'binary', encoding: 'binary', compression: compressed }) as unknown as BinaryDb
   return { docs: db('docs', compression), natural: db('natural'), entries: db('entries'), meta: db('meta') }
