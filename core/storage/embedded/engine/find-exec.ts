@@ -32,17 +32,21 @@ export type Projector = ((doc: Doc) => Doc) & { raw?: (bytes: Uint8Array) => Buf
  */
 function topLevelProjection(projection: Doc): ((bytes: Uint8Array) => Buffer) | undefined {
   let keepId = true
+  let idNamed = false
   const included = new Set<string>()
   const excluded = new Set<string>()
   for (const [field, value] of Object.entries(projection)) {
     if (typeof value !== 'number' && typeof value !== 'boolean') return undefined
     if (field === '' || field.startsWith('$') || field.includes('.')) return undefined
     const on = value !== 0 && value !== false
-    if (field === '_id') keepId = on
-    else (on ? included : excluded).add(field)
+    if (field === '_id') {
+      keepId = on
+      idNamed = true
+    } else (on ? included : excluded).add(field)
   }
   if (included.size > 0 && excluded.size > 0) return undefined
-  const inclusion = included.size > 0
+  // `{_id: 1}` alone includes only _id, as MongoDB does; beside exclusions it just keeps it
+  const inclusion = included.size > 0 || (excluded.size === 0 && idNamed && keepId)
   return (bytes) => {
     const parts: Uint8Array[] = []
     for (const element of elementsOf(bytes)) {

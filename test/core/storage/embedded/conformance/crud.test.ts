@@ -83,6 +83,18 @@ describe('MongoDB conformance: CRUD', () => {
       expect(docs).to.deep.equal([{ label: 'item-238' }, { label: 'item-233' }, { label: 'item-228' }])
     })
 
+    it('projects _id alone as an inclusion, and with an exclusion as one', async () => {
+      const c = t.db.collection<Loose>('find_many')
+      expect(await c.find({ _id: 7 }, { projection: { _id: 1 } }).toArray()).to.deep.equal([{ _id: 7 }])
+      expect(await c.find({ _id: 7 }, { projection: { _id: true } }).toArray()).to.deep.equal([{ _id: 7 }])
+      expect(await c.find({ _id: 7 }, { projection: { _id: 0 } }).toArray()).to.deep.equal([
+        { group: 2, label: 'item-007', tags: ['odd'] },
+      ])
+      expect(await c.find({ _id: 7 }, { projection: { _id: 1, tags: 0 } }).toArray()).to.deep.equal([
+        { _id: 7, group: 2, label: 'item-007' },
+      ])
+    })
+
     it('returns every document through getMore batches', async () => {
       const cursor = t.db.collection<Loose>('find_many').find({}, { batchSize: 17 }).sort({ _id: 1 })
       const ids: number[] = []
