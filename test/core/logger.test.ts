@@ -2,6 +2,7 @@ import { expect } from 'chai'
 import {
   chooseLogFormat,
   createLogger,
+  isoTime,
   MIN_REDACTED_KEY_LENGTH,
   prettyLines,
   redactInLogs,
@@ -121,5 +122,29 @@ describe('logger format', () => {
       `[${written[0].slice(1, 13)}] INFO: hedgerow is listening {"url":"http://127.0.0.1:8000","token":"phs_[redacted]"}\n`,
     )
     expect(written[0]).to.match(/^\[\d\d:\d\d:\d\d\.\d{3}\]/)
+  })
+})
+
+describe('logger isoTime', () => {
+  it("writes pino's isoTime field, formatted anew when the millisecond changes", async () => {
+    const before = Date.now()
+    const field = isoTime()
+    const match = /^,"time":"(.+)"$/.exec(field)
+    expect(match, field).not.to.equal(null)
+    const at = Date.parse(match![1]!)
+    expect(new Date(at).toISOString()).to.equal(match![1])
+    expect(at).to.be.within(before, Date.now())
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    const later = Date.parse(/^,"time":"(.+)"$/.exec(isoTime())![1]!)
+    expect(later).to.be.greaterThan(at)
+  })
+
+  it("stamps the logger's lines with the time they were written", () => {
+    const lines: string[] = []
+    const logger = createLogger('info', { write: (line: string) => void lines.push(line) })
+    const before = Date.now()
+    logger.info('one')
+    const { time } = JSON.parse(lines[0]!) as { time: string }
+    expect(Date.parse(time)).to.be.within(before, Date.now())
   })
 })
