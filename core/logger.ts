@@ -68,7 +68,7 @@ export function isoTime(): string {
 /** More than this many characters waiting are written at once, without waiting for the next flush. */
 const MAX_PENDING_CHARS = 64 * 1024
 /** How long a logged line may wait to be written with the lines after it. */
-export const LOG_FLUSH_MS = 10
+const LOG_FLUSH_MS = 10
 
 /**
  * A destination that writes the lines logged within `flushMs` together (and synchronously at exit):
