@@ -8,11 +8,18 @@ const counters = new Map<string, Map<string, number>>()
 /** The labels of each series, by name and label key, for sums over some of them (counterSum). */
 const seriesLabels = new Map<string, Labels>()
 
+/** The key of each labels object counted so far: callers that count often pass the same frozen object. */
+const keyOfLabels = new WeakMap<Labels, string>()
+
 function labelKey(labels: Labels): string {
-  return Object.entries(labels)
+  const known = keyOfLabels.get(labels)
+  if (known !== undefined) return known
+  const key = Object.entries(labels)
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([k, v]) => `${k}="${v.replace(/["\\\n]/g, '_')}"`)
     .join(',')
+  if (Object.isFrozen(labels)) keyOfLabels.set(labels, key)
+  return key
 }
 
 /** Adds `by` to the counter `name{labels}`. */

@@ -7,6 +7,14 @@ import type { Logger } from 'pino'
 import { HttpError, httpError } from '../errors.ts'
 import { count } from '../metrics.ts'
 
+/** The request counter's labels per status, one frozen object each, so the counter's key is built once per status. */
+const statusLabels = new Map<number, Readonly<{ status: string }>>()
+function labelsOf(status: number): Readonly<{ status: string }> {
+  let labels = statusLabels.get(status)
+  if (!labels) statusLabels.set(status, (labels = Object.freeze({ status: String(status) })))
+  return labels
+}
+
 export function errorsAndAccessLog(logger: Logger): Middleware {
   return async function handleErrors(ctx, next) {
     const started = performance.now()
@@ -25,7 +33,7 @@ export function errorsAndAccessLog(logger: Logger): Middleware {
       if (known.status >= 500) logger.error({ err: error, path: ctx.path }, 'request failed')
     } finally {
       const ms = Math.round((performance.now() - started) * 10) / 10
-      count('hedgerow_http_requests_total', { status: String(ctx.status) })
+      count('hedgerow_http_requests_total', labelsOf(ctx.status))
       logger.info(
         { method: ctx.method, path: ctx.path, status: ctx.status, ms, project: ctx.state.projectId },
         'request',

@@ -50,11 +50,32 @@ export function keyGuard(keys: KeyChecks, takesSecretKey: (ctx: Context) => bool
 const QUERY = Symbol('hedgerow.singleQuery')
 type QueryContext = Context & { [QUERY]?: Record<string, string | undefined> }
 
+/** Query strings up to this long are remembered with their values; longer ones (a GET's `data=`) rarely repeat. */
+const REMEMBERED_QUERY_CHARS = 128
+const REMEMBERED_QUERIES = 256
+/**
+ * Recent short query strings → their single values, frozen because requests share them. SDKs send
+ * the same few (`v=2`, `v=2&config=true`), and Koa 3 parses each request's query anew through
+ * URLSearchParams, a visible part of a flags request's CPU.
+ */
+const rememberedQueries = new Map<string, Readonly<Record<string, string | undefined>>>()
+
 /** The query as single values, made once per request (the payload reader and the route both read it). */
 function queryOf(ctx: Context): Record<string, string | undefined> {
   const c = ctx as QueryContext
-  if (!c[QUERY]) c[QUERY] = singleValues(ctx.query)
-  return c[QUERY]
+  if (c[QUERY]) return c[QUERY]
+  const text = ctx.querystring
+  const remember = text.length <= REMEMBERED_QUERY_CHARS
+  let single = remember ? rememberedQueries.get(text) : undefined
+  if (single === undefined) {
+    single = Object.freeze(singleValues(ctx.query))
+    if (remember) {
+      if (rememberedQueries.size >= REMEMBERED_QUERIES) rememberedQueries.clear()
+      rememberedQueries.set(text, single)
+    }
+  }
+  c[QUERY] = single
+  return single
 }
 
 /** A public key from `?token=`, `X-API-Key` or a Bearer header, in that order. */

@@ -2,11 +2,12 @@ import { expect } from 'chai'
 import {
   chooseLogFormat,
   createLogger,
+  isoTime,
   MIN_REDACTED_KEY_LENGTH,
   prettyLines,
   redactInLogs,
   redactKeys,
-  turnBatched,
+  batchedLines,
 } from '../../core/logger.ts'
 
 /** A logger writing into an array, one parsed line per entry. */
@@ -71,13 +72,14 @@ describe('logger key redaction', () => {
   })
 })
 
-describe('logger turnBatched', () => {
-  it('writes the lines of one event-loop turn in one write, in order, once the turn ends', async () => {
+describe('logger batchedLines', () => {
+  it('writes the lines logged within the flush interval in one write, in order, once it has passed', async () => {
     const writes: string[] = []
-    const logger = createLogger('info', turnBatched({ write: (text: string) => writes.push(text) }))
+    const logger = createLogger('info', batchedLines({ write: (text: string) => writes.push(text) }, 20))
     for (let i = 0; i < 3; i++) logger.info({ i }, 'request')
-    expect(writes).to.deep.equal([])
     await new Promise((resolve) => setImmediate(resolve))
+    expect(writes).to.deep.equal([])
+    await new Promise((resolve) => setTimeout(resolve, 60))
     expect(writes).to.have.length(1)
     expect(
       writes[0]!
@@ -86,13 +88,13 @@ describe('logger turnBatched', () => {
         .map((line) => (JSON.parse(line) as { i: number }).i),
     ).to.deep.equal([0, 1, 2])
     logger.info({ i: 3 }, 'request')
-    await new Promise((resolve) => setImmediate(resolve))
+    await new Promise((resolve) => setTimeout(resolve, 60))
     expect(writes).to.have.length(2)
   })
 
-  it('writes at once when a turn has logged more than it keeps, and on flush', () => {
+  it('writes at once when more has been logged than it keeps, and on flush', () => {
     const writes: string[] = []
-    const destination = turnBatched({ write: (text: string) => writes.push(text) })
+    const destination = batchedLines({ write: (text: string) => writes.push(text) })
     const logger = createLogger('info', destination)
     for (let i = 0; i < 1000; i++) logger.info({ i, padding: 'x'.repeat(100) }, 'request')
     expect(writes.length).to.be.greaterThan(0)
@@ -121,5 +123,29 @@ describe('logger format', () => {
       `[${written[0].slice(1, 13)}] INFO: hedgerow is listening {"url":"http://127.0.0.1:8000","token":"phs_[redacted]"}\n`,
     )
     expect(written[0]).to.match(/^\[\d\d:\d\d:\d\d\.\d{3}\]/)
+  })
+})
+
+describe('logger isoTime', () => {
+  it("writes pino's isoTime field, formatted anew when the millisecond changes", async () => {
+    const before = Date.now()
+    const field = isoTime()
+    const match = /^,"time":"(.+)"$/.exec(field)
+    expect(match, field).not.to.equal(null)
+    const at = Date.parse(match![1]!)
+    expect(new Date(at).toISOString()).to.equal(match![1])
+    expect(at).to.be.within(before, Date.now())
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    const later = Date.parse(/^,"time":"(.+)"$/.exec(isoTime())![1]!)
+    expect(later).to.be.greaterThan(at)
+  })
+
+  it("stamps the logger's lines with the time they were written", () => {
+    const lines: string[] = []
+    const logger = createLogger('info', { write: (line: string) => void lines.push(line) })
+    const before = Date.now()
+    logger.info('one')
+    const { time } = JSON.parse(lines[0]!) as { time: string }
+    expect(Date.parse(time)).to.be.within(before, Date.now())
   })
 })

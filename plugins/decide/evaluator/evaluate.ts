@@ -112,8 +112,15 @@ export function evaluateFlags(input: EvaluationInput): EvaluationResult {
 }
 
 /**
- * evaluateFlags, pausing between flags once a slice has passed: a request with costly flags then
- * delays other requests (and health checks) by one slice at a time, not by its whole evaluation.
+ * The slice's clock is read before every this many flags: a read costs about as much as an
+ * ordinary flag's evaluation, and a slice (10 ms in the service) is over a hundred such flags.
+ */
+const CLOCK_EVERY_FLAGS = 4
+
+/**
+ * evaluateFlags, pausing between flags once a slice has passed (noticed within CLOCK_EVERY_FLAGS
+ * flags): a request with costly flags then delays other requests (and health checks) by about one
+ * slice at a time, not by its whole evaluation.
  */
 export async function evaluateFlagsInSlices(
   input: EvaluationInput,
@@ -122,7 +129,7 @@ export async function evaluateFlagsInSlices(
   const run = new Evaluation(input)
   let sliceStarted = slices.clock()
   for (let i = 0; i < run.evaluable.length; i++) {
-    if (slices.clock() - sliceStarted >= slices.sliceMs) {
+    if (i % CLOCK_EVERY_FLAGS === 0 && i > 0 && slices.clock() - sliceStarted >= slices.sliceMs) {
       await slices.pause()
       sliceStarted = slices.clock()
     }

@@ -1,6 +1,8 @@
 import { normalizeDistinctId } from './hash.ts'
 import { preparedFor } from './prepared.ts'
+import type { PreparedFlags, Selection } from './prepared.ts'
 import { needsDatabase } from './requirements.ts'
+import type { DatabaseNeeds } from './requirements.ts'
 import type { EvaluationInput } from './types.ts'
 
 export type PlanInput = Pick<
@@ -41,21 +43,56 @@ export interface EvaluationPlan {
   }
 }
 
+/** What planning reads from one evaluable flag: the same for every request of a selection. */
+interface PlannedFlag {
+  key: string
+  database: DatabaseNeeds
+  groupTypeIndexes: readonly number[]
+}
+
+interface SelectionPlan {
+  flagKeys: readonly string[]
+  needsGroupTypeMapping: boolean
+  flags: readonly PlannedFlag[]
+}
+
+/**
+ * Each selection's flags with their needs, worked out on its first request: the service plans
+ * every flags request, and a project's selections are kept (prepared.ts), so only the checks
+ * against the request's person overrides remain per request.
+ */
+const selectionPlans = new WeakMap<Selection, SelectionPlan>()
+
+function selectionPlan(prepared: PreparedFlags, selection: Selection): SelectionPlan {
+  let plan = selectionPlans.get(selection)
+  if (plan) return plan
+  const flags = selection.evaluable.map((flag) => ({
+    key: flag.key,
+    database: prepared.databaseNeeds(flag),
+    groupTypeIndexes: prepared.needs(flag).groupTypeIndexes,
+  }))
+  plan = {
+    flagKeys: flags.map((flag) => flag.key),
+    needsGroupTypeMapping: flags.some((flag) => flag.groupTypeIndexes.length > 0),
+    flags,
+  }
+  selectionPlans.set(selection, plan)
+  return plan
+}
+
 export function planEvaluation(input: PlanInput): EvaluationPlan {
   const prepared = preparedFor(input.flags, input.prepared)
   const selection = prepared.selection(input.flagKeys ?? null, input)
-  const flagKeys: string[] = []
+  const planned = selectionPlan(prepared, selection)
   const databaseFlagKeys: string[] = []
   const groupTypeIndexes: number[] = []
-  let needsGroupTypeMapping = false
-  for (const flag of selection.evaluable) {
-    flagKeys.push(flag.key)
-    const indexes = prepared.needs(flag).groupTypeIndexes
-    if (indexes.length > 0) needsGroupTypeMapping = true
-    if (!needsDatabase(prepared.databaseNeeds(flag), input.personPropertyOverrides)) continue
+  for (const flag of planned.flags) {
+    if (!needsDatabase(flag.database, input.personPropertyOverrides)) continue
     databaseFlagKeys.push(flag.key)
-    for (const index of indexes) if (!groupTypeIndexes.includes(index)) groupTypeIndexes.push(index)
+    for (const index of flag.groupTypeIndexes) if (!groupTypeIndexes.includes(index)) groupTypeIndexes.push(index)
   }
+  const flagKeys = planned.flagKeys.slice()
+  const needsGroupTypeMapping = planned.needsGroupTypeMapping
   const distinctId = normalizeDistinctId(input.distinctId)
   const anon = input.anonDistinctId ?? null
   const lookupNeeded = selection.needsHashKeyOverride

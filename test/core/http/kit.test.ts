@@ -153,6 +153,25 @@ describe('the HTTP kit (PluginApi.http), through a plugin mounting routes', () =
     await expectError(bomb, 413, 'payload_too_large')
   })
 
+  it('query: the first value of each parameter, the same for requests that repeat a query string, decoded', async () => {
+    const post = async (query: string, body = '{"a":1}') => {
+      const answer = (await (await fetch(`${t.url}/probe/payload?${query}`, { method: 'POST', body })).json()) as {
+        query?: Record<string, string>
+      }
+      expect(answer.query, JSON.stringify(answer)).not.to.equal(undefined)
+      return answer.query
+    }
+    const repeated = 'v=2&x=1&x=2&name=a+b%20c'
+    const expected = { v: '2', x: '1', name: 'a b c' }
+    expect(await post(repeated)).to.deep.equal(expected)
+    expect(await post(repeated)).to.deep.equal(expected)
+    expect(await post('v=3')).to.deep.equal({ v: '3' })
+    // a GET-style payload in the query: too long to be remembered, read as it is
+    const data = Buffer.from(JSON.stringify({ pad: 'x'.repeat(300) })).toString('base64')
+    expect(await post(`v=2&data=${encodeURIComponent(data)}`, '')).to.deep.equal({ v: '2', data })
+    expect(await post(repeated)).to.deep.equal(expected)
+  })
+
   it('projectParam: the project of :id, or a 404 naming id', async () => {
     const found = await get(`/probe/projects/${t.project.id}`, bearer(t.adminKey))
     expect(await found.json()).to.deep.equal({ name: 'test project' })

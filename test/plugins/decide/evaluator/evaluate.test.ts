@@ -116,14 +116,18 @@ describe('evaluateFlagsInSlices', () => {
 
   it('pauses between flags once a slice has passed, and answers as evaluateFlags does', async () => {
     let pauses = 0
+    let reads = 0
+    const clock = steppingClock(6)
     const result = await evaluateFlagsInSlices(input, {
       sliceMs: 10,
-      clock: steppingClock(4),
+      clock: () => (reads++, clock()),
       pause: async () => void pauses++,
     })
     expect(result).to.deep.equal(evaluateFlags(input))
-    // 4 ms per clock read, one read per flag and one after each pause: a pause every two or three flags
-    expect(pauses).to.be.within(3, 6)
+    // 6 ms per clock read, read at the start, before every fourth flag and after each pause: the
+    // slice has passed at the read before flag 8 (the one before flag 4 is 6 ms after the start)
+    expect(pauses).to.equal(1)
+    expect(reads).to.equal(4)
   })
 
   it('never pauses an ordinary request', async () => {

@@ -1,5 +1,6 @@
 import { expect } from 'chai'
 import { planEvaluation } from '../../../../plugins/decide/evaluator/plan.ts'
+import { prepareFlags } from '../../../../plugins/decide/evaluator/prepared.ts'
 import {
   flagNeedsHashKeyOverride,
   flagRequiresDatabase,
@@ -124,6 +125,24 @@ describe('evaluator storage needs (flags.md §7.1, §11, §4.3)', () => {
       expect(plan.databaseFlagKeys).to.deep.equal(['grp'])
       expect(plan.groupTypeIndexes).to.deep.equal([0])
       expect(plan.needsGroupTypeMapping).to.equal(true)
+    })
+
+    it('plans each request of one prepared selection by its own overrides, and hands out its own key lists', () => {
+      const flags = [plain, group, flag('city', { groups: [{ properties: [person('city')] }] })]
+      const prepared = prepareFlags(flags)
+      const plan = (overrides: Record<string, unknown> | null) =>
+        planEvaluation({ flags, prepared, distinctId: 'u', personPropertyOverrides: overrides })
+      const first = plan({ plan: 'x' })
+      expect(first.databaseFlagKeys).to.have.members(['grp', 'city'])
+      first.flagKeys.push('changed by a caller')
+      first.databaseFlagKeys.length = 0
+      expect(plan({ plan: 'x', city: 'Paris' }).databaseFlagKeys).to.deep.equal(['grp'])
+      // planned afresh (definitions prepared anew): what the kept selection must still answer
+      const fresh = (overrides: Record<string, unknown> | null) =>
+        planEvaluation({ flags, distinctId: 'u', personPropertyOverrides: overrides })
+      expect(plan(null)).to.deep.equal(fresh(null))
+      expect(plan(null).databaseFlagKeys).to.have.members(['plain', 'grp', 'city'])
+      expect(plan({ plan: 'x' })).to.deep.equal(fresh({ plan: 'x' }))
     })
 
     it('looks up overrides for the distinct id, and writes the anon id for every active continuity flag', () => {
