@@ -762,10 +762,10 @@ export interface Coalescer<K, V> {
 /** How a coalescer (`Batching.coalescer`) spaces its loads. */
 export interface CoalescerOptions {
     /**
-     * Loads start at least this many ms apart: a call made sooner after the last load waits (up to
-     * this long) and shares the next one with the calls made meanwhile, so evenly spaced requests
-     * share reads as bursts do; a call after a quiet spell goes out on the next turn, as with 0, the
-     * default (one load per event-loop turn).
+     * A call made within this many ms after a load of a single key waits until they have passed and
+     * shares the next load with the calls made meanwhile, so evenly spaced requests share reads as
+     * bursts do; a call after a quiet spell or after a load of several keys goes out on the next
+     * turn, as with 0, the default (one load per event-loop turn).
      */
     spacingMs?: number;
 }

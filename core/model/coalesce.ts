@@ -8,11 +8,12 @@
  * writes that completed before its call, exactly as with its own `findOne`; no result is ever
  * reused for a later call.
  *
- * With `spacingMs` (the flags reads of persons and groups), loads start at least that far apart: a
- * call made sooner after the last load waits for the next one, with every call made meanwhile.
+ * With `spacingMs` (the flags reads of persons and groups), a call made within that time after a
+ * load of a single key waits until the spacing has passed, with every call made meanwhile.
  * Requests that arrive one by one (page loads, an open loop) then share reads as a burst's do,
- * each of them still read after it was made; a call after a quiet spell is sent on the next turn,
- * so an idle service answers as fast as without it.
+ * each of them still read after it was made. A call after a quiet spell, or after a load that
+ * already carried several keys (requests arriving in bursts, which share loads without waiting),
+ * is sent on the next turn, so an idle or bursty service answers as fast as without it.
  */
 
 import type { CoalescerOptions } from '../plugin-api.ts'
@@ -39,6 +40,7 @@ export class Coalescer<K, V> {
   private scheduled = false
   private readonly spacingMs: number
   private lastLoadAt = Number.NEGATIVE_INFINITY
+  private lastLoadSize = 0
 
   constructor(
     private readonly id: (key: K) => string,
@@ -61,7 +63,7 @@ export class Coalescer<K, V> {
 
   private schedule(): void {
     this.scheduled = true
-    const wait = this.lastLoadAt + this.spacingMs - performance.now()
+    const wait = this.lastLoadSize === 1 ? this.lastLoadAt + this.spacingMs - performance.now() : 0
     if (this.spacingMs > 0 && wait > 0) setTimeout(() => this.dispatch(), wait)
     else setImmediate(() => this.dispatch())
   }
@@ -72,6 +74,7 @@ export class Coalescer<K, V> {
     const batch = this.collecting
     this.collecting = new Map()
     this.lastLoadAt = performance.now()
+    this.lastLoadSize = batch.size
     this.load([...batch.values()].map((pending) => pending.key)).then(
       (values) => {
         for (const [id, pending] of batch) for (const waiter of pending.waiters) waiter.resolve(values.get(id))

@@ -36,7 +36,7 @@ interface Key {
 }
 
 /**
- * Group reads start at least this far apart (CoalescerOptions.spacingMs), as the persons
+ * How long after a find of one group the next waits (CoalescerOptions.spacingMs), as the persons
  * plugin's flags reads do: flags requests arriving one by one share their reads.
  */
 const READ_SPACING_MS = 1

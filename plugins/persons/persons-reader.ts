@@ -1,8 +1,8 @@
 /**
  * The `persons` service of the contract (PersonsService): how other plugins (decide's flags) read
  * persons. Lookups by distinct id of concurrent requests are coalesced into one `$in` find per
- * collection (the contract's `api.batching`), and these finds start at least READ_SPACING_MS
- * apart, so that requests arriving one by one share them too: under load each flags request otherwise makes
+ * collection (the contract's `api.batching`), and a lookup made within READ_SPACING_MS after a
+ * find of one key waits for the next find, so that requests arriving one by one share them too: under load each flags request otherwise makes
  * two sequential round trips (mapping, then person), and they queue. A read joins a batch that is
  * sent after it was made, so it sees every write completed before the call: a `$set` captured a
  * moment ago still decides the next flags call.
@@ -25,7 +25,7 @@ interface Key {
 type ReadPerson = Pick<PersonDocument, 'id' | 'properties' | 'created_at'>
 
 /**
- * Finds start at least this far apart (CoalescerOptions.spacingMs): a find costs the service
+ * How long after a find of one key the next waits (CoalescerOptions.spacingMs): a find costs the service
  * 100-200 µs of CPU whatever its number of keys, and page loads arrive one by one. 1 ms is the
  * timers' resolution, so the smallest wait there is (docs/performance.md).
  */

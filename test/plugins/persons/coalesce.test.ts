@@ -95,6 +95,15 @@ describe('Coalescer', () => {
       expect(await answer).to.equal('B')
     })
 
+    it('sends a call made right after a load of several keys on the next turn: a burst shares loads without waiting', async () => {
+      const { coalescer, loads } = spaced(600)
+      await Promise.all([coalescer.get('a'), coalescer.get('b')])
+      const answer = coalescer.get('c')
+      await new Promise((resolve) => setImmediate(resolve))
+      expect(loads.map((l) => l.keys)).to.deep.equal([['a', 'b'], ['c']])
+      expect(await answer).to.equal('C')
+    })
+
     it('never answers a call with a load that started before the call was made', async () => {
       let stored = 1
       const coalescer = new Coalescer<string, number>(
