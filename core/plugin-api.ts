@@ -902,6 +902,17 @@ export interface Coalescer<K, V> {
   get(key: K): Promise<V | undefined>
 }
 
+/** How a coalescer (`Batching.coalescer`) spaces its loads. */
+export interface CoalescerOptions {
+  /**
+   * A call made within this many ms after a load of a single key waits until they have passed and
+   * shares the next load with the calls made meanwhile, so evenly spaced requests share reads as
+   * bursts do; a call after a quiet spell or after a load of several keys goes out on the next
+   * turn, as with 0, the default (one load per event-loop turn).
+   */
+  spacingMs?: number
+}
+
 /**
  * How the built-in persons and groups reads and writes reach the database in bulk. A call joins
  * the batch still collecting, sent on the next turn of the event loop, so it sees every write
@@ -913,7 +924,11 @@ export interface Batching {
    * by `id`, at most 500 per load); `load` answers a map keyed by `id(key)`, and a failed load
    * rejects every call of its batch.
    */
-  coalescer<K, V>(id: (key: K) => string, load: (keys: K[]) => Promise<ReadonlyMap<string, V>>): Coalescer<K, V>
+  coalescer<K, V>(
+    id: (key: K) => string,
+    load: (keys: K[]) => Promise<ReadonlyMap<string, V>>,
+    options?: CoalescerOptions,
+  ): Coalescer<K, V>
   /** Groups keys by project, for a `load` that sends one command per project. */
   byProject<K extends { projectId: number }>(keys: readonly K[]): Map<number, K[]>
   /**

@@ -7,7 +7,7 @@ import { Coalescer, byProject } from './coalesce.ts'
 import { findAll } from './find-all.ts'
 
 export const batching: Batching = Object.freeze<Batching>({
-  coalescer: (id, load) => new Coalescer(id, load),
+  coalescer: (id, load, options) => new Coalescer(id, load, options),
   byProject,
   findAll,
 })

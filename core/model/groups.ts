@@ -35,42 +35,56 @@ interface Key {
   groupKey: string
 }
 
+/**
+ * How long after a find of one group the next waits (CoalescerOptions.spacingMs), as the persons
+ * plugin's flags reads do: flags requests arriving one by one share their reads.
+ */
+const READ_SPACING_MS = 1
+
 const keyId = (key: Key) => `${key.projectId}\u0000${key.typeIndex}\u0000${key.groupKey}`
 const TYPE_PROJECTION = { _id: 0, project_id: 1, group_type: 1, group_type_index: 1 } as const
 
 export class GroupStore implements GroupsReader {
   private readonly groups: Coalescer<Key, Properties>
 
-  constructor(private readonly db: Db) {
+  /** `spacingMs`: how far apart group finds start. */
+  constructor(
+    private readonly db: Db,
+    spacingMs = READ_SPACING_MS,
+  ) {
     const collection = db.collection<GroupDocument>(GROUP_COLLECTIONS.groups)
-    this.groups = new Coalescer(keyId, async (keys) => {
-      const byType = new Map<string, Key[]>()
-      for (const key of keys) {
-        const type = `${key.projectId}\u0000${key.typeIndex}`
-        const list = byType.get(type)
-        if (list) list.push(key)
-        else byType.set(type, [key])
-      }
-      const found = new Map<string, Properties>()
-      const reads = [...byType.values()].map(async (list) => {
-        const { projectId, typeIndex } = list[0]!
-        const filter = {
-          project_id: projectId,
-          group_type_index: typeIndex,
-          group_key: { $in: list.map((k) => k.groupKey) },
+    this.groups = new Coalescer(
+      keyId,
+      async (keys) => {
+        const byType = new Map<string, Key[]>()
+        for (const key of keys) {
+          const type = `${key.projectId}\u0000${key.typeIndex}`
+          const list = byType.get(type)
+          if (list) list.push(key)
+          else byType.set(type, [key])
         }
-        const rows = await findAll<GroupDocument, Pick<GroupDocument, 'group_key' | 'group_properties'>>(
-          collection,
-          filter,
-          { _id: 0, group_key: 1, group_properties: 1 },
-          list.length,
-        )
-        for (const row of rows)
-          found.set(keyId({ projectId, typeIndex, groupKey: row.group_key }), row.group_properties ?? {})
-      })
-      await Promise.all(reads)
-      return found
-    })
+        const found = new Map<string, Properties>()
+        const reads = [...byType.values()].map(async (list) => {
+          const { projectId, typeIndex } = list[0]!
+          const filter = {
+            project_id: projectId,
+            group_type_index: typeIndex,
+            group_key: { $in: list.map((k) => k.groupKey) },
+          }
+          const rows = await findAll<GroupDocument, Pick<GroupDocument, 'group_key' | 'group_properties'>>(
+            collection,
+            filter,
+            { _id: 0, group_key: 1, group_properties: 1 },
+            list.length,
+          )
+          for (const row of rows)
+            found.set(keyId({ projectId, typeIndex, groupKey: row.group_key }), row.group_properties ?? {})
+        })
+        await Promise.all(reads)
+        return found
+      },
+      { spacingMs },
+    )
   }
 
   properties(projectId: number, typeIndex: number, groupKey: string): Promise<Properties | undefined> {

@@ -1,7 +1,8 @@
 /**
  * The `persons` service of the contract (PersonsService): how other plugins (decide's flags) read
  * persons. Lookups by distinct id of concurrent requests are coalesced into one `$in` find per
- * collection and event-loop turn (the contract's `api.batching`): under load each flags request otherwise makes
+ * collection (the contract's `api.batching`), and a lookup made within READ_SPACING_MS after a
+ * find of one key waits for the next find, so that requests arriving one by one share them too: under load each flags request otherwise makes
  * two sequential round trips (mapping, then person), and they queue. A read joins a batch that is
  * sent after it was made, so it sees every write completed before the call: a `$set` captured a
  * moment ago still decides the next flags call.
@@ -23,6 +24,13 @@ interface Key {
 /** What is read of a person (the projection of the find). */
 type ReadPerson = Pick<PersonDocument, 'id' | 'properties' | 'created_at'>
 
+/**
+ * How long after a find of one key the next waits (CoalescerOptions.spacingMs): a find costs the service
+ * 100-200 µs of CPU whatever its number of keys, and page loads arrive one by one. 1 ms is the
+ * timers' resolution, so the smallest wait there is (docs/performance.md).
+ */
+const READ_SPACING_MS = 1
+
 const keyId = (key: Key) => `${key.projectId}\u0000${key.value}`
 
 const stored = (row: ReadPerson): StoredPerson => ({
@@ -36,40 +44,50 @@ export class PersonsReader implements PersonsService {
   private readonly persons: Coalescer<Key, StoredPerson>
   private readonly personIds = new RememberedPersonIds()
 
+  /** `spacingMs`: how far apart this reader's finds start (CoalescerOptions.spacingMs). */
   constructor(
     private readonly db: Db,
     { coalescer, byProject, findAll }: Batching,
+    spacingMs = READ_SPACING_MS,
   ) {
     const distinctIds = db.collection<DistinctIdDocument>(PERSON_COLLECTIONS.distinctIds)
     const persons = db.collection<PersonDocument>(PERSON_COLLECTIONS.persons)
-    this.mappings = coalescer(keyId, async (keys) => {
-      const found = new Map<string, string>()
-      for (const [projectId, group] of byProject(keys)) {
-        const filter = { project_id: projectId, distinct_id: { $in: group.map((k) => k.value) } }
-        const rows = await findAll<DistinctIdDocument, Pick<DistinctIdDocument, 'distinct_id' | 'person_id'>>(
-          distinctIds,
-          filter,
-          { _id: 0, distinct_id: 1, person_id: 1 },
-          group.length,
-        )
-        for (const row of rows) found.set(keyId({ projectId, value: row.distinct_id }), row.person_id)
-      }
-      return found
-    })
-    this.persons = coalescer(keyId, async (keys) => {
-      const found = new Map<string, StoredPerson>()
-      for (const [projectId, group] of byProject(keys)) {
-        const filter = { project_id: projectId, id: { $in: group.map((k) => k.value) } }
-        const rows = await findAll<PersonDocument, ReadPerson>(
-          persons,
-          filter,
-          { _id: 0, id: 1, properties: 1, created_at: 1 },
-          group.length,
-        )
-        for (const row of rows) found.set(keyId({ projectId, value: row.id }), stored(row))
-      }
-      return found
-    })
+    this.mappings = coalescer(
+      keyId,
+      async (keys) => {
+        const found = new Map<string, string>()
+        for (const [projectId, group] of byProject(keys)) {
+          const filter = { project_id: projectId, distinct_id: { $in: group.map((k) => k.value) } }
+          const rows = await findAll<DistinctIdDocument, Pick<DistinctIdDocument, 'distinct_id' | 'person_id'>>(
+            distinctIds,
+            filter,
+            { _id: 0, distinct_id: 1, person_id: 1 },
+            group.length,
+          )
+          for (const row of rows) found.set(keyId({ projectId, value: row.distinct_id }), row.person_id)
+        }
+        return found
+      },
+      { spacingMs },
+    )
+    this.persons = coalescer(
+      keyId,
+      async (keys) => {
+        const found = new Map<string, StoredPerson>()
+        for (const [projectId, group] of byProject(keys)) {
+          const filter = { project_id: projectId, id: { $in: group.map((k) => k.value) } }
+          const rows = await findAll<PersonDocument, ReadPerson>(
+            persons,
+            filter,
+            { _id: 0, id: 1, properties: 1, created_at: 1 },
+            group.length,
+          )
+          for (const row of rows) found.set(keyId({ projectId, value: row.id }), stored(row))
+        }
+        return found
+      },
+      { spacingMs },
+    )
   }
 
   byDistinctId(projectId: number, distinctId: string): Promise<StoredPerson | null> {

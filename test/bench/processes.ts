@@ -112,21 +112,32 @@ export interface ServiceSettings {
   logLevel: string
   /** Folder for `--cpu-prof` output; unset: no profiling. */
   cpuProfDir?: string
+  /** Node options before the entry point, beside the launcher's own. */
+  nodeArgs?: string[]
+  /** The source tree to run (another checkout, to compare two versions in one run). */
+  root?: string
+  /** More environment variables. */
+  env?: Record<string, string>
 }
 
 export async function startService(s: ServiceSettings): Promise<Child> {
   const port = await freePort()
   const profile = s.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', s.cpuProfDir] : []
-  const { child, output } = spawnNode([...profile, 'core/launch.js', 'core/main'], {
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    MONGODB_URL: s.mongodbUrl,
-    MONGODB_DB: s.database,
-    DATA_DIR: s.dataDir,
-    ADMIN_API_KEY: s.adminKey,
-    LOG_LEVEL: s.logLevel,
-    WORKERS: String(s.workers),
-  })
+  const { child, output } = spawnNode(
+    [...profile, ...(s.nodeArgs ?? []), 'core/launch.js', 'core/main'],
+    {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      MONGODB_URL: s.mongodbUrl,
+      MONGODB_DB: s.database,
+      DATA_DIR: s.dataDir,
+      ADMIN_API_KEY: s.adminKey,
+      LOG_LEVEL: s.logLevel,
+      WORKERS: String(s.workers),
+      ...s.env,
+    },
+    s.root,
+  )
   const url = `http://127.0.0.1:${port}`
   await waitFor(`${url}/_health`, child, 'the service', output)
   return { process: child, url, stop: stopper(child) }

@@ -11,7 +11,8 @@
  *
  * Environment: BENCH_SECONDS (per measurement, default 8), BENCH_SLICES (slices per measurement,
  * default 4), BENCH_LOG_LEVEL (the service's, default info as shipped), BENCH_CPU_PROF=<dir> (write
- * the service's --cpu-prof profiles there), BENCH_ONLY=<comma-separated figure names>,
+ * the service's --cpu-prof profiles there), BENCH_SERVICE_NODE_ARGS (node options for the service's
+ * processes, space-separated: V8's GC settings, say), BENCH_ONLY=<comma-separated figure names>,
  * BENCH_FLAGS_RATE (flags_at_rate's requests per second, default 2000). `persons_search` times the
  * admin API's person search among 100,000 persons against a `?distinct_id=` lookup (persons-search.ts).
  */
@@ -87,6 +88,7 @@ async function main(): Promise<void> {
       workers: 1,
       logLevel: process.env.BENCH_LOG_LEVEL ?? 'info',
       cpuProfDir: process.env.BENCH_CPU_PROF,
+      nodeArgs: process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean),
     }
     const service = await startService(settings)
     children.push(service)

@@ -50,6 +50,28 @@ describe('GroupStore (the groups service)', () => {
     await db.dropDatabase()
   })
 
+  it('sends evenly spaced reads made within the read spacing as one find, each answered with its own group', async () => {
+    const db = client.db(testDbName('group-reader'))
+    await db
+      .collection(GROUP_COLLECTIONS.groups)
+      .insertMany(Array.from({ length: 5 }, (_, i) => group(1, 0, `spaced-${i}`, { n: i })))
+    // the test's spacing is wide so that a loaded machine's late timers stay inside it
+    const reader = new GroupStore(db, 800)
+    finds.length = 0
+    const answers: Promise<unknown>[] = []
+    for (let i = 0; i < 5; i++) {
+      answers.push(reader.properties(1, 0, `spaced-${i}`).then((p) => p?.n))
+      await new Promise((resolve) => setTimeout(resolve, 15))
+    }
+    expect(await Promise.all(answers)).to.deep.equal([0, 1, 2, 3, 4])
+    // the first goes at once, the four that follow it share the next find
+    expect(finds.map((filter) => (filter.group_key as { $in: string[] }).$in)).to.deep.equal([
+      ['spaced-0'],
+      ['spaced-1', 'spaced-2', 'spaced-3', 'spaced-4'],
+    ])
+    await db.dropDatabase()
+  })
+
   it('sees a write completed before the call (no cached answers)', async () => {
     const db = client.db(testDbName('group-reader'))
     const reader = new GroupStore(db)

@@ -55,6 +55,67 @@ describe('Coalescer', () => {
     fail = false
     expect(await coalescer.get('a')).to.equal(1)
   })
+  describe('with spacingMs', () => {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+    const spaced = (spacingMs: number) => {
+      const loads: { keys: string[]; at: number }[] = []
+      const coalescer = new Coalescer<string, string>(
+        (key) => key,
+        async (keys) => {
+          loads.push({ keys, at: performance.now() })
+          return new Map(keys.map((key) => [key, key.toUpperCase()]))
+        },
+        { spacingMs },
+      )
+      return { coalescer, loads }
+    }
+
+    it('sends calls spread over the window after a load as one load, each with its own value', async () => {
+      const { coalescer, loads } = spaced(600)
+      const answers = [coalescer.get('a')]
+      await new Promise((resolve) => setImmediate(resolve))
+      expect(loads.map((l) => l.keys)).to.deep.equal([['a']]) // the first call after a quiet spell goes at once
+      for (const key of ['b', 'c', 'd']) {
+        await sleep(20)
+        answers.push(coalescer.get(key))
+      }
+      expect(await Promise.all(answers)).to.deep.equal(['A', 'B', 'C', 'D'])
+      expect(loads.map((l) => l.keys)).to.deep.equal([['a'], ['b', 'c', 'd']])
+      // timers may fire a little early on some platforms' clocks: a margin of 5 ms
+      expect(loads[1]!.at - loads[0]!.at).to.be.at.least(595)
+    })
+
+    it('sends a call made after a quiet spell on the next turn, without waiting', async () => {
+      const { coalescer, loads } = spaced(200)
+      await coalescer.get('a')
+      await sleep(250)
+      const answer = coalescer.get('b')
+      await new Promise((resolve) => setImmediate(resolve))
+      expect(loads.map((l) => l.keys)).to.deep.equal([['a'], ['b']])
+      expect(await answer).to.equal('B')
+    })
+
+    it('sends a call made right after a load of several keys on the next turn: a burst shares loads without waiting', async () => {
+      const { coalescer, loads } = spaced(600)
+      await Promise.all([coalescer.get('a'), coalescer.get('b')])
+      const answer = coalescer.get('c')
+      await new Promise((resolve) => setImmediate(resolve))
+      expect(loads.map((l) => l.keys)).to.deep.equal([['a', 'b'], ['c']])
+      expect(await answer).to.equal('C')
+    })
+
+    it('never answers a call with a load that started before the call was made', async () => {
+      let stored = 1
+      const coalescer = new Coalescer<string, number>(
+        (key) => key,
+        async () => new Map([['k', stored]]),
+        { spacingMs: 100 },
+      )
+      expect(await coalescer.get('k')).to.equal(1)
+      stored = 2
+      expect(await coalescer.get('k')).to.equal(2)
+    })
+  })
 })
 
 describe('PersonStore batched lookups', () => {

@@ -114,4 +114,24 @@ describe('persons: the persons service (PersonsReader)', () => {
     expect(finds).to.deep.equal([PERSON_COLLECTIONS.distinctIds])
     await db.dropDatabase()
   })
+
+  it('sends evenly spaced lookups made within the read spacing as one find, each answered with its own person', async () => {
+    const db = client.db(testDbName('person-reader'))
+    const ids = Array.from({ length: 6 }, (_, i) => `spaced-${i}`)
+    for (const [i, id] of ids.entries()) await insertPerson(db, 1, `p-${i}`, [id], { n: i })
+    // the test's spacing is wide so that a loaded machine's late timers stay inside it
+    const reader = new PersonsReader(db, batching, 800)
+    await Promise.all(ids.map((id) => reader.byDistinctId(1, id))) // remembers each id's person
+    await new Promise((resolve) => setTimeout(resolve, 900))
+    finds.length = 0
+    const answers: Promise<unknown>[] = []
+    for (const id of ids) {
+      answers.push(reader.byDistinctId(1, id).then((person) => person?.properties.n))
+      await new Promise((resolve) => setTimeout(resolve, 15))
+    }
+    expect(await Promise.all(answers)).to.deep.equal([0, 1, 2, 3, 4, 5])
+    // the first after a quiet spell goes at once, the five that follow it share the next find
+    expect(finds).to.deep.equal([PERSON_COLLECTIONS.persons, PERSON_COLLECTIONS.persons])
+    await db.dropDatabase()
+  })
 })
