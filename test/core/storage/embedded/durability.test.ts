@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import {
   appendFileSync,
   chmodSync,
@@ -14,9 +14,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { MongoClient, type Document } from 'mongodb'
 import { startEmbeddedMongo, type EmbeddedMongo } from '../../../../core/storage/embedded/index.ts'
-
-const ROOT = path.resolve(import.meta.dirname, '../../../..')
-const MAIN = path.join(ROOT, 'core/storage/embedded/main.ts')
+import { startEmbeddedCli } from '../../../helpers/embedded.ts'
 
 interface Running {
   server: EmbeddedMongo
@@ -38,30 +36,6 @@ const MEMORY = { engine: 'memory' } as const
 async function shut(running: Running): Promise<void> {
   await running.client.close()
   await running.server.close()
-}
-
-/** Starts the CLI as a child process and resolves with its URL once it has printed it. */
-function startChild(dataDir: string): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, '--port', '0', '--data', dataDir], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the CLI did not start: ${output}`)), 20_000)
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString()
-      const url = /mongodb:\/\/\S+/.exec(output)?.[0]
-      if (url) {
-        clearTimeout(timer)
-        resolve({ child, url, output: () => output })
-      }
-    })
-    child.stderr?.on('data', (chunk: Buffer) => {
-      output += chunk.toString()
-    })
-    child.on('exit', (code) => reject(new Error(`the CLI exited with ${code}: ${output}`)))
-  })
 }
 
 const exited = (child: ChildProcess) =>
@@ -109,7 +83,7 @@ describe('embedded MongoDB durability', () => {
 
   it('loses no acknowledged write when the process is killed with SIGKILL', async function () {
     this.timeout(30_000)
-    const { child, url } = await startChild(dataDir)
+    const { child, url } = await startEmbeddedCli(dataDir)
     const client = new MongoClient(url)
     await client.connect()
     const events = client.db('app').collection('events')
@@ -145,7 +119,7 @@ describe('embedded MongoDB durability', () => {
 
   it('stops cleanly on SIGTERM, flushing the log', async function () {
     this.timeout(30_000)
-    const { child, url, output } = await startChild(dataDir)
+    const { child, url, output } = await startEmbeddedCli(dataDir)
     const client = new MongoClient(url)
     await client.connect()
     await client

@@ -1,13 +1,11 @@
 import { expect } from 'chai'
-import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { MongoClient, type Collection, type Db, type Document } from 'mongodb'
 import { startEmbeddedMongo, type EmbeddedMongo } from '../../../../core/storage/embedded/index.ts'
+import { startEmbeddedCli } from '../../../helpers/embedded.ts'
 
-const ROOT = path.resolve(import.meta.dirname, '../../../..')
-const MAIN = path.join(ROOT, 'core/storage/embedded/main.ts')
 const DOCS = 200_000
 const GROUPS = 1000
 
@@ -196,31 +194,6 @@ for (const engine of ['lmdb', 'memory'] as const) {
   })
 }
 
-/** The CLI as a child process; resolves with its TCP URL once it has printed it. */
-function startChild(dataDir: string, engine: Engine): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, '--port', '0', '--data', dataDir], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, EMBEDDED_MONGO_ENGINE: engine },
-  })
-  let output = ''
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the CLI did not start: ${output}`)), 30_000)
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString()
-      const url = /mongodb:\/\/\S+/.exec(output)?.[0]
-      if (url) {
-        clearTimeout(timer)
-        resolve({ child, url })
-      }
-    })
-    child.stderr?.on('data', (chunk: Buffer) => {
-      output += chunk.toString()
-    })
-    child.on('exit', (code) => reject(new Error(`the CLI exited with ${code}: ${output}`)))
-  })
-}
-
 describe('embedded MongoDB index build killed with SIGKILL', function () {
   this.timeout(300_000)
   let dataDir: string
@@ -231,7 +204,7 @@ describe('embedded MongoDB index build killed with SIGKILL', function () {
 
   for (const engine of ['lmdb', 'memory'] as const) {
     it(`starts again with the index ${engine === 'lmdb' ? 'resumed and complete' : 'absent'} (${engine})`, async () => {
-      const { child, url } = await startChild(dataDir, engine)
+      const { child, url } = await startEmbeddedCli(dataDir, { EMBEDDED_MONGO_ENGINE: engine })
       const client = new MongoClient(url)
       await client.connect()
       const events = client.db('app').collection('events')
