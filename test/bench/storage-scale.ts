@@ -8,6 +8,7 @@
  *
  *   npm run bench:storage                               # 5 million
  *   STORAGE_SCALE_EVENTS=1000000 npm run bench:storage  # quicker
+ *   STORAGE_SCALE_ENGINES=lmdb npm run bench:storage    # lmdb only
  */
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, statfsSync } from 'node:fs'
@@ -18,6 +19,7 @@ import { cpuMs, rssAnon, startEmbeddedChild } from './embedded-child.ts'
 import { EVENT_INDEXES, EVENTS_PROJECT, eventDocument, uuidOf } from './event-documents.ts'
 
 const EVENTS = Number(process.env.STORAGE_SCALE_EVENTS ?? 5_000_000)
+const ENGINES = (process.env.STORAGE_SCALE_ENGINES ?? 'lmdb,memory').split(',')
 /** What the in-memory engine needed per stored event (RssAnon, measured on 200,000). */
 const MEMORY_ENGINE_BYTES_PER_EVENT = 5.4 * 1024
 /** Data folder bytes per event to expect before checking free disk (lmdb, 3 indexes). */
@@ -169,8 +171,9 @@ async function main(): Promise<void> {
     EVENTS,
     Math.floor(memAvailable() / 2 / MEMORY_ENGINE_BYTES_PER_EVENT / 100_000) * 100_000,
   )
-  const results = [await measure('lmdb', EVENTS)]
-  if (memoryEvents > 0) results.push(await measure('memory', memoryEvents))
+  const results: Figures[] = []
+  if (ENGINES.includes('lmdb')) results.push(await measure('lmdb', EVENTS))
+  if (ENGINES.includes('memory') && memoryEvents > 0) results.push(await measure('memory', memoryEvents))
   console.log(
     `engine       events    insert      RssAnon idle → loaded        data folder               restart   lookup p50 / p99   first ${FIRST_LOOKUPS} p99`,
   )
