@@ -3,9 +3,14 @@
  * with its own database process and service, driven in alternating slices (load.ts) so that the
  * shared machine's drift falls on both: capture batches without and with persons, and flags
  * (2,000 stored persons, 32 connections). Prints, per figure and engine, the rate, the latency
- * and the database's CPU per unit. BENCH_SECONDS, BENCH_SLICES as for `npm run bench`;
+ * the service's and the database's CPU per unit, and how many cores the three processes kept busy
+ * (below 2 on this machine: the rate is bounded by a serial step, not by the cores).
+ * BENCH_SECONDS, BENCH_SLICES as for `npm run bench`;
  * BENCH_ENGINES (default memory,lmdb): an entry may add environment for its database process,
- * `lmdb:NAME=value:OTHER=value`, to compare two settings of one engine in the same run.
+ * `lmdb:NAME=value:OTHER=value`, to compare two settings of one engine in the same run, and may
+ * name another checkout to run that side's database and service from, `memory@/path/to/checkout`,
+ * to compare two versions of the project in one run (a checkout from before the compiled launcher
+ * runs its sources through tsx).
  * BENCH_CPU_PROF_DIR: the database processes write `--cpu-prof` profiles there.
  * BENCH_FIGURES (default personless,persons,flags): which figures to measure.
  */
@@ -33,8 +38,8 @@ interface Side {
 
 /** `lmdb:NAME=value:…`: the engine and the extra environment of its database process. */
 function sideEnvironment(entry: string): Record<string, string> {
-  const [engine, ...settings] = entry.split(':')
-  const env: Record<string, string> = { EMBEDDED_MONGO_ENGINE: engine }
+  const [side, ...settings] = entry.split(':')
+  const env: Record<string, string> = { EMBEDDED_MONGO_ENGINE: side!.split('@')[0]! }
   for (const setting of settings) {
     const equals = setting.indexOf('=')
     env[setting.slice(0, equals)] = setting.slice(equals + 1)
@@ -42,9 +47,15 @@ function sideEnvironment(entry: string): Record<string, string> {
   return env
 }
 
+/** `memory@/path/to/checkout:…`: run this side's database and service from another source tree. */
+function sourceTree(entry: string): string | undefined {
+  return entry.split(':')[0]!.split('@')[1]
+}
+
 async function startSide(dir: string, engine: string, children: Child[]): Promise<Side> {
   const folder = path.join(dir, engine.replace(/[^\w.-]+/g, '_'))
-  const mongo = await startMongo(path.join(folder, 'mongo'), CPU_PROF_DIR, sideEnvironment(engine))
+  const root = sourceTree(engine)
+  const mongo = await startMongo(path.join(folder, 'mongo'), CPU_PROF_DIR, sideEnvironment(engine), root)
   children.push(mongo)
   const service = await startService({
     mongodbUrl: mongo.url,
@@ -53,6 +64,7 @@ async function startSide(dir: string, engine: string, children: Child[]): Promis
     adminKey: ADMIN_KEY,
     workers: 1,
     logLevel: 'info',
+    root,
   })
   children.push(service)
   const project = await admin(service, 'POST', '/api/projects', { name: 'bench' })
@@ -76,7 +88,7 @@ function print(figure: string, sides: Side[], results: LoadResult[], perRequest:
   results.forEach((r, i) => {
     const units = r.requests * perRequest
     console.log(
-      `${figure} ${sides[i].engine}: ${Math.round(r.rps * perRequest)} ${unit}/s, p50 ${r.p50} ms, p99 ${r.p99} ms, database ${((r.databaseCpuSeconds * 1e6) / units).toFixed(0)} µs per ${unit.replace(/s$/, '')}`,
+      `${figure} ${sides[i].engine}: ${Math.round(r.rps * perRequest)} ${unit}/s, p50 ${r.p50} ms, p99 ${r.p99} ms, service ${((r.targetCpuSeconds * 1e6) / units).toFixed(0)} µs, database ${((r.databaseCpuSeconds * 1e6) / units).toFixed(0)} µs per ${unit.replace(/s$/, '')}, busy ${((r.targetCpuSeconds + r.databaseCpuSeconds) / (r.requests / r.rps) + r.generatorCpu).toFixed(2)} cores`,
     )
   })
 }

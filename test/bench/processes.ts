@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
-import { readFileSync, readdirSync } from 'node:fs'
+import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
 
@@ -61,6 +61,10 @@ function spawnNode(
   env: Record<string, string>,
   root = ROOT,
 ): { child: ChildProcess; output: () => string } {
+  const launcher = args.indexOf('core/launch.js')
+  // a tree from before the compiled launcher runs its entry point's source through tsx
+  if (launcher >= 0 && !existsSync(path.join(root, 'core/launch.js')))
+    args = [...args.slice(0, launcher), `${args[launcher + 1]}.ts`, ...args.slice(launcher + 2)]
   const loader = args.includes('core/launch.js') ? [] : ['--import', 'tsx']
   const child = spawn(process.execPath, [...loader, ...args], {
     cwd: root,
