@@ -110,6 +110,19 @@ export function elementsOf(bytes: Uint8Array, offset = 0): RawElement[] {
   return out
 }
 
+/** The top-level element named `name` (compared as bytes: no name is decoded), if any. */
+export function elementNamed(bytes: Uint8Array, name: Uint8Array): { start: number; end: number } | undefined {
+  const limit = documentLength(bytes) - 1
+  let at = 4
+  while (at < limit) {
+    const nameEnd = cstringEnd(bytes, at + 1, limit)
+    const end = nameEnd + 1 + valueLength(bytes, bytes[at], nameEnd + 1, limit + 1)
+    if (nameIs(bytes, at + 1, nameEnd, name)) return { start: at, end }
+    at = end
+  }
+  return undefined
+}
+
 /** The raw bytes of each item of the array (or document) field `field`, if present. */
 export function rawItems(bytes: Uint8Array, field: string): Uint8Array[] | undefined {
   const element = elementsOf(bytes).find((e) => e.name === field)

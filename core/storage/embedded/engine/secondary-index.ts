@@ -79,6 +79,11 @@ export class SecondaryIndex {
     this.partial = spec.partialFilterExpression ? compileFilter(spec.partialFilterExpression) : undefined
   }
 
+  /** The top-level fields whose values make this index's keys (a document reduced to them has the same keys). */
+  get topLevelFields(): string[] {
+    return this.fields.map((f) => f.path.split('.')[0])
+  }
+
   get name(): string {
     return this.spec.name
   }
