@@ -1,3 +1,4 @@
+import { ObjectId } from 'bson'
 /**
  * A minimal reader for raw BSON bytes. Stored documents are kept as the bytes the client sent, so
  * that every value keeps its exact BSON type; this walks those bytes without decoding them.
@@ -195,5 +196,83 @@ export function fieldPicker(names: Iterable<string>): (bytes: Uint8Array) => Buf
       at = end
     }
     return assemble(parts)
+  }
+}
+
+const float = new Float64Array(1)
+const floatBytes = new Uint8Array(float.buffer)
+
+function int32(bytes: Uint8Array, at: number): number {
+  return bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16) | (bytes[at + 3] << 24)
+}
+
+/** A 64-bit integer's two halves as one number: exact within ±2^53 (as js-bson's Long.toNumber). */
+function int64(bytes: Uint8Array, at: number): number {
+  return int32(bytes, at + 4) * 0x1_0000_0000 + (int32(bytes, at) >>> 0)
+}
+
+/** Whether the int64 at `at` lies within ±2^53, which decode turns into a number (a Long beyond). */
+function promotedLong(bytes: Uint8Array, at: number): boolean {
+  const high = int32(bytes, at + 4)
+  return (high >= -0x20_0000 && high < 0x20_0000) || (high === 0x20_0000 && int32(bytes, at) === 0)
+}
+
+/**
+ * The value of a scalar element as codec.ts's decode makes it (numbers, strings, dates, booleans,
+ * null, ObjectIds), or NOT_SCALAR for any other type. Strings are known to be valid UTF-8.
+ */
+function scalarValue(bytes: Uint8Array, type: number, at: number): unknown {
+  switch (type) {
+    case 0x01:
+      for (let i = 0; i < 8; i++) floatBytes[i] = bytes[at + i]
+      return float[0]
+    case 0x02:
+      return decodeName(bytes, at + 4, at + 4 + int32(bytes, at) - 1)
+    case 0x10:
+      return int32(bytes, at)
+    case 0x12:
+      return promotedLong(bytes, at) ? int64(bytes, at) : NOT_SCALAR
+    case 0x09:
+      return new Date(int64(bytes, at))
+    case 0x07:
+      return new (ObjectId as unknown as new (bytes: Uint8Array, offset: number) => ObjectId)(bytes, at)
+    case 0x08:
+      return bytes[at] === 1
+    case 0x0a:
+      return null
+    case 0x06:
+      return undefined
+    default:
+      return NOT_SCALAR
+  }
+}
+
+const NOT_SCALAR = Symbol('not a scalar')
+
+/**
+ * A reader of top-level fields that are scalars, straight from the bytes: an object of those of
+ * `names` the document has, or undefined when one of them holds anything else (an object, an
+ * array, a binary...), which the caller then decodes. Cheaper than picking and decoding.
+ */
+export function scalarFieldReader(names: Iterable<string>): (bytes: Uint8Array) => Record<string, unknown> | undefined {
+  const wanted = [...names].map((n) => utf8.encode(n))
+  return (bytes) => {
+    const limit = documentLength(bytes) - 1
+    const out: Record<string, unknown> = {}
+    let at = 4
+    while (at < limit) {
+      const type = bytes[at]
+      const nameEnd = cstringEnd(bytes, at + 1, limit)
+      const end = nameEnd + 1 + valueLength(bytes, type, nameEnd + 1, limit + 1)
+      for (const w of wanted) {
+        if (!nameIs(bytes, at + 1, nameEnd, w)) continue
+        const value = scalarValue(bytes, type, nameEnd + 1)
+        if (value === NOT_SCALAR) return undefined
+        out[decodeName(bytes, at + 1, nameEnd)] = value
+        break
+      }
+      at = end
+    }
+    return out
   }
 }

@@ -1,6 +1,6 @@
 import { UUID } from 'bson'
 import { decode, type Doc } from '../bson/codec.ts'
-import { fieldPicker } from '../bson/raw.ts'
+import { fieldPicker, scalarFieldReader } from '../bson/raw.ts'
 import { mongoError } from '../errors.ts'
 import { formatValue } from './format.ts'
 import { MEMORY_BACKEND, MemoryDocStore, type CollectionStorage, type DocStore } from './doc-store.ts'
@@ -101,9 +101,11 @@ export class Collection {
   indexedFields(raw: Uint8Array): Doc {
     const picker = this.picker
     if (picker?.for === this.indexes && picker.count === this.indexes.length) return picker.pick(raw)
-    const whole = this.indexes.some((ix) => ix.spec.partialFilterExpression)
-    const pickFields = fieldPicker(new Set(['_id', ...this.indexes.flatMap((ix) => ix.topLevelFields)]))
-    const pick = whole ? decode : (bytes: Uint8Array) => decode(pickFields(bytes))
+    const fields = new Set(['_id', ...this.indexes.flatMap((ix) => ix.topLevelFields)])
+    const whole = this.indexes.some((ix) => ix.spec.partialFilterExpression) || fields.has('__proto__')
+    const pickFields = fieldPicker(fields)
+    const readScalars = scalarFieldReader(fields)
+    const pick = whole ? decode : (bytes: Uint8Array) => readScalars(bytes) ?? decode(pickFields(bytes))
     this.picker = { for: this.indexes, count: this.indexes.length, pick }
     return pick(raw)
   }
