@@ -157,7 +157,8 @@ export class LmdbDocStore implements DocStore {
   /** The stored value of a document (a view of scratchValue: good until the next). */
   private value(record: number, raw: Uint8Array): Buffer {
     const size = RECORD + raw.length
-    if (size > scratchValue.length && size <= SCRATCH_VALUE_MAX) scratchValue = Buffer.allocUnsafeSlow(Math.min(size * 2, SCRATCH_VALUE_MAX))
+    if (size > scratchValue.length && size <= SCRATCH_VALUE_MAX)
+      scratchValue = Buffer.allocUnsafeSlow(Math.min(size * 2, SCRATCH_VALUE_MAX))
     const value = size <= scratchValue.length ? scratchValue.subarray(0, size) : Buffer.allocUnsafe(size)
     value.writeUInt16BE(0, 0)
     value.writeUIntBE(record, 2, 6)
