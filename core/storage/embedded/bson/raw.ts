@@ -255,7 +255,12 @@ const NOT_SCALAR = Symbol('not a scalar')
  * array, a binary...), which the caller then decodes. Cheaper than picking and decoding.
  */
 export function scalarFieldReader(names: Iterable<string>): (bytes: Uint8Array) => Record<string, unknown> | undefined {
-  const wanted = [...names].map((n) => utf8.encode(n))
+  // the names by their length in bytes: most elements are passed over on their name's length alone
+  const byLength: Array<Array<{ name: string; bytes: Uint8Array }>> = []
+  for (const name of names) {
+    const bytes = utf8.encode(name)
+    ;(byLength[bytes.length] ??= []).push({ name, bytes })
+  }
   return (bytes) => {
     const limit = documentLength(bytes) - 1
     const out: Record<string, unknown> = {}
@@ -264,13 +269,15 @@ export function scalarFieldReader(names: Iterable<string>): (bytes: Uint8Array) 
       const type = bytes[at]
       const nameEnd = cstringEnd(bytes, at + 1, limit)
       const end = nameEnd + 1 + valueLength(bytes, type, nameEnd + 1, limit + 1)
-      for (const w of wanted) {
-        if (!nameIs(bytes, at + 1, nameEnd, w)) continue
-        const value = scalarValue(bytes, type, nameEnd + 1)
-        if (value === NOT_SCALAR) return undefined
-        out[decodeName(bytes, at + 1, nameEnd)] = value
-        break
-      }
+      const candidates = byLength[nameEnd - at - 1]
+      if (candidates)
+        for (const wanted of candidates) {
+          if (!nameIs(bytes, at + 1, nameEnd, wanted.bytes)) continue
+          const value = scalarValue(bytes, type, nameEnd + 1)
+          if (value === NOT_SCALAR) return undefined
+          out[wanted.name] = value
+          break
+        }
       at = end
     }
     return out

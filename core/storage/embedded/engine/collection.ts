@@ -155,27 +155,29 @@ export class Collection {
     const id = encodeKey(doc._id)
     this.docs.check(id)
     if (!this.docs.insert(id, raw)) throw this.duplicateIdError(doc._id)
-    const claimed: number[] = []
-    const failedBuilds: Array<[SecondaryIndex, Error]> = []
+    const indexes = this.indexes
+    // the indexes before this one hold the document's keys (claimed in order)
+    let claimed = 0
+    let failedBuilds: Array<[SecondaryIndex, Error]> | undefined
     let keys: IndexKey[][] = []
     try {
       keys = this.keysFor(doc)
-      this.indexes.forEach((ix, i) => ix.checkKeys(id, keys[i]))
-      this.indexes.forEach((ix, i) => {
-        const taken = ix.claim(id, keys[i])
+      for (let i = 0; i < indexes.length; i++) indexes[i].checkKeys(id, keys[i])
+      for (; claimed < indexes.length; claimed++) {
+        const ix = indexes[claimed]
+        const taken = ix.claim(id, keys[claimed])
         if (taken && ix.building) {
           // fails the build, not the write (as checkUnique), once the write is known to go ahead
-          failedBuilds.push([ix, ix.duplicate(taken.values)])
-          keys[i] = []
+          ;(failedBuilds ??= []).push([ix, ix.duplicate(taken.values)])
+          keys[claimed] = []
         } else if (taken) throw ix.duplicate(taken.values)
-        claimed.push(i)
-      })
+      }
     } catch (error) {
-      for (const i of claimed) this.indexes[i].remove(id, keys[i])
+      for (let i = 0; i < claimed; i++) indexes[i].remove(id, keys[i])
       this.docs.delete(id)
       throw error
     }
-    for (const [ix, error] of failedBuilds) (ix.building as BuildState).failure ??= error
+    for (const [ix, error] of failedBuilds ?? []) (ix.building as BuildState).failure ??= error
     this.sink.inserted(this, raw)
   }
 
