@@ -24,7 +24,7 @@ function checkId(id: unknown): void {
 const ID = new TextEncoder().encode('_id')
 
 /** The stored form of an inserted document: the client's bytes, `_id` first (made if absent). */
-export function storedForm(raw: Uint8Array): Uint8Array {
+function storedForm(raw: Uint8Array): Uint8Array {
   if (raw.length > MAX_BSON_SIZE) {
     throw mongoError(
       'BSONObjectTooLarge',
