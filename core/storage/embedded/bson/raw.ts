@@ -219,15 +219,16 @@ function promotedLong(bytes: Uint8Array, at: number): boolean {
 
 /**
  * The value of a scalar element as codec.ts's decode makes it (numbers, strings, dates, booleans,
- * null, ObjectIds), or NOT_SCALAR for any other type. Strings are known to be valid UTF-8.
+ * null, ObjectIds), or NOT_SCALAR for any other type. Strings are known to be valid UTF-8, and are
+ * decoded as js-bson does on Node (Buffer's decoder, which keeps a leading byte order mark).
  */
-function scalarValue(bytes: Uint8Array, type: number, at: number): unknown {
+function scalarValue(bytes: Buffer, type: number, at: number): unknown {
   switch (type) {
     case 0x01:
       for (let i = 0; i < 8; i++) floatBytes[i] = bytes[at + i]
       return float[0]
     case 0x02:
-      return decodeName(bytes, at + 4, at + 4 + int32(bytes, at) - 1)
+      return bytes.toString('utf8', at + 4, at + 4 + int32(bytes, at) - 1)
     case 0x10:
       return int32(bytes, at)
     case 0x12:
@@ -261,7 +262,10 @@ export function scalarFieldReader(names: Iterable<string>): (bytes: Uint8Array) 
     const bytes = utf8.encode(name)
     ;(byLength[bytes.length] ??= []).push({ name, bytes })
   }
-  return (bytes) => {
+  return (document) => {
+    const bytes = Buffer.isBuffer(document)
+      ? document
+      : Buffer.from(document.buffer, document.byteOffset, document.byteLength)
     const limit = documentLength(bytes) - 1
     const out: Record<string, unknown> = {}
     let at = 4

@@ -16,6 +16,8 @@ describe('raw BSON reader', () => {
       longAtNegativeLimit: Long.fromString('-9007199254740992'),
       ascii: 'abc',
       unicode: 'é\u{1f600}ü',
+      byteOrderMark: '\ufeffkept',
+      longAscii: '0123456789abcdef0123456789abcdef01234567',
       empty: '',
       date: new Date('2026-11-26T15:00:00.123Z'),
       dateBefore1970: new Date(-86_400_001),
@@ -27,6 +29,10 @@ describe('raw BSON reader', () => {
 
     it('reads each scalar type as decoding the whole document does', () => {
       const bytes = encode({ skipped: { nested: [1, 2] }, ...scalars, after: 'x' })
+      // a document may come as a Buffer (a wire frame's) or as a plain Uint8Array
+      expect(scalarFieldReader(Object.keys(scalars))(new Uint8Array(bytes))).to.deep.equal(
+        scalarFieldReader(Object.keys(scalars))(bytes),
+      )
       const read = scalarFieldReader(Object.keys(scalars))(bytes)
       const decoded = decode(bytes)
       expect(read).not.to.equal(undefined)
