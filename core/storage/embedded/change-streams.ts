@@ -1,6 +1,6 @@
 import { Aggregator } from 'mingo'
 import { Timestamp } from 'bson'
-import { encode, isPlainObject, type Doc } from './bson/codec.ts'
+import { decode, encode, isPlainObject, type Doc } from './bson/codec.ts'
 import type { ChangeStreams } from './commands/context.ts'
 import type { CursorSource } from './cursors.ts'
 import type { CatalogListener } from './engine/catalog.ts'
@@ -94,7 +94,8 @@ export class ChangeFeed implements CatalogListener, ChangeStreams {
     this.events = this.events.slice(drop)
   }
 
-  inserted(coll: Collection, raw: Uint8Array, doc: Doc): void {
+  inserted(coll: Collection, raw: Uint8Array): void {
+    const doc = decode(raw)
     this.emit(
       coll.db,
       coll.name,

@@ -95,7 +95,7 @@ export class IndexBuilds {
     const from = Math.min(...indexes.map((ix) => ix.building?.position ?? 0))
     const docs = coll.scan(from)[Symbol.iterator]()
     const partial = indexes.some((ix) => ix.spec.partialFilterExpression)
-    const pick = fieldPicker(new Set(indexes.flatMap((ix) => ix.fields.map((f) => f.path.split('.')[0]))))
+    const pick = fieldPicker(new Set(indexes.flatMap((ix) => ix.topLevelFields)))
     // a partial filter may read any field; otherwise only the top-level fields the indexes read are decoded
     const read = (raw: Buffer): Doc => decode(partial ? raw : pick(raw))
     for (;;) {

@@ -1,3 +1,4 @@
+import { ObjectId } from 'bson'
 /**
  * A minimal reader for raw BSON bytes. Stored documents are kept as the bytes the client sent, so
  * that every value keeps its exact BSON type; this walks those bytes without decoding them.
@@ -110,6 +111,19 @@ export function elementsOf(bytes: Uint8Array, offset = 0): RawElement[] {
   return out
 }
 
+/** The top-level element named `name` (compared as bytes: no name is decoded), if any. */
+export function elementNamed(bytes: Uint8Array, name: Uint8Array): { start: number; end: number } | undefined {
+  const limit = documentLength(bytes) - 1
+  let at = 4
+  while (at < limit) {
+    const nameEnd = cstringEnd(bytes, at + 1, limit)
+    const end = nameEnd + 1 + valueLength(bytes, bytes[at], nameEnd + 1, limit + 1)
+    if (nameIs(bytes, at + 1, nameEnd, name)) return { start: at, end }
+    at = end
+  }
+  return undefined
+}
+
 /** The raw bytes of each item of the array (or document) field `field`, if present. */
 export function rawItems(bytes: Uint8Array, field: string): Uint8Array[] | undefined {
   const element = elementsOf(bytes).find((e) => e.name === field)
@@ -182,5 +196,94 @@ export function fieldPicker(names: Iterable<string>): (bytes: Uint8Array) => Buf
       at = end
     }
     return assemble(parts)
+  }
+}
+
+const float = new Float64Array(1)
+const floatBytes = new Uint8Array(float.buffer)
+
+function int32(bytes: Uint8Array, at: number): number {
+  return bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16) | (bytes[at + 3] << 24)
+}
+
+/** A 64-bit integer's two halves as one number: exact within ±2^53 (as js-bson's Long.toNumber). */
+function int64(bytes: Uint8Array, at: number): number {
+  return int32(bytes, at + 4) * 0x1_0000_0000 + (int32(bytes, at) >>> 0)
+}
+
+/** Whether the int64 at `at` lies within ±2^53, which decode turns into a number (a Long beyond). */
+function promotedLong(bytes: Uint8Array, at: number): boolean {
+  const high = int32(bytes, at + 4)
+  return (high >= -0x20_0000 && high < 0x20_0000) || (high === 0x20_0000 && int32(bytes, at) === 0)
+}
+
+/**
+ * The value of a scalar element as codec.ts's decode makes it (numbers, strings, dates, booleans,
+ * null, ObjectIds), or NOT_SCALAR for any other type. Strings are known to be valid UTF-8, and are
+ * decoded as js-bson does on Node (Buffer's decoder, which keeps a leading byte order mark).
+ */
+function scalarValue(bytes: Buffer, type: number, at: number): unknown {
+  switch (type) {
+    case 0x01:
+      for (let i = 0; i < 8; i++) floatBytes[i] = bytes[at + i]
+      return float[0]
+    case 0x02:
+      return bytes.toString('utf8', at + 4, at + 4 + int32(bytes, at) - 1)
+    case 0x10:
+      return int32(bytes, at)
+    case 0x12:
+      return promotedLong(bytes, at) ? int64(bytes, at) : NOT_SCALAR
+    case 0x09:
+      return new Date(int64(bytes, at))
+    case 0x07:
+      return new (ObjectId as unknown as new (bytes: Uint8Array, offset: number) => ObjectId)(bytes, at)
+    case 0x08:
+      return bytes[at] === 1
+    case 0x0a:
+      return null
+    case 0x06:
+      return undefined
+    default:
+      return NOT_SCALAR
+  }
+}
+
+const NOT_SCALAR = Symbol('not a scalar')
+
+/**
+ * A reader of top-level fields that are scalars, straight from the bytes: an object of those of
+ * `names` the document has, or undefined when one of them holds anything else (an object, an
+ * array, a binary...), which the caller then decodes. Cheaper than picking and decoding.
+ */
+export function scalarFieldReader(names: Iterable<string>): (bytes: Uint8Array) => Record<string, unknown> | undefined {
+  // the names by their length in bytes: most elements are passed over on their name's length alone
+  const byLength: Array<Array<{ name: string; bytes: Uint8Array }>> = []
+  for (const name of names) {
+    const bytes = utf8.encode(name)
+    ;(byLength[bytes.length] ??= []).push({ name, bytes })
+  }
+  return (document) => {
+    const bytes = Buffer.isBuffer(document)
+      ? document
+      : Buffer.from(document.buffer, document.byteOffset, document.byteLength)
+    const limit = documentLength(bytes) - 1
+    const out: Record<string, unknown> = {}
+    let at = 4
+    while (at < limit) {
+      const type = bytes[at]
+      const nameEnd = cstringEnd(bytes, at + 1, limit)
+      const end = nameEnd + 1 + valueLength(bytes, type, nameEnd + 1, limit + 1)
+      const candidates = byLength[nameEnd - at - 1]
+      if (candidates)
+        for (const wanted of candidates) {
+          if (!nameIs(bytes, at + 1, nameEnd, wanted.bytes)) continue
+          const value = scalarValue(bytes, type, nameEnd + 1)
+          if (value === NOT_SCALAR) return undefined
+          out[wanted.name] = value
+          break
+        }
+      at = end
+    }
+    return out
   }
 }

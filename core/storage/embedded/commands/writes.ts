@@ -2,8 +2,7 @@ import { isPlainObject, type Doc } from '../bson/codec.ts'
 import { rawField } from '../bson/raw.ts'
 import { parseSort } from '../engine/planner.ts'
 import { parseUpdate } from '../engine/update-parse.ts'
-import { checkInsertDepth } from '../engine/depth.ts'
-import { executeDelete, executeUpdate, prepareInsert, type UpdateStatement } from '../engine/writes.ts'
+import { executeDelete, executeUpdate, insertDocument, type UpdateStatement } from '../engine/writes.ts'
 import { makeProjector, projectRaw } from '../engine/find-exec.ts'
 import { mongoError, notSupported, toMongoError, type MongoServerError } from '../errors.ts'
 import { collectionOf, dbOf, optionalDoc, rawItemsOf, type CommandHandler } from './context.ts'
@@ -30,11 +29,15 @@ function writeErrors(errors: MongoServerError[]): Doc {
   return { writeErrors: errors.map((e) => e.toWriteError((e as MongoServerError & { index?: number }).index ?? 0)) }
 }
 
+function checkBatchSize(length: number): void {
+  if (length > 100_000)
+    throw mongoError('InvalidLength', `Write batch sizes must be between 1 and 100000. Got ${length} operations.`)
+}
+
 function statements(cmd: { body: Doc }, field: string): Doc[] {
   const list = cmd.body[field]
   if (!Array.isArray(list)) throw mongoError('TypeMismatch', `BSON field '${field}' is missing or is not an array`)
-  if (list.length > 100_000)
-    throw mongoError('InvalidLength', `Write batch sizes must be between 1 and 100000. Got ${list.length} operations.`)
+  checkBatchSize(list.length)
   return list.map((item) => {
     if (!isPlainObject(item)) throw mongoError('TypeMismatch', `BSON field '${field}' must be an array of objects`)
     return item
@@ -61,14 +64,15 @@ export const writeCommands: Record<string, CommandHandler> = {
   insert: (cmd, ctx) => {
     const db = dbOf(cmd)
     const name = collectionOf(cmd, 'insert')
-    const docs = statements(cmd, 'documents')
+    // a document sequence (what drivers send) holds documents only, left undecoded (wire/messages.ts)
+    const sequence = cmd.sequences.get('documents')
+    if (sequence) checkBatchSize(sequence.length)
+    else statements(cmd, 'documents')
     const raws = rawItemsOf(cmd, 'documents')
     const coll = ctx.catalog.ensure(db, name)
     let n = 0
-    const errors = eachStatement(docs, cmd.body.ordered !== false, (doc, i) => {
-      const prepared = prepareInsert(raws[i], doc)
-      checkInsertDepth(prepared.raw)
-      coll.insert(prepared.raw, prepared.doc)
+    const errors = eachStatement(raws, cmd.body.ordered !== false, (raw) => {
+      insertDocument(coll, raw)
       n += 1
     })
     return { n, ...writeErrors(errors), ok: 1 }

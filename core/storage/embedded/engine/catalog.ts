@@ -51,7 +51,7 @@ export class Catalog {
   }
 
   private readonly sink: MutationSink = {
-    inserted: (coll, raw, doc) => this.listener.inserted(coll, raw, doc),
+    inserted: (coll, raw) => this.listener.inserted(coll, raw),
     replaced: (coll, before, raw, after, kind) => this.listener.replaced(coll, before, raw, after, kind),
     deleted: (coll, doc) => this.listener.deleted(coll, doc),
   }

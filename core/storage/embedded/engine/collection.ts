@@ -1,6 +1,6 @@
 import { UUID } from 'bson'
 import { decode, type Doc } from '../bson/codec.ts'
-import { fieldPicker } from '../bson/raw.ts'
+import { fieldPicker, scalarFieldReader } from '../bson/raw.ts'
 import { mongoError } from '../errors.ts'
 import { formatValue } from './format.ts'
 import { MEMORY_BACKEND, MemoryDocStore, type CollectionStorage, type DocStore } from './doc-store.ts'
@@ -10,7 +10,7 @@ import { SecondaryIndex, type BuildState, type IndexKey } from './secondary-inde
 
 /** What a collection tells the outside world (log, change streams) about each change. */
 export interface MutationSink {
-  inserted(coll: Collection, raw: Uint8Array, doc: Doc): void
+  inserted(coll: Collection, raw: Uint8Array): void
   replaced(coll: Collection, before: Doc, raw: Buffer, after: Doc, kind: 'update' | 'replace'): void
   deleted(coll: Collection, doc: Doc): void
 }
@@ -25,6 +25,8 @@ export const ID_INDEX: IndexSpec = { v: 2, key: { _id: 1 }, name: '_id_' }
 export class Collection {
   private readonly docs: DocStore
   indexes: SecondaryIndex[] = []
+  /** indexedFields' reader, made for the indexes as they were (the array and its length). */
+  private picker: { for: SecondaryIndex[]; count: number; pick: (raw: Uint8Array) => Doc } | undefined
 
   constructor(
     public db: string,
@@ -92,6 +94,22 @@ export class Collection {
     return this.indexes.some((ix) => ix.building)
   }
 
+  /**
+   * What an insert reads of a new document: its _id and the top-level fields the indexes read,
+   * decoded from its bytes (the whole document when a partial index's filter may read anything).
+   */
+  indexedFields(raw: Uint8Array): Doc {
+    const picker = this.picker
+    if (picker?.for === this.indexes && picker.count === this.indexes.length) return picker.pick(raw)
+    const fields = new Set(['_id', ...this.indexes.flatMap((ix) => ix.topLevelFields)])
+    const whole = this.indexes.some((ix) => ix.spec.partialFilterExpression) || fields.has('__proto__')
+    const pickFields = fieldPicker(fields)
+    const readScalars = scalarFieldReader(fields)
+    const pick = whole ? decode : (bytes: Uint8Array) => readScalars(bytes) ?? decode(pickFields(bytes))
+    this.picker = { for: this.indexes, count: this.indexes.length, pick }
+    return pick(raw)
+  }
+
   private keysFor(doc: Doc): IndexKey[][] {
     return this.indexes.map((ix) => (ix.maintained ? ix.keysOf(doc) : []))
   }
@@ -131,33 +149,36 @@ export class Collection {
    * Stores a new document. The stores' own inserts are the duplicate checks (on disk, one B-tree
    * descent each instead of a read and then a write): one that finds its key taken writes nothing,
    * and what this insert wrote before it is taken back, so a failed insert changes nothing.
+   * `doc` is the document decoded, or at least its indexedFields.
    */
   insert(raw: Uint8Array, doc: Doc): void {
     const id = encodeKey(doc._id)
     this.docs.check(id)
     if (!this.docs.insert(id, raw)) throw this.duplicateIdError(doc._id)
-    const claimed: number[] = []
-    const failedBuilds: Array<[SecondaryIndex, Error]> = []
+    const indexes = this.indexes
+    // the indexes before this one hold the document's keys (claimed in order)
+    let claimed = 0
+    let failedBuilds: Array<[SecondaryIndex, Error]> | undefined
     let keys: IndexKey[][] = []
     try {
       keys = this.keysFor(doc)
-      this.indexes.forEach((ix, i) => ix.checkKeys(id, keys[i]))
-      this.indexes.forEach((ix, i) => {
-        const taken = ix.claim(id, keys[i])
+      for (let i = 0; i < indexes.length; i++) indexes[i].checkKeys(id, keys[i])
+      for (; claimed < indexes.length; claimed++) {
+        const ix = indexes[claimed]
+        const taken = ix.claim(id, keys[claimed])
         if (taken && ix.building) {
           // fails the build, not the write (as checkUnique), once the write is known to go ahead
-          failedBuilds.push([ix, ix.duplicate(taken.values)])
-          keys[i] = []
+          ;(failedBuilds ??= []).push([ix, ix.duplicate(taken.values)])
+          keys[claimed] = []
         } else if (taken) throw ix.duplicate(taken.values)
-        claimed.push(i)
-      })
+      }
     } catch (error) {
-      for (const i of claimed) this.indexes[i].remove(id, keys[i])
+      for (let i = 0; i < claimed; i++) indexes[i].remove(id, keys[i])
       this.docs.delete(id)
       throw error
     }
-    for (const [ix, error] of failedBuilds) (ix.building as BuildState).failure ??= error
-    this.sink.inserted(this, raw, doc)
+    for (const [ix, error] of failedBuilds ?? []) (ix.building as BuildState).failure ??= error
+    this.sink.inserted(this, raw)
   }
 
   /** Replaces the stored version of `before` (same _id) by `after`. */
@@ -241,7 +262,7 @@ export class Collection {
     if (this.indexes.length === 0) return
     const builds = this.indexes.map((ix) => ix.startBuild())
     const partial = this.indexes.some((ix) => ix.spec.partialFilterExpression)
-    const pick = fieldPicker(new Set(this.indexes.flatMap((ix) => ix.fields.map((f) => f.path.split('.')[0]))))
+    const pick = fieldPicker(new Set(this.indexes.flatMap((ix) => ix.topLevelFields)))
     for (const [id, raw] of this.entries()) {
       const doc = decode(partial ? raw : pick(raw))
       for (const build of builds) build.feed(id, doc)

@@ -43,11 +43,33 @@ function collect(value: unknown, parts: string[], i: number, out: FieldValues): 
   if (isPlainObject(value)) collect(value[parts[i]], parts, i + 1, out)
 }
 
-function fieldValues(doc: Doc, path: string): FieldValues {
+function fieldValues(doc: Doc, parts: string[]): FieldValues {
   const out: FieldValues = { values: [], fromArray: false, present: false }
-  collect(doc, path.split('.'), 0, out)
+  collect(doc, parts, 0, out)
   if (out.values.length === 0) out.values.push(undefined)
   return out
+}
+
+/**
+ * The value of each path when none of them meets an array (the common case, one key per document:
+ * what fieldValues would give, without its lists), or undefined when one does.
+ */
+function singleValues(doc: Doc, paths: string[][]): unknown[] | undefined {
+  const values: unknown[] = new Array(paths.length)
+  for (let i = 0; i < paths.length; i++) {
+    let value: unknown = doc
+    for (const part of paths[i]) {
+      if (!isPlainObject(value)) {
+        if (Array.isArray(value)) return undefined
+        value = undefined
+        break
+      }
+      value = value[part]
+    }
+    if (Array.isArray(value)) return undefined
+    values[i] = value
+  }
+  return values
 }
 
 /**
@@ -64,6 +86,8 @@ export interface BuildState {
 /** A secondary index: every (key, document id) pair, sorted, plus what makes the index special. */
 export class SecondaryIndex {
   readonly fields: IndexField[]
+  /** Each field's path, split at its dots. */
+  private readonly paths: string[][]
   /** Some document had an array in an indexed field: a key may map to several entries per doc. */
   multikey = false
   /** Set while the index is being built: writes maintain it, queries do not use it. */
@@ -76,7 +100,13 @@ export class SecondaryIndex {
     readonly entries: IndexEntries = memoryIndexEntries(),
   ) {
     this.fields = indexFields(spec)
+    this.paths = this.fields.map((f) => f.path.split('.'))
     this.partial = spec.partialFilterExpression ? compileFilter(spec.partialFilterExpression) : undefined
+  }
+
+  /** The top-level fields whose values make this index's keys (a document reduced to them has the same keys). */
+  get topLevelFields(): string[] {
+    return this.fields.map((f) => f.path.split('.')[0])
   }
 
   get name(): string {
@@ -96,7 +126,12 @@ export class SecondaryIndex {
   /** The keys `doc` contributes ([] when a sparse or partial index leaves it out). */
   keysOf(doc: Doc): IndexKey[] {
     if (this.partial && !this.partial.test(doc)) return []
-    const perField = this.fields.map((f) => fieldValues(doc, f.path))
+    const single = singleValues(doc, this.paths)
+    if (single) {
+      if (this.spec.sparse && single.every((v) => v === undefined)) return []
+      return [{ key: encodeKeys(single), values: single }]
+    }
+    const perField = this.paths.map((parts) => fieldValues(doc, parts))
     if (this.spec.sparse && perField.every((f) => !f.present)) return []
     const arrays = perField.filter((f) => f.fromArray)
     if (arrays.length > 1) {

@@ -1,6 +1,6 @@
 import { ObjectId } from 'bson'
-import { decode, encode, isPlainObject, isRegExpValue, type Doc } from '../bson/codec.ts'
-import { assemble, elementsOf, objectIdElement } from '../bson/raw.ts'
+import { decode, isPlainObject, isRegExpValue, type Doc } from '../bson/codec.ts'
+import { assemble, elementNamed, objectIdElement } from '../bson/raw.ts'
 import { mongoError } from '../errors.ts'
 import type { Catalog } from './catalog.ts'
 import type { Collection } from './collection.ts'
@@ -9,7 +9,7 @@ import { encodeKey } from './key-encoding.ts'
 import { compileFilter } from './matcher.ts'
 import { plan, type SortSpec } from './planner.ts'
 import { applyUpdate, buildUpsert, type UpdateInput } from './update-apply.ts'
-import { checkUpdatedDepth } from './depth.ts'
+import { checkInsertDepth, checkUpdatedDepth } from './depth.ts'
 
 export const MAX_BSON_SIZE = 16 * 1024 * 1024
 
@@ -21,31 +21,33 @@ function checkId(id: unknown): void {
   }
 }
 
+const ID = new TextEncoder().encode('_id')
+
 /** The stored form of an inserted document: the client's bytes, `_id` first (made if absent). */
-export function prepareInsert(raw: Uint8Array | undefined, doc: Doc): { raw: Uint8Array; doc: Doc } {
-  if (!raw) raw = encode(doc)
+function storedForm(raw: Uint8Array): Uint8Array {
   if (raw.length > MAX_BSON_SIZE) {
     throw mongoError(
       'BSONObjectTooLarge',
       `object to insert too large. size in bytes: ${raw.length}, max size: ${MAX_BSON_SIZE}`,
     )
   }
-  const elements = elementsOf(raw)
-  if (doc._id === undefined) {
-    const id = new ObjectId()
-    const stored = assemble([
-      objectIdElement(id.id),
-      ...elements.map((e) => (raw as Uint8Array).subarray(e.start, e.end)),
-    ])
-    return { raw: stored, doc: { _id: id, ...doc } }
-  }
+  const elements = raw.subarray(4, raw.length - 1)
+  const id = elementNamed(raw, ID)
+  if (!id) return assemble([objectIdElement(new ObjectId().id), elements])
+  if (id.start === 4) return raw
+  return assemble([raw.subarray(id.start, id.end), raw.subarray(4, id.start), raw.subarray(id.end, raw.length - 1)])
+}
+
+/**
+ * Inserts a document as its client sent it (raw BSON, already checked to be well-formed): it is
+ * decoded only in the fields the collection's indexes read, not in full.
+ */
+export function insertDocument(coll: Collection, sent: Uint8Array): void {
+  const raw = storedForm(sent)
+  const doc = coll.indexedFields(raw)
   checkId(doc._id)
-  if (elements[0]?.name === '_id') return { raw, doc }
-  const id = elements.find((e) => e.name === '_id')
-  const others = elements.filter((e) => e.name !== '_id')
-  const parts = [id, ...others].filter((e) => e !== undefined).map((e) => (raw as Uint8Array).subarray(e.start, e.end))
-  const { _id, ...rest } = doc
-  return { raw: assemble(parts), doc: { _id, ...rest } }
+  checkInsertDepth(raw)
+  coll.insert(raw, doc)
 }
 
 export interface UpdateStatement extends UpdateInput {

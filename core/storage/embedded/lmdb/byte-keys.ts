@@ -47,6 +47,28 @@ export function joinBytes(head: Uint8Array, ...parts: string[]): Buffer {
   return out.subarray(0, at)
 }
 
+/**
+ * One buffer reused for keys: lmdb copies a key (and a value) during the synchronous put or get it
+ * is given to, so the bytes of the next key can overwrite them. A view it returns is good until
+ * the next call on the same scratch: keep nothing across.
+ */
+export class ScratchBytes {
+  private buffer = Buffer.allocUnsafeSlow(4096)
+
+  private room(length: number): Buffer {
+    if (length > this.buffer.length) this.buffer = Buffer.allocUnsafeSlow(Math.max(length, this.buffer.length * 2))
+    return this.buffer
+  }
+
+  /** `head` then the encodings of `a` and `b` (joinBytes without the new buffer). */
+  join(head: Uint8Array, a: string, b = ''): Buffer {
+    const out = this.room(head.length + (a.length + b.length) * 3)
+    out.set(head, 0)
+    const end = writeUnits(b, out, writeUnits(a, out, head.length))
+    return out.subarray(0, end)
+  }
+}
+
 export function toBytes(s: string): Buffer {
   return joinBytes(EMPTY, s)
 }

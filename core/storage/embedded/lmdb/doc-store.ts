@@ -1,9 +1,16 @@
 import { mongoError } from '../errors.ts'
 import type { DocStore } from '../engine/doc-store.ts'
-import { byteLength, fromBytes, joinBytes, prefixBytes } from './byte-keys.ts'
+import { byteLength, fromBytes, prefixBytes, ScratchBytes } from './byte-keys.ts'
 import { MAX_KEY_BYTES, putNew, walk, type LmdbStores } from './environment.ts'
 
 const RECORD = 8
+
+/** The key, value and natural-order key of the document being read or written (ScratchBytes). */
+const scratchKey = new ScratchBytes()
+let scratchValue = Buffer.allocUnsafeSlow(64 * 1024)
+/** Larger documents get a buffer of their own: the scratch does not keep megabytes alive. */
+const SCRATCH_VALUE_MAX = 1024 * 1024
+const scratchRecord = Buffer.allocUnsafeSlow(4 + RECORD)
 
 function recordBytes(prefix: Buffer, record: number): Buffer {
   const b = Buffer.alloc(4 + RECORD)
@@ -83,8 +90,17 @@ export class LmdbDocStore implements DocStore {
     return this.bytes
   }
 
+  /** The lmdb key of a document (a view of scratchKey: good until the next). */
   private key(idKey: string): Buffer {
-    return joinBytes(this.lo, idKey)
+    return scratchKey.join(this.lo, idKey)
+  }
+
+  /** The natural-order key of a record (the same buffer each time: good until the next). */
+  private recordKey(record: number): Buffer {
+    this.lo.copy(scratchRecord, 0)
+    scratchRecord.writeUIntBE(0, 4, 2)
+    scratchRecord.writeUIntBE(record, 4 + 2, 6)
+    return scratchRecord
   }
 
   has(idKey: string): boolean {
@@ -138,8 +154,12 @@ export class LmdbDocStore implements DocStore {
     return view && this.remember(idKey, view, docs.lastSize)
   }
 
+  /** The stored value of a document (a view of scratchValue: good until the next). */
   private value(record: number, raw: Uint8Array): Buffer {
-    const value = Buffer.allocUnsafe(RECORD + raw.length)
+    const size = RECORD + raw.length
+    if (size > scratchValue.length && size <= SCRATCH_VALUE_MAX)
+      scratchValue = Buffer.allocUnsafeSlow(Math.min(size * 2, SCRATCH_VALUE_MAX))
+    const value = size <= scratchValue.length ? scratchValue.subarray(0, size) : Buffer.allocUnsafe(size)
     value.writeUInt16BE(0, 0)
     value.writeUIntBE(record, 2, 6)
     value.set(raw, RECORD)
@@ -163,7 +183,7 @@ export class LmdbDocStore implements DocStore {
     // lmdb's no-overwrite put is the duplicate check: one B-tree descent, not a read and then a put
     if (!putNew(this.env.docs, key, this.value(this.nextRecord, raw))) return false
     this.lastRead = undefined
-    this.env.natural.putSync(recordBytes(this.lo, this.nextRecord), key.subarray(4))
+    this.env.natural.putSync(this.recordKey(this.nextRecord), key.subarray(4))
     this.nextRecord += 1
     this.count += 1
     this.bytes += raw.length
@@ -172,14 +192,13 @@ export class LmdbDocStore implements DocStore {
   }
 
   delete(idKey: string): void {
-    const key = this.key(idKey)
     const old = this.storedAt(idKey)
     this.lastRead = undefined
     if (!old) return
     this.bytes -= old.size
     this.count -= 1
-    this.env.natural.removeSync(recordBytes(this.lo, old.record))
-    this.env.docs.removeSync(key)
+    this.env.natural.removeSync(this.recordKey(old.record))
+    this.env.docs.removeSync(this.key(idKey))
     this.env.touched(this)
   }
 

@@ -1,10 +1,28 @@
 import type { IndexEntries } from '../engine/doc-store.ts'
 import type { Entry } from '../engine/sorted-entries.ts'
-import { byteLength, fromBytes, joinBytes, prefixBytes, toBytes } from './byte-keys.ts'
+import { byteLength, fromBytes, joinBytes, prefixBytes, ScratchBytes } from './byte-keys.ts'
 import { keyTooLong } from './doc-store.ts'
 import { MAX_KEY_BYTES, putNew, walk, type LmdbStores } from './environment.ts'
 
 const AFTER = Buffer.from([0xff])
+
+/** The lmdb key and value of the entry being written (ScratchBytes: good until the next). */
+const scratchKey = new ScratchBytes()
+const scratchValue = new ScratchBytes()
+const NO_PREFIX = Buffer.alloc(0)
+
+/** A non-unique entry's value, the _id's length: one shared buffer per length (lmdb copies values). */
+const idLengths: Buffer[] = []
+
+function idLengthBytes(length: number): Buffer {
+  let bytes = idLengths[length]
+  if (!bytes) {
+    bytes = Buffer.alloc(2)
+    bytes.writeUInt16BE(length)
+    idLengths[length] = bytes
+  }
+  return bytes
+}
 
 /**
  * One index's entries in lmdb, in (index key, _id) order. A unique index holds one _id per key,
@@ -29,12 +47,14 @@ export class LmdbEntries implements IndexEntries {
     return joinBytes(this.lo, key)
   }
 
-  /** The lmdb key and value of one entry. */
-  private entry(key: string, id: string): [Buffer, Buffer] {
-    if (this.unique) return [this.keyOf(key), toBytes(id)]
-    const idLength = Buffer.allocUnsafe(2)
-    idLength.writeUInt16BE(byteLength(id))
-    return [joinBytes(this.lo, key, id), idLength]
+  /** The lmdb key of one entry (a view of scratchKey). */
+  private entryKey(key: string, id: string): Buffer {
+    return this.unique ? scratchKey.join(this.lo, key) : scratchKey.join(this.lo, key, id)
+  }
+
+  /** The lmdb value of one entry (a view of scratchValue, or shared: never written to). */
+  private entryValue(id: string): Buffer {
+    return this.unique ? scratchValue.join(NO_PREFIX, id) : idLengthBytes(byteLength(id))
   }
 
   /** Where the index key ends and the _id begins in an lmdb entry, and the _id. */
@@ -50,21 +70,19 @@ export class LmdbEntries implements IndexEntries {
   }
 
   insert(key: string, id: string): void {
-    const [k, v] = this.entry(key, id)
-    this.env.entries.putSync(k, v)
+    this.env.entries.putSync(this.entryKey(key, id), this.entryValue(id))
   }
 
   claim(key: string, id: string): boolean {
     // a unique index's lmdb key is the index key alone: a no-overwrite put fails on a taken key
-    const [k, v] = this.entry(key, id)
-    if (this.unique) return putNew(this.env.entries, k, v)
-    this.env.entries.putSync(k, v)
+    if (this.unique) return putNew(this.env.entries, this.entryKey(key, id), this.entryValue(id))
+    this.insert(key, id)
     return true
   }
 
   delete(key: string, id: string): boolean {
-    const [k, v] = this.entry(key, id)
-    if (this.unique && !this.env.entries.getBinary(k)?.equals(v)) return false
+    const k = this.entryKey(key, id)
+    if (this.unique && !this.env.entries.getBinary(k)?.equals(this.entryValue(id))) return false
     return this.env.entries.removeSync(k)
   }
 

@@ -1,5 +1,6 @@
 import { decode, type Doc } from '../bson/codec.ts'
 import { documentLength } from '../bson/raw.ts'
+import { checkBsonDocument, InvalidBsonError } from '../bson/validate.ts'
 
 /**
  * The MongoDB wire protocol messages the embedded server speaks: OP_MSG (every modern command)
@@ -44,6 +45,36 @@ export interface IncomingCommand {
 
 export class ProtocolError extends Error {}
 
+/**
+ * An insert's documents are stored as sent and read in part (commands/writes.ts): they are checked
+ * to be well-formed here, as decoding them would, and decoded only if something reads the field.
+ */
+const LAZY_SEQUENCE = 'documents'
+
+function decodeWhenRead(body: Doc, id: string, docs: Uint8Array[]): void {
+  for (const doc of docs) {
+    try {
+      checkBsonDocument(doc)
+    } catch (error) {
+      if (error instanceof InvalidBsonError)
+        throw new ProtocolError(`OP_MSG document sequence '${id}': ${error.message}`)
+      throw error
+    }
+  }
+  let decoded: Doc[] | undefined
+  Object.defineProperty(body, id, {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      decoded ??= docs.map((d) => decode(d))
+      return decoded
+    },
+    set: (value: Doc[]) => {
+      decoded = value
+    },
+  })
+}
+
 export function parseOpMsg(frame: Buffer): IncomingCommand {
   const flags = frame.readUInt32LE(HEADER_SIZE)
   const end = frame.length - (flags & MsgFlag.checksumPresent ? 4 : 0)
@@ -77,7 +108,10 @@ export function parseOpMsg(frame: Buffer): IncomingCommand {
   }
   if (!raw) throw new ProtocolError('OP_MSG without a body section')
   const body = decode(raw)
-  for (const [id, docs] of sequences) body[id] = docs.map((d) => decode(d))
+  for (const [id, docs] of sequences) {
+    if (id === LAZY_SEQUENCE) decodeWhenRead(body, id, docs)
+    else body[id] = docs.map((d) => decode(d))
+  }
   return { body, raw, sequences, noReply: (flags & MsgFlag.moreToCome) !== 0, legacy: false }
 }
 

@@ -1,5 +1,11 @@
 import { expect } from 'chai'
-import { byteLength, fromBytes, joinBytes, toBytes } from '../../../../../core/storage/embedded/lmdb/byte-keys.ts'
+import {
+  byteLength,
+  fromBytes,
+  joinBytes,
+  ScratchBytes,
+  toBytes,
+} from '../../../../../core/storage/embedded/lmdb/byte-keys.ts'
 import { encodeKey, KEY_MAX } from '../../../../../core/storage/embedded/engine/key-encoding.ts'
 
 const samples = [
@@ -58,6 +64,15 @@ describe('lmdb byte keys', () => {
         expect(fromBytes(joined, 4, 4 + byteLength(a))).to.equal(a)
         expect(fromBytes(joined, 4 + byteLength(a))).to.equal(b)
       }
+    }
+  })
+
+  it('writes the same bytes into a reused buffer (ScratchBytes), growing it for keys longer than it', () => {
+    const scratch = new ScratchBytes()
+    const head = Buffer.from([0, 0, 0, 9])
+    for (const [a, b] of [...samples.map((s) => [s, 'x']), ['\u0800'.repeat(3000), 'y'], ['a', '']]) {
+      const joined = scratch.join(head, a, b)
+      expect(joined.equals(joinBytes(head, a, b)), `${JSON.stringify([a.slice(0, 9), b])}`).to.equal(true)
     }
   })
 })

@@ -46,6 +46,30 @@ describe('lmdb document store', () => {
     await env.close()
   })
 
+  it('stores documents of every size intact though it writes them through one reused buffer', async () => {
+    const env = LmdbEnvironment.open(dir, { compression: true })
+    const docs = new LmdbDocStore(env, 3)
+    const sizes = [10, 70_000, 10, 2_000_000, 300_000, 5]
+    const body = (size: number, i: number) => Buffer.alloc(size, i + 1)
+    env.transact(() => {
+      sizes.forEach((size, i) => {
+        expect(docs.insert(`doc${i}`, body(size, i))).to.equal(true)
+      })
+      docs.put('doc1', body(80_000, 9))
+      docs.delete('doc2')
+    })
+    expect([...docs.ids()]).to.deep.equal(['doc0', 'doc1', 'doc3', 'doc4', 'doc5'])
+    for (const [id, expected] of [
+      ['doc0', body(10, 0)],
+      ['doc1', body(80_000, 9)],
+      ['doc3', body(2_000_000, 3)],
+      ['doc4', body(300_000, 4)],
+      ['doc5', body(5, 5)],
+    ] as const)
+      expect(docs.raw(id)?.equals(expected), id).to.equal(true)
+    await env.close()
+  })
+
   it('writes its counters only in a transaction that changed them, and keeps them right across a reopen', async () => {
     let env = LmdbEnvironment.open(dir, { compression: false })
     const docs = new LmdbDocStore(env, 2)
