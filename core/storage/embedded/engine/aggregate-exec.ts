@@ -15,6 +15,8 @@ export interface AggregateRequest {
   pipeline: unknown
   hint?: unknown
   variables?: Doc
+  /** The documents the pipeline starts from instead of the collection's (a $collStats stage's). */
+  source?: Doc[]
 }
 
 const stageName = (stage: Doc | undefined) => (stage ? Object.keys(stage)[0] : undefined)
@@ -58,7 +60,10 @@ export function runAggregate(catalog: Catalog, req: AggregateRequest): Iterator<
     collectionResolver: (name: string) => [...(catalog.get(req.db, name)?.decodedDocs() ?? [])].map(([, doc]) => doc),
   }
   let source: Iterable<Doc> = []
-  if (req.collection === undefined) {
+  if (req.source) {
+    source = req.source
+    rest = pipeline
+  } else if (req.collection === undefined) {
     source = [{}]
   } else if (coll) {
     const p = plan(coll, filter, sort, req.hint)
@@ -68,7 +73,7 @@ export function runAggregate(catalog: Catalog, req: AggregateRequest): Iterator<
     if (rest.length === 0) return mapIterator(matching(coll, p, matcher), (c) => c.raw)
     source = mapIterator(matching(coll, p, matcher), (c) => c.doc ?? decode(c.raw))
   }
-  if (req.collection !== undefined && !coll) return [][Symbol.iterator]()
+  if (req.collection !== undefined && !coll && !req.source) return [][Symbol.iterator]()
   try {
     const stream = new Aggregator(rest, options).stream(source)
     return {
