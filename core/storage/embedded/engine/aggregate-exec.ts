@@ -4,6 +4,7 @@ import { toMongoError } from '../errors.ts'
 import type { Catalog } from './catalog.ts'
 import type { Collection } from './collection.ts'
 import { matching, type Output } from './find-exec.ts'
+import { mapped } from './iterators.ts'
 import { compileFilter, MINGO_OPTIONS } from './matcher.ts'
 import { parseSort, plan, type SortSpec } from './planner.ts'
 import { validatePipeline } from './pipeline-validate.ts'
@@ -37,10 +38,6 @@ function countShape(rest: Doc[]): { skip: number; limit: number; group: Doc } | 
   return { skip, limit, group }
 }
 
-function* mapIterator<T, R>(source: Iterable<T>, f: (t: T) => R): Generator<R> {
-  for (const item of source) yield f(item)
-}
-
 /** Runs an aggregation; a leading $match (and $sort) is answered with an index when possible. */
 export function runAggregate(catalog: Catalog, req: AggregateRequest): Iterator<Output> {
   const pipeline = validatePipeline(req.pipeline, req.collection === undefined)
@@ -70,8 +67,8 @@ export function runAggregate(catalog: Catalog, req: AggregateRequest): Iterator<
     if (sort.length > 0 && p.ordered) rest = rest.slice(1)
     const count = countShape(rest)
     if (count && (p.exact || matcher.empty)) return countOnly(coll, p.ids(), count)
-    if (rest.length === 0) return mapIterator(matching(coll, p, matcher), (c) => c.raw)
-    source = mapIterator(matching(coll, p, matcher), (c) => c.doc ?? decode(c.raw))
+    if (rest.length === 0) return mapped(matching(coll, p, matcher), (c) => c.raw)
+    source = mapped(matching(coll, p, matcher), (c) => c.doc ?? decode(c.raw))
   }
   if (req.collection !== undefined && !coll && !req.source) return [][Symbol.iterator]()
   try {
