@@ -9,7 +9,7 @@ import type { IncomingCommand } from '../wire/messages.ts'
 import { collStatsDocument } from './coll-stats.ts'
 import { collectionOf, dbOf, optionalDoc, optionalNumber, type CommandHandler } from './context.ts'
 
-const UNSUPPORTED_FIND_OPTIONS: Record<string, string> = {
+const UNSUPPORTED_FIND_OPTIONS = Object.entries({
   tailable: 'tailable cursors',
   awaitData: 'tailable cursors',
   oplogReplay: 'oplogReplay',
@@ -18,7 +18,7 @@ const UNSUPPORTED_FIND_OPTIONS: Record<string, string> = {
   returnKey: 'the find option returnKey',
   showRecordId: 'the find option showRecordId',
   let: "the 'let' option",
-}
+})
 
 function checkCollation(body: Doc): void {
   const collation = body.collation
@@ -38,7 +38,7 @@ function nonNegative(body: Doc, field: string): number {
 }
 
 export function findRequest(body: Doc, filterField = 'filter'): FindRequest {
-  for (const [option, what] of Object.entries(UNSUPPORTED_FIND_OPTIONS)) {
+  for (const [option, what] of UNSUPPORTED_FIND_OPTIONS) {
     if (body[option] !== undefined && body[option] !== false) throw notSupported(what)
   }
   checkCollation(body)
