@@ -48,6 +48,9 @@ interface Figures {
   slowLookups: number
   slowDuringClientGc: number
   clientGc: { pauses: number; totalMs: number; longestMs: number }
+  /** p50/p99 of as many pings right after: the round trip with no store work, what the lookups cannot go below. */
+  pingP50: number
+  pingP99: number
 }
 
 /** A histogram of MongoDB's opLatencies: bucket lower bound (µs) → count. */
@@ -75,6 +78,17 @@ async function timeLookups(coll: Collection, events: number, count: number): Pro
     if (doc?.uuid !== uuidOf(n)) throw new Error(`event ${n} not found`)
   }
   return spans
+}
+
+/** Sorted round trips (ms) of `count` pings: the driver, the socket and both processes' scheduling, no store. */
+async function timePings(admin: Db, count: number): Promise<number[]> {
+  const latencies: number[] = []
+  for (let i = 0; i < count; i++) {
+    const t = performance.now()
+    await admin.command({ ping: 1 })
+    latencies.push(performance.now() - t)
+  }
+  return latencies.sort((a, b) => a - b)
 }
 
 function sortedDurations(spans: Array<[number, number]>): number[] {
@@ -197,6 +211,7 @@ async function measure(engine: string, events: number): Promise<Figures> {
     const latencies = sortedDurations(spans)
     const slow = spans.filter(([, d]) => d > 1)
     const duringGc = slow.filter(([t, d]) => pauses.some(([gs, gd]) => gs < t + d && gs + gd > t))
+    const pings = await timePings(admin, STEADY_LOOKUPS)
     await client.close()
     await server.stop()
     return {
@@ -219,6 +234,8 @@ async function measure(engine: string, events: number): Promise<Figures> {
         totalMs: pauses.reduce((sum, [, d]) => sum + d, 0),
         longestMs: Math.max(0, ...pauses.map(([, d]) => d)),
       },
+      pingP50: percentile(pings, 0.5),
+      pingP99: percentile(pings, 0.99),
     }
   } finally {
     rmSync(dataDir, { recursive: true, force: true })
@@ -248,6 +265,7 @@ function lookupLine(f: Figures): string {
   return [
     f.engine.padEnd(7),
     `${f.lookupP50.toFixed(2)} / ${f.lookupP99.toFixed(2)} ms`.padStart(16),
+    `${f.pingP50.toFixed(2)} / ${f.pingP99.toFixed(2)} ms`.padStart(16),
     `${range(f.server.p50)} / ${range(f.server.p99)} µs`.padStart(24),
     `${f.server.meanMicros.toFixed(0)} µs`.padStart(9),
     `${f.slowLookups} (${f.slowDuringClientGc} in client GC)`.padStart(22),
@@ -275,7 +293,7 @@ async function main(): Promise<void> {
   )
   for (const f of results) console.log(line(f))
   console.log(
-    `\n${STEADY_LOOKUPS} steady lookups: round trip (driver) beside the server's own time (serverStatus opLatencies.reads: histogram buckets, mean) and this client's GC pauses\nengine   round trip p50 / p99  server p50 / p99 bucket  server mean  lookups over 1 ms   client GC: pauses, total, longest`,
+    `\n${STEADY_LOOKUPS} steady lookups: round trip (driver) beside a ping's (no store work), the server's own time (serverStatus opLatencies.reads: histogram buckets, mean) and this client's GC pauses\nengine   round trip p50 / p99  ping p50 / p99  server p50 / p99 bucket  server mean  lookups over 1 ms   client GC: pauses, total, longest`,
   )
   for (const f of results) console.log(lookupLine(f))
   console.log(
