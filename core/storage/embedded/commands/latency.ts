@@ -148,9 +148,21 @@ function add(slot: number, kind: Kind, micros: number, bucket: number): void {
   numbers[at + 2 + bucket] += 1
 }
 
-/** The string value of top-level field `field` of the BSON document at `offset`, read in place. */
+/**
+ * The string value of top-level field `field` of the BSON document at `offset`, read in place;
+ * undefined when the bytes are not a well-formed document (the dispatcher answers those).
+ */
 function stringField(frame: Buffer, offset: number, field: string): string | undefined {
-  const end = offset + frame.readInt32LE(offset) - 1
+  try {
+    return findString(frame, offset, field)
+  } catch {
+    return undefined // read past the end of a malformed frame
+  }
+}
+
+function findString(frame: Buffer, offset: number, field: string): string | undefined {
+  if (offset + 4 > frame.length) return undefined
+  const end = Math.min(offset + frame.readInt32LE(offset) - 1, frame.length - 1)
   let at = offset + 4
   while (at < end) {
     const type = frame[at]
@@ -167,6 +179,7 @@ function stringField(frame: Buffer, offset: number, field: string): string | und
     else if (type === 0x05) size = 5 + frame.readInt32LE(value)
     else if (type === 0x0a || type === 0x06 || type === 0x7f || type === 0xff) size = 0
     else return undefined // rarer types never come before the fields looked for here
+    if (size < 0 || value + size > end) return undefined
     if (type === 0x02 && frame.toString('latin1', at + 1, nameEnd) === field)
       return frame.toString('utf8', value + 4, value + size - 1)
     at = value + size

@@ -81,6 +81,11 @@ export class Connection {
       for (const part of parts) this.socket.write(part)
       this.socket.uncork()
     }
-    this.handled?.(frame, startedAt)
+    try {
+      this.handled?.(frame, startedAt)
+    } catch (error) {
+      // statistics never cost a client its connection
+      this.onError(error)
+    }
   }
 }

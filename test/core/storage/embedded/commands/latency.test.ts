@@ -3,7 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { MongoClient, type Document } from 'mongodb'
-import { bucketOf, LATENCY_BUCKETS } from '../../../../../core/storage/embedded/commands/latency.ts'
+import {
+  bucketOf,
+  LATENCY_BUCKETS,
+  opLatencies,
+  recordLatency,
+} from '../../../../../core/storage/embedded/commands/latency.ts'
 import { startEmbeddedMongo } from '../../../../../core/storage/embedded/index.ts'
 
 describe('embedded MongoDB operation latencies', function () {
@@ -32,6 +37,25 @@ describe('embedded MongoDB operation latencies', function () {
       [2 ** 45, 2 ** 40],
     ]
     for (const [micros, lower] of cases) expect(LATENCY_BUCKETS[bucketOf(micros)], `${micros} µs`).to.equal(lower)
+  })
+
+  it('counts a malformed command by its name without reading past its bytes', () => {
+    /** An OP_MSG whose body is `{find: <a string of length `length`>}` followed by `tail`. */
+    const frame = (length: number, tail: number[]) => {
+      const body = Buffer.from([0, 0, 0, 0, 0x02, ...Buffer.from('find\0'), 0, 0, 0, 0, ...tail])
+      body.writeInt32LE(body.length + 1, 0)
+      body.writeInt32LE(length, 10)
+      const header = Buffer.alloc(21)
+      header.writeInt32LE(21 + body.length + 1, 0)
+      header.writeInt32LE(2013, 12)
+      return Buffer.concat([header, body, Buffer.from([0])])
+    }
+    const reads = () => Number((opLatencies(false).reads as { ops: unknown }).ops)
+    const before = reads()
+    recordLatency(frame(-40, [0x61, 0]), 10) // a negative length would walk backwards
+    recordLatency(frame(1_000_000, [0x61, 0]), 10) // past the end of the frame
+    recordLatency(frame(2, [0x61, 0]).subarray(0, 33), 10) // cut short in the string's length
+    expect(reads() - before).to.equal(3)
   })
 
   describe('with two reader threads beside the writer', () => {
