@@ -2,6 +2,7 @@ import type { Doc } from '../bson/codec.ts'
 import { mongoError } from '../errors.ts'
 import type { Collection } from './collection.ts'
 import { sameKey } from './index-spec.ts'
+import type { Entry } from './sorted-entries.ts'
 import { encodeKey, KEY_MAX, markerOf } from './key-encoding.ts'
 import { distinct, Step } from './iterators.ts'
 import { analyzeFilter, type FieldPredicate } from './predicates.ts'
@@ -174,13 +175,7 @@ export function plan(coll: Collection, filter: Doc, sort: SortSpec, hint?: unkno
   }
   const ranges = chosen.descending ? [...chosen.ranges].reverse() : chosen.ranges
   return {
-    ids: () =>
-      distinct(
-        (function* () {
-          for (const [lo, hi] of ranges)
-            for (const entry of chosen.index.entries.range(lo, hi, chosen.descending)) yield entry.id
-        })(),
-      ),
+    ids: () => distinct(new RangeWalk(chosen.index, ranges, chosen.descending)),
     ordered: chosen.ordered || sort.length === 0,
     exact: chosen.exact,
     stage: `IXSCAN ${chosen.index.name}`,
@@ -223,5 +218,39 @@ class PointLookups extends Step<string> {
       this.nextFound = 0
       this.index.entries.collectKey(this.keys[this.nextKey++], this.found)
     }
+  }
+}
+
+/** The ids of an index's entries in `ranges`, one range after the other (an iterator object, see iterators.ts). */
+class RangeWalk extends Step<string> {
+  private nextRange = 0
+  private current: Iterator<Entry> | undefined
+
+  constructor(
+    private readonly index: SecondaryIndex,
+    private readonly ranges: Array<[string, string]>,
+    private readonly descending: boolean,
+  ) {
+    super()
+  }
+
+  next(): IteratorResult<string> {
+    for (;;) {
+      if (!this.current) {
+        if (this.nextRange >= this.ranges.length) return { done: true, value: undefined }
+        const [lo, hi] = this.ranges[this.nextRange++]
+        this.current = this.index.entries.range(lo, hi, this.descending)[Symbol.iterator]()
+      }
+      const entry = this.current.next()
+      if (!entry.done) return { done: false, value: entry.value.id }
+      this.current = undefined
+    }
+  }
+
+  return(): IteratorResult<string> {
+    this.current?.return?.()
+    this.current = undefined
+    this.nextRange = this.ranges.length
+    return { done: true, value: undefined }
   }
 }
