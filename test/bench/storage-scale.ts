@@ -17,6 +17,7 @@ import path from 'node:path'
 import { PerformanceObserver } from 'node:perf_hooks'
 import { type Collection, type Db, type Document, MongoClient } from 'mongodb'
 import { LATENCY_BUCKETS } from '../../core/storage/embedded/commands/latency.ts'
+import { WireClient } from './wire-client.ts'
 import { cpuMs, rssAnon, startEmbeddedChild } from './embedded-child.ts'
 import { EVENT_INDEXES, EVENTS_PROJECT, eventDocument, uuidOf } from './event-documents.ts'
 
@@ -51,6 +52,9 @@ interface Figures {
   /** p50/p99 of as many pings right after: the round trip with no store work, what the lookups cannot go below. */
   pingP50: number
   pingP99: number
+  /** p50/p99 of as many lookups sent by a minimal client (wire-client.ts): the server and the socket without the driver. */
+  bareP50: number
+  bareP99: number
 }
 
 /** A histogram of MongoDB's opLatencies: bucket lower bound (µs) → count. */
@@ -89,6 +93,28 @@ async function timePings(admin: Db, count: number): Promise<number[]> {
     latencies.push(performance.now() - t)
   }
   return latencies.sort((a, b) => a - b)
+}
+
+/** Sorted round trips (ms) of `count` lookups like timeLookups's, sent by a minimal client instead of the driver. */
+async function timeBareLookups(url: string, events: number, count: number): Promise<number[]> {
+  const client = await WireClient.connect(url)
+  try {
+    const lookups = Array.from({ length: count }, () => {
+      const uuid = uuidOf(Math.floor(Math.random() * events))
+      const body = { find: 'events', filter: { project_id: EVENTS_PROJECT, uuid }, limit: 1, singleBatch: true }
+      return { uuid, message: client.message({ ...body, $db: 'hedgerow' }) }
+    })
+    const latencies: number[] = []
+    for (const { uuid, message } of lookups) {
+      const t = performance.now()
+      const reply = await client.request(message)
+      latencies.push(performance.now() - t)
+      if (!reply.includes(uuid)) throw new Error(`event ${uuid} not found`)
+    }
+    return latencies.sort((a, b) => a - b)
+  } finally {
+    client.close()
+  }
 }
 
 function sortedDurations(spans: Array<[number, number]>): number[] {
@@ -212,6 +238,7 @@ async function measure(engine: string, events: number): Promise<Figures> {
     const slow = spans.filter(([, d]) => d > 1)
     const duringGc = slow.filter(([t, d]) => pauses.some(([gs, gd]) => gs < t + d && gs + gd > t))
     const pings = await timePings(admin, STEADY_LOOKUPS)
+    const bare = await timeBareLookups(server.url, events, STEADY_LOOKUPS)
     await client.close()
     await server.stop()
     return {
@@ -236,6 +263,8 @@ async function measure(engine: string, events: number): Promise<Figures> {
       },
       pingP50: percentile(pings, 0.5),
       pingP99: percentile(pings, 0.99),
+      bareP50: percentile(bare, 0.5),
+      bareP99: percentile(bare, 0.99),
     }
   } finally {
     rmSync(dataDir, { recursive: true, force: true })
@@ -266,6 +295,7 @@ function lookupLine(f: Figures): string {
     f.engine.padEnd(7),
     `${f.lookupP50.toFixed(2)} / ${f.lookupP99.toFixed(2)} ms`.padStart(16),
     `${f.pingP50.toFixed(2)} / ${f.pingP99.toFixed(2)} ms`.padStart(16),
+    `${f.bareP50.toFixed(2)} / ${f.bareP99.toFixed(2)} ms`.padStart(16),
     `${range(f.server.p50)} / ${range(f.server.p99)} µs`.padStart(24),
     `${f.server.meanMicros.toFixed(0)} µs`.padStart(9),
     `${f.slowLookups} (${f.slowDuringClientGc} in client GC)`.padStart(22),
@@ -293,7 +323,7 @@ async function main(): Promise<void> {
   )
   for (const f of results) console.log(line(f))
   console.log(
-    `\n${STEADY_LOOKUPS} steady lookups: round trip (driver) beside a ping's (no store work), the server's own time (serverStatus opLatencies.reads: histogram buckets, mean) and this client's GC pauses\nengine   round trip p50 / p99  ping p50 / p99  server p50 / p99 bucket  server mean  lookups over 1 ms   client GC: pauses, total, longest`,
+    `\n${STEADY_LOOKUPS} steady lookups: round trip (driver) beside a ping's (no store work), the same lookups from a minimal client (no driver), the server's own time (serverStatus opLatencies.reads: histogram buckets, mean) and this client's GC pauses\nengine   round trip p50 / p99  ping p50 / p99  no driver p50/p99  server p50 / p99 bucket  server mean  lookups over 1 ms   client GC: pauses, total, longest`,
   )
   for (const f of results) console.log(lookupLine(f))
   console.log(
