@@ -7,6 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads'
 import { CommandCore } from './command-core.ts'
 import type { FromThread, ThreadData, ToThread } from './command-thread.ts'
 import { shareCounters } from './commands/counters.ts'
+import { latencyTable } from './commands/latency.ts'
 import { CursorRegistry } from './cursors.ts'
 import { LmdbReadView } from './lmdb/read-view.ts'
 import { ReadSide } from './read-side.ts'
@@ -66,6 +67,7 @@ async function host(): Promise<void> {
   let counters: SharedArrayBuffer
   try {
     counters = shareCounters(data.counters, data.owner, data.threads)
+    latencyTable(data.latencies)
     runner = await open(data)
   } catch (error) {
     post({ type: 'failed', message: error instanceof Error ? error.message : String(error) })

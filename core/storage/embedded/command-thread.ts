@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads'
 import type { ServerInfo } from './commands/context.ts'
 import type { CoreOptions } from './command-core.ts'
+import { latencyTable } from './commands/latency.ts'
 import { ProtocolError } from './wire/messages.ts'
 import { workerEntry } from './worker.ts'
 
@@ -17,6 +18,8 @@ export interface ThreadData {
   info: ServerInfo
   /** The command counters all the threads add to (commands/counters.ts): the writer makes them. */
   counters?: SharedArrayBuffer
+  /** The operation latencies the server's thread records and every thread reports (commands/latency.ts). */
+  latencies: SharedArrayBuffer
 }
 
 export type ToThread =
@@ -58,7 +61,14 @@ export function hasReaders(options: Pick<CoreOptions, 'engine'> & { readers: num
 export function startWriter({ options, log }: WriterStart): Promise<CommandThread> {
   const info: ServerInfo = { address: options.socketPath, replSetName: options.replSetName, startedAt: new Date() }
   const writer = CommandThread.start(
-    { options: threadOptions(options), role: { kind: 'writer' }, owner: 0, threads: 1 + options.readers, info },
+    {
+      options: threadOptions(options),
+      role: { kind: 'writer' },
+      owner: 0,
+      threads: 1 + options.readers,
+      info,
+      latencies: latencyTable(),
+    },
     log,
   )
   writer.catch(() => undefined)

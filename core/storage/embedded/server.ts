@@ -4,6 +4,7 @@ import { CommandCore, type CoreOptions } from './command-core.ts'
 import { CommandThread, hasReaders, startWriter, threadOptions } from './command-thread.ts'
 import type { ServerInfo } from './commands/context.ts'
 import { shareCounters } from './commands/counters.ts'
+import { latencyTable, recordLatency } from './commands/latency.ts'
 import { CursorRegistry } from './cursors.ts'
 import { tcpAddress } from './listen-address.ts'
 import { LmdbReadView } from './lmdb/read-view.ts'
@@ -69,7 +70,7 @@ async function besideWrites(
     for (let owner = 2; owner < threads; owner++)
       others.push(
         await CommandThread.start(
-          { options: core, role: { kind: 'reader' }, owner, threads, info, counters },
+          { options: core, role: { kind: 'reader' }, owner, threads, info, counters, latencies: latencyTable() },
           options.log,
         ),
       )
@@ -172,6 +173,7 @@ export class EmbeddedServer {
       socket,
       (frame) => this.commands.execute(frame, connectionId),
       (e) => this.log('warn', 'connection error', e),
+      (frame, startedAt) => recordLatency(frame, (performance.now() - startedAt) * 1000),
     )
     this.connections.add(connection)
     socket.on('close', () => this.connections.delete(connection))

@@ -1,11 +1,12 @@
 import os from 'node:os'
 import { Long, ObjectId, Timestamp } from 'bson'
-import type { Doc } from '../bson/codec.ts'
+import { isPlainObject, type Doc } from '../bson/codec.ts'
 import { mongoError } from '../errors.ts'
 import { MAX_BSON_SIZE } from '../engine/writes.ts'
 import { MAX_MESSAGE_SIZE } from '../wire/messages.ts'
 import type { CommandContext, CommandHandler } from './context.ts'
 import { commandTotals, scannedObjectsTotal } from './counters.ts'
+import { opLatencies } from './latency.ts'
 
 /** The MongoDB version whose behaviour the server follows (wire version 21 = 7.0). */
 export const EMULATED_VERSION = '7.0.0'
@@ -91,7 +92,7 @@ export const handshakeCommands: Record<string, CommandHandler> = {
     ctx.parameters.ttlMonitorSleepSecs = value
     return { was, ok: 1 }
   },
-  serverStatus: (_cmd, ctx) => ({
+  serverStatus: (cmd, ctx) => ({
     host: ctx.info.address,
     version: EMULATED_VERSION,
     process: 'hedgerow-embedded-mongo',
@@ -100,6 +101,7 @@ export const handshakeCommands: Record<string, CommandHandler> = {
     localTime: new Date(),
     connections: { current: 1, available: 1000 },
     mem: { resident: Math.round(process.memoryUsage().rss / 1048576), bits: 64 },
+    opLatencies: opLatencies(isPlainObject(cmd.body.opLatencies) && cmd.body.opLatencies.histograms === true),
     metrics: {
       commands: Object.fromEntries(
         [...commandTotals()].map(([name, total]) => [name, { total: Long.fromNumber(total) }]),

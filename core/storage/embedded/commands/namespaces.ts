@@ -1,5 +1,6 @@
 import type { Doc } from '../bson/codec.ts'
 import { encode } from '../bson/codec.ts'
+import type { Catalog } from '../engine/catalog.ts'
 import { ID_INDEX } from '../engine/collection.ts'
 import { compileFilter } from '../engine/matcher.ts'
 import { mongoError, notSupported } from '../errors.ts'
@@ -32,6 +33,22 @@ function splitNamespace(ns: unknown, field: string): [string, string] {
     throw mongoError('InvalidNamespace', `Invalid ${field} namespace: ${String(ns)}`)
   const dot = ns.indexOf('.')
   return [ns.slice(0, dot), ns.slice(dot + 1)]
+}
+
+/** A collection's sizes, as the collStats command and the $collStats stage's storageStats give them. */
+export function storageStats(catalog: Catalog, db: string, name: string): Doc {
+  const coll = catalog.get(db, name)
+  const count = coll?.size ?? 0
+  const size = coll?.dataBytes ?? 0
+  return {
+    count,
+    size,
+    avgObjSize: count ? Math.round(size / count) : 0,
+    storageSize: size,
+    nindexes: coll ? coll.indexes.length + 1 : 0,
+    indexSizes: Object.fromEntries([ID_INDEX, ...(coll?.indexes.map((i) => i.spec) ?? [])].map((s) => [s.name, 0])),
+    totalIndexSize: 0,
+  }
 }
 
 export const namespaceCommands: Record<string, CommandHandler> = {
@@ -93,20 +110,7 @@ export const namespaceCommands: Record<string, CommandHandler> = {
   collStats: (cmd, ctx) => {
     const db = dbOf(cmd)
     const name = collectionOf(cmd, 'collStats')
-    const coll = ctx.catalog.get(db, name)
-    const count = coll?.size ?? 0
-    const size = coll?.dataBytes ?? 0
-    return {
-      ns: `${db}.${name}`,
-      count,
-      size,
-      avgObjSize: count ? Math.round(size / count) : 0,
-      storageSize: size,
-      nindexes: coll ? coll.indexes.length + 1 : 0,
-      indexSizes: Object.fromEntries([ID_INDEX, ...(coll?.indexes.map((i) => i.spec) ?? [])].map((s) => [s.name, 0])),
-      totalIndexSize: 0,
-      ok: 1,
-    }
+    return { ns: `${db}.${name}`, ...storageStats(ctx.catalog, db, name), ok: 1 }
   },
   dbStats: (cmd, ctx) => {
     const db = dbOf(cmd)

@@ -6,9 +6,10 @@ import { compileFilter } from '../engine/matcher.ts'
 import { parseSort, plan } from '../engine/planner.ts'
 import { mongoError, MongoServerError, notSupported } from '../errors.ts'
 import type { IncomingCommand } from '../wire/messages.ts'
+import { collStatsDocument } from './coll-stats.ts'
 import { collectionOf, dbOf, optionalDoc, optionalNumber, type CommandHandler } from './context.ts'
 
-const UNSUPPORTED_FIND_OPTIONS: Record<string, string> = {
+const UNSUPPORTED_FIND_OPTIONS = Object.entries({
   tailable: 'tailable cursors',
   awaitData: 'tailable cursors',
   oplogReplay: 'oplogReplay',
@@ -17,7 +18,7 @@ const UNSUPPORTED_FIND_OPTIONS: Record<string, string> = {
   returnKey: 'the find option returnKey',
   showRecordId: 'the find option showRecordId',
   let: "the 'let' option",
-}
+})
 
 function checkCollation(body: Doc): void {
   const collation = body.collation
@@ -37,7 +38,7 @@ function nonNegative(body: Doc, field: string): number {
 }
 
 export function findRequest(body: Doc, filterField = 'filter'): FindRequest {
-  for (const [option, what] of Object.entries(UNSUPPORTED_FIND_OPTIONS)) {
+  for (const [option, what] of UNSUPPORTED_FIND_OPTIONS) {
     if (body[option] !== undefined && body[option] !== false) throw notSupported(what)
   }
   checkCollation(body)
@@ -160,6 +161,13 @@ export const readCommands: Record<string, CommandHandler> = {
     }
     if (cmd.body.explain) return explainAggregate(ns)
     const variables = optionalDoc(cmd.body, 'let')
+    if (Array.isArray(pipeline) && isPlainObject(pipeline[0]) && '$collStats' in pipeline[0]) {
+      if (collection === undefined)
+        throw mongoError('InvalidNamespace', "{aggregate: 1} is not valid for '$collStats'; a collection is required.")
+      const stats = collStatsDocument(ctx, db, collection, pipeline[0].$collStats)
+      const rest = { db, collection, pipeline: pipeline.slice(1), variables, source: [stats] }
+      return ctx.cursors.open(ns, runAggregate(ctx.catalog, rest), batchSize)
+    }
     const source = runAggregate(ctx.catalog, { db, collection, pipeline, hint: cmd.body.hint, variables })
     return ctx.cursors.open(ns, source, batchSize)
   },

@@ -4,6 +4,7 @@ import { toMongoError } from '../errors.ts'
 import type { Catalog } from './catalog.ts'
 import type { Collection } from './collection.ts'
 import { matching, type Output } from './find-exec.ts'
+import { mapped } from './iterators.ts'
 import { compileFilter, MINGO_OPTIONS } from './matcher.ts'
 import { parseSort, plan, type SortSpec } from './planner.ts'
 import { validatePipeline } from './pipeline-validate.ts'
@@ -15,6 +16,8 @@ export interface AggregateRequest {
   pipeline: unknown
   hint?: unknown
   variables?: Doc
+  /** The documents the pipeline starts from instead of the collection's (a $collStats stage's). */
+  source?: Doc[]
 }
 
 const stageName = (stage: Doc | undefined) => (stage ? Object.keys(stage)[0] : undefined)
@@ -33,10 +36,6 @@ function countShape(rest: Doc[]): { skip: number; limit: number; group: Doc } | 
   const counter = fields.find(([k]) => k !== '_id')
   if (!counter || !isPlainObject(counter[1]) || counter[1].$sum !== 1) return undefined
   return { skip, limit, group }
-}
-
-function* mapIterator<T, R>(source: Iterable<T>, f: (t: T) => R): Generator<R> {
-  for (const item of source) yield f(item)
 }
 
 /** Runs an aggregation; a leading $match (and $sort) is answered with an index when possible. */
@@ -58,17 +57,20 @@ export function runAggregate(catalog: Catalog, req: AggregateRequest): Iterator<
     collectionResolver: (name: string) => [...(catalog.get(req.db, name)?.decodedDocs() ?? [])].map(([, doc]) => doc),
   }
   let source: Iterable<Doc> = []
-  if (req.collection === undefined) {
+  if (req.source) {
+    source = req.source
+    rest = pipeline
+  } else if (req.collection === undefined) {
     source = [{}]
   } else if (coll) {
     const p = plan(coll, filter, sort, req.hint)
     if (sort.length > 0 && p.ordered) rest = rest.slice(1)
     const count = countShape(rest)
     if (count && (p.exact || matcher.empty)) return countOnly(coll, p.ids(), count)
-    if (rest.length === 0) return mapIterator(matching(coll, p, matcher), (c) => c.raw)
-    source = mapIterator(matching(coll, p, matcher), (c) => c.doc ?? decode(c.raw))
+    if (rest.length === 0) return mapped(matching(coll, p, matcher), (c) => c.raw)
+    source = mapped(matching(coll, p, matcher), (c) => c.doc ?? decode(c.raw))
   }
-  if (req.collection !== undefined && !coll) return [][Symbol.iterator]()
+  if (req.collection !== undefined && !coll && !req.source) return [][Symbol.iterator]()
   try {
     const stream = new Aggregator(rest, options).stream(source)
     return {

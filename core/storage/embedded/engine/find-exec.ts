@@ -5,6 +5,7 @@ import { assemble, elementsOf } from '../bson/raw.ts'
 import { mongoError, toMongoError } from '../errors.ts'
 import type { Collection } from './collection.ts'
 import { countScannedObject } from '../commands/counters.ts'
+import { filterMapped, mapped, skipLimit } from './iterators.ts'
 import { compileFilter, MINGO_OPTIONS, type Matcher } from './matcher.ts'
 import { plan, type Plan, type SortSpec } from './planner.ts'
 
@@ -119,32 +120,16 @@ export interface Candidate {
 }
 
 /** The plan's candidates that match the filter, lazily. */
-export function* matching(coll: Collection, p: Plan, matcher: Matcher): Generator<Candidate> {
-  for (const id of p.ids()) {
+export function matching(coll: Collection, p: Plan, matcher: Matcher): IterableIterator<Candidate> {
+  const exact = p.exact || matcher.empty
+  return filterMapped(p.ids(), (id): Candidate | undefined => {
     const raw = coll.raw(id)
-    if (!raw) continue
+    if (!raw) return undefined
     countScannedObject()
-    if (p.exact || matcher.empty) {
-      yield { id, raw }
-      continue
-    }
+    if (exact) return { id, raw }
     const doc = decode(raw)
-    if (matcher.test(doc)) yield { id, raw, doc }
-  }
-}
-
-function* skipLimit<T>(source: Iterable<T>, skip: number, limit: number): Generator<T> {
-  let skipped = 0
-  let taken = 0
-  for (const item of source) {
-    if (skipped < skip) {
-      skipped += 1
-      continue
-    }
-    if (limit > 0 && taken >= limit) return
-    taken += 1
-    yield item
-  }
+    return matcher.test(doc) ? { id, raw, doc } : undefined
+  })
 }
 
 /** The result documents of a find, lazily (cursor batches pull from it). */
@@ -155,12 +140,9 @@ export function runFind(coll: Collection | undefined, req: FindRequest): Iterato
   const p = plan(coll, req.filter, req.sort, req.hint)
   const natural = req.sort.length === 1 && req.sort[0][0] === '$natural'
   if (req.sort.length > 0 && !p.ordered && !natural) return sortedFind(coll, p, matcher, req, project)
-  const output = function* (): Generator<Output> {
-    for (const c of skipLimit(matching(coll, p, matcher), req.skip, req.limit)) {
-      yield project ? projectRaw(project, c.raw, c.doc) : c.raw
-    }
-  }
-  return output()
+  return mapped(skipLimit(matching(coll, p, matcher), req.skip, req.limit), (c) =>
+    project ? projectRaw(project, c.raw, c.doc) : c.raw,
+  )
 }
 
 function sortedFind(

@@ -36,7 +36,6 @@ const SUPPORTED = new Set([
 const MONGODB_ONLY = new Set([
   '$out',
   '$merge',
-  '$collStats',
   '$indexStats',
   '$currentOp',
   '$listSessions',
@@ -66,8 +65,9 @@ export function validatePipeline(pipeline: unknown, dbLevel: boolean): Doc[] {
     }
     const [name] = Object.keys(stage)
     const spec = stage[name]
-    if (name === '$changeStream') {
-      throw new MongoServerError(40602, '$changeStream is only valid as the first stage in a pipeline.')
+    if (name === '$changeStream' || name === '$collStats') {
+      // (as the first stage, the aggregate command answers them before this check)
+      throw new MongoServerError(40602, `${name} is only valid as the first stage in a pipeline.`)
     }
     if (MONGODB_ONLY.has(name)) throw notSupported(`the ${name} aggregation stage`)
     if (!SUPPORTED.has(name))

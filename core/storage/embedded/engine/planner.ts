@@ -2,7 +2,9 @@ import type { Doc } from '../bson/codec.ts'
 import { mongoError } from '../errors.ts'
 import type { Collection } from './collection.ts'
 import { sameKey } from './index-spec.ts'
+import type { Entry } from './sorted-entries.ts'
 import { encodeKey, KEY_MAX, markerOf } from './key-encoding.ts'
+import { distinct, Step } from './iterators.ts'
 import { analyzeFilter, type FieldPredicate } from './predicates.ts'
 import type { SecondaryIndex } from './secondary-index.ts'
 
@@ -32,15 +34,6 @@ export function parseSort(sort: unknown): SortSpec {
       throw mongoError('NotImplemented', `$meta sort is not supported by the embedded MongoDB-compatible server`)
     throw mongoError('BadValue', `$sort key ordering must be 1 (for ascending) or -1 (for descending)`)
   })
-}
-
-function* dedupe(source: Iterable<string>): Generator<string> {
-  const seen = new Set<string>()
-  for (const id of source) {
-    if (seen.has(id)) continue
-    seen.add(id)
-    yield id
-  }
 }
 
 function rangeFor(prefix: string, p: FieldPredicate): [string, string] {
@@ -156,7 +149,7 @@ export function plan(coll: Collection, filter: Doc, sort: SortSpec, hint?: unkno
   if (idValues) {
     const keys = idValues.map(encodeKey)
     return {
-      ids: () => dedupe(keys.filter((k) => coll.has(k))),
+      ids: () => distinct(keys.filter((k) => coll.has(k))),
       ordered: sort.length === 0 || keys.length <= 1,
       exact: simple && fields.size === 1,
       stage: 'IDHACK',
@@ -174,7 +167,7 @@ export function plan(coll: Collection, filter: Doc, sort: SortSpec, hint?: unkno
   const keys = chosen.keys
   if (keys && chosen.index.spec.unique && (keys.length <= 1 || !chosen.ordered)) {
     return {
-      ids: () => pointLookups(chosen.index, keys),
+      ids: () => new PointLookups(chosen.index, keys),
       ordered: chosen.ordered || sort.length === 0,
       exact: chosen.exact,
       stage: `IXSCAN ${chosen.index.name}`,
@@ -182,13 +175,7 @@ export function plan(coll: Collection, filter: Doc, sort: SortSpec, hint?: unkno
   }
   const ranges = chosen.descending ? [...chosen.ranges].reverse() : chosen.ranges
   return {
-    ids: () =>
-      dedupe(
-        (function* () {
-          for (const [lo, hi] of ranges)
-            for (const entry of chosen.index.entries.range(lo, hi, chosen.descending)) yield entry.id
-        })(),
-      ),
+    ids: () => distinct(new RangeWalk(chosen.index, ranges, chosen.descending)),
     ordered: chosen.ordered || sort.length === 0,
     exact: chosen.exact,
     stage: `IXSCAN ${chosen.index.name}`,
@@ -199,18 +186,71 @@ export function plan(coll: Collection, filter: Doc, sort: SortSpec, hint?: unkno
  * Equality on every field of a unique index (the person and distinct_id lookups): each key is one
  * exact lookup instead of a range walk. Each key's id is looked up when the walk reaches it, so a
  * cursor reading in batches sees writes made between batches as the range walk did. Only used
- * where the order of the candidates does not matter (one key, or a sort done afterwards).
+ * where the order of the candidates does not matter (one key, or a sort done afterwards). An
+ * iterator object, not a generator (iterators.ts says why).
  */
-function* pointLookups(index: SecondaryIndex, keys: string[]): Generator<string> {
-  const found: string[] = []
-  const seen = index.multikey ? new Set<string>() : undefined
-  for (const key of keys.length > 1 ? new Set(keys) : keys) {
-    found.length = 0
-    index.entries.collectKey(key, found)
-    for (const id of found) {
-      if (seen?.has(id)) continue
-      seen?.add(id)
-      yield id
+class PointLookups extends Step<string> {
+  private readonly keys: string[]
+  private nextKey = 0
+  private readonly found: string[] = []
+  private nextFound = 0
+  private readonly seen: Set<string> | undefined
+
+  constructor(
+    private readonly index: SecondaryIndex,
+    keys: string[],
+  ) {
+    super()
+    this.keys = keys.length > 1 ? [...new Set(keys)] : keys
+    this.seen = index.multikey ? new Set() : undefined
+  }
+
+  next(): IteratorResult<string> {
+    for (;;) {
+      while (this.nextFound < this.found.length) {
+        const id = this.found[this.nextFound++]
+        if (this.seen?.has(id)) continue
+        this.seen?.add(id)
+        return { done: false, value: id }
+      }
+      if (this.nextKey >= this.keys.length) return { done: true, value: undefined }
+      this.found.length = 0
+      this.nextFound = 0
+      this.index.entries.collectKey(this.keys[this.nextKey++], this.found)
     }
+  }
+}
+
+/** The ids of an index's entries in `ranges`, one range after the other (an iterator object, see iterators.ts). */
+class RangeWalk extends Step<string> {
+  private nextRange = 0
+  private current: Iterator<Entry> | undefined
+
+  constructor(
+    private readonly index: SecondaryIndex,
+    private readonly ranges: Array<[string, string]>,
+    private readonly descending: boolean,
+  ) {
+    super()
+  }
+
+  next(): IteratorResult<string> {
+    for (;;) {
+      if (!this.current) {
+        if (this.nextRange >= this.ranges.length) return { done: true, value: undefined }
+        const [lo, hi] = this.ranges[this.nextRange++]
+        this.current = this.index.entries.range(lo, hi, this.descending)[Symbol.iterator]()
+      }
+      const entry = this.current.next()
+      if (!entry.done) return { done: false, value: entry.value.id }
+      this.current = undefined
+    }
+  }
+
+  return(): IteratorResult<string> {
+    this.current?.return?.()
+    this.current = undefined
+    this.nextRange = this.ranges.length
+    return { done: true, value: undefined }
   }
 }

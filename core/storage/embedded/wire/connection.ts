@@ -7,6 +7,9 @@ import { expectsNoReply, HEADER_SIZE, MAX_MESSAGE_SIZE, OpCode, opMsgReply, opRe
  */
 export type Execute = (frame: Buffer) => Promise<Uint8Array>
 
+/** Told of each message handled: its frame and the performance.now() at which its handling began. */
+export type Handled = (frame: Buffer, startedAt: number) => void
+
 /**
  * One client connection: cuts the byte stream into messages and runs them one after the other
  * (a connection's commands are ordered, as with mongod), writing each reply before the next.
@@ -21,6 +24,7 @@ export class Connection {
     private readonly socket: Socket,
     private readonly execute: Execute,
     private readonly onError: (error: unknown) => void,
+    private readonly handled?: Handled,
   ) {
     socket.setNoDelay(true)
     socket.on('data', (chunk: Buffer) => this.receive(chunk))
@@ -67,13 +71,21 @@ export class Connection {
 
   private async handle(frame: Buffer): Promise<void> {
     if (this.closed) return
+    const startedAt = performance.now()
     const header = readHeader(frame)
     const reply = await this.execute(frame)
-    if (expectsNoReply(frame) || this.closed) return
-    const parts =
-      header.opCode === OpCode.query ? opReply(header.requestId, reply) : opMsgReply(header.requestId, reply)
-    this.socket.cork()
-    for (const part of parts) this.socket.write(part)
-    this.socket.uncork()
+    if (!expectsNoReply(frame) && !this.closed) {
+      const parts =
+        header.opCode === OpCode.query ? opReply(header.requestId, reply) : opMsgReply(header.requestId, reply)
+      this.socket.cork()
+      for (const part of parts) this.socket.write(part)
+      this.socket.uncork()
+    }
+    try {
+      this.handled?.(frame, startedAt)
+    } catch (error) {
+      // statistics never cost a client its connection
+      this.onError(error)
+    }
   }
 }
