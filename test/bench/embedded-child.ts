@@ -32,6 +32,15 @@ export function cpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS
 }
 
+/**
+ * Page faults a process has taken: minor (the page was in the page cache, or zero-filled) and
+ * major (the page had to be read from the disk), as counted in /proc/pid/stat.
+ */
+export function pageFaults(pid: number): { minor: number; major: number } {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return { minor: Number(fields[7]), major: Number(fields[9]) }
+}
+
 /** Linux's USER_HZ, the unit of /proc/pid/stat's times. */
 const CLOCK_TICKS = 100
 

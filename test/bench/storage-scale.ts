@@ -18,7 +18,7 @@ import { PerformanceObserver } from 'node:perf_hooks'
 import { type Collection, type Db, type Document, MongoClient } from 'mongodb'
 import { LATENCY_BUCKETS } from '../../core/storage/embedded/commands/latency.ts'
 import { WireClient } from './wire-client.ts'
-import { cpuMs, rssAnon, startEmbeddedChild } from './embedded-child.ts'
+import { cpuMs, pageFaults, rssAnon, startEmbeddedChild } from './embedded-child.ts'
 import { EVENT_INDEXES, EVENTS_PROJECT, eventDocument, uuidOf } from './event-documents.ts'
 
 const EVENTS = Number(process.env.STORAGE_SCALE_EVENTS ?? 5_000_000)
@@ -49,6 +49,8 @@ interface Figures {
   slowLookups: number
   slowDuringClientGc: number
   clientGc: { pauses: number; totalMs: number; longestMs: number }
+  /** The server's page faults during the steady lookups: major ones read the mapped file from the disk. */
+  serverFaults: { minor: number; major: number }
   /** p50/p99 of as many pings right after: the round trip with no store work, what the lookups cannot go below. */
   pingP50: number
   pingP99: number
@@ -232,7 +234,9 @@ async function measure(engine: string, events: number): Promise<Figures> {
     const firstLookups = sortedDurations(await timeLookups(coll, events, FIRST_LOOKUPS))
     const admin = client.db('admin')
     const serverBefore = await serverReadLatencies(admin)
+    const faultsBefore = pageFaults(server.child.pid!)
     const { result: spans, pauses } = await withGcPauses(() => timeLookups(coll, events, STEADY_LOOKUPS))
+    const faultsAfter = pageFaults(server.child.pid!)
     const serverAfter = await serverReadLatencies(admin)
     const latencies = sortedDurations(spans)
     const slow = spans.filter(([, d]) => d > 1)
@@ -261,6 +265,7 @@ async function measure(engine: string, events: number): Promise<Figures> {
         totalMs: pauses.reduce((sum, [, d]) => sum + d, 0),
         longestMs: Math.max(0, ...pauses.map(([, d]) => d)),
       },
+      serverFaults: { minor: faultsAfter.minor - faultsBefore.minor, major: faultsAfter.major - faultsBefore.major },
       pingP50: percentile(pings, 0.5),
       pingP99: percentile(pings, 0.99),
       bareP50: percentile(bare, 0.5),
@@ -300,6 +305,7 @@ function lookupLine(f: Figures): string {
     `${f.server.meanMicros.toFixed(0)} µs`.padStart(9),
     `${f.slowLookups} (${f.slowDuringClientGc} in client GC)`.padStart(22),
     `${gc.pauses}, ${gc.totalMs.toFixed(0)} ms, longest ${gc.longestMs.toFixed(1)} ms`.padStart(30),
+    `${f.serverFaults.minor} / ${f.serverFaults.major}`.padStart(16),
   ].join('  ')
 }
 
@@ -323,7 +329,7 @@ async function main(): Promise<void> {
   )
   for (const f of results) console.log(line(f))
   console.log(
-    `\n${STEADY_LOOKUPS} steady lookups: round trip (driver) beside a ping's (no store work), the same lookups from a minimal client (no driver), the server's own time (serverStatus opLatencies.reads: histogram buckets, mean) and this client's GC pauses\nengine   round trip p50 / p99  ping p50 / p99  no driver p50/p99  server p50 / p99 bucket  server mean  lookups over 1 ms   client GC: pauses, total, longest`,
+    `\n${STEADY_LOOKUPS} steady lookups: round trip (driver) beside a ping's (no store work), the same lookups from a minimal client (no driver), the server's own time (serverStatus opLatencies.reads: histogram buckets, mean), this client's GC pauses and the server's page faults during the lookups (major: read from the disk)\nengine   round trip p50 / p99  ping p50 / p99  no driver p50/p99  server p50 / p99 bucket  server mean  lookups over 1 ms   client GC: pauses, total, longest  faults minor / major`,
   )
   for (const f of results) console.log(lookupLine(f))
   console.log(
