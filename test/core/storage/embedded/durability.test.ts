@@ -1,20 +1,11 @@
 import { expect } from 'chai'
 import type { ChildProcess } from 'node:child_process'
-import {
-  appendFileSync,
-  chmodSync,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs'
-import os from 'node:os'
+import { appendFileSync, chmodSync, existsSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { MongoClient, type Document } from 'mongodb'
 import { startEmbeddedMongo, type EmbeddedMongo } from '../../../../core/storage/embedded/index.ts'
 import { startEmbeddedCli } from '../../../helpers/embedded.ts'
+import { folderPerTest } from '../../../helpers/folders.ts'
 
 interface Running {
   server: EmbeddedMongo
@@ -43,10 +34,7 @@ const exited = (child: ChildProcess) =>
 
 describe('embedded MongoDB durability', () => {
   let dataDir: string
-  beforeEach(() => {
-    dataDir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-durability-'))
-  })
-  afterEach(() => rmSync(dataDir, { recursive: true, force: true }))
+  folderPerTest('hedgerow-durability-', (folder) => (dataDir = folder))
 
   it('keeps documents, updates, deletes, indexes and renames across a clean restart', async () => {
     let running = await open(dataDir)

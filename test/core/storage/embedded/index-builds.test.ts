@@ -5,6 +5,7 @@ import path from 'node:path'
 import { MongoClient, type Collection, type Db, type Document } from 'mongodb'
 import { startEmbeddedMongo, type EmbeddedMongo } from '../../../../core/storage/embedded/index.ts'
 import { startEmbeddedCli } from '../../../helpers/embedded.ts'
+import { folderPerTest } from '../../../helpers/folders.ts'
 
 const DOCS = 200_000
 const GROUPS = 1000
@@ -197,10 +198,7 @@ for (const engine of ['lmdb', 'memory'] as const) {
 describe('embedded MongoDB index build killed with SIGKILL', function () {
   this.timeout(300_000)
   let dataDir: string
-  beforeEach(() => {
-    dataDir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-index-build-kill-'))
-  })
-  afterEach(() => rmSync(dataDir, { recursive: true, force: true }))
+  folderPerTest('hedgerow-index-build-kill-', (folder) => (dataDir = folder))
 
   for (const engine of ['lmdb', 'memory'] as const) {
     it(`starts again with the index ${engine === 'lmdb' ? 'resumed and complete' : 'absent'} (${engine})`, async () => {

@@ -8,6 +8,7 @@ import { MongoClient } from 'mongodb'
 import { startEmbeddedMongo } from '../../../../core/storage/embedded/index.ts'
 import { maxSocketPathBytes } from '../../../../core/storage/embedded/listen-address.ts'
 import { tcpListeningPorts } from '../../../helpers/listening.ts'
+import { folderPerTest } from '../../../helpers/folders.ts'
 
 const refused = (where: { port: number; host: string } | { path: string }) =>
   new Promise<boolean>((resolve) => {
@@ -33,10 +34,7 @@ async function roundTrip(url: string): Promise<number> {
 
 describe('startEmbeddedMongo', () => {
   let dataDir: string
-  beforeEach(() => {
-    dataDir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-embedded-'))
-  })
-  afterEach(() => rmSync(dataDir, { recursive: true, force: true }))
+  folderPerTest('hedgerow-embedded-', (folder) => (dataDir = folder))
 
   for (const runIn of ['worker', 'current-thread'] as const) {
     it(`serves the driver on a Unix socket in the private data folder, and removes it on close (${runIn})`, async () => {

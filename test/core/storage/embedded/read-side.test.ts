@@ -1,9 +1,8 @@
 import { expect } from 'chai'
-import { mkdtempSync, rmSync } from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { MongoClient, type Document } from 'mongodb'
 import { startEmbeddedMongo, type EmbeddedMongo } from '../../../../core/storage/embedded/index.ts'
+import { folderPerTest } from '../../../helpers/folders.ts'
 
 /** A server over TCP with `readers` reader threads, and `clients` separate clients (connection pools) of it. */
 async function serve(
@@ -29,11 +28,7 @@ describe('embedded MongoDB reads beside writes (lmdb reader threads)', function 
   this.timeout(120_000)
   let dataDir: string
 
-  beforeEach(() => {
-    dataDir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-readers-'))
-  })
-
-  afterEach(() => rmSync(dataDir, { recursive: true, force: true }))
+  folderPerTest('hedgerow-readers-', (folder) => (dataDir = folder))
 
   /**
    * Sends one long update (tens of thousands of documents, one command, one transaction) and, once

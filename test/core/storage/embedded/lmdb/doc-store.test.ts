@@ -1,9 +1,7 @@
 import { expect } from 'chai'
-import { mkdtempSync, rmSync } from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
 import { LmdbEnvironment } from '../../../../../core/storage/embedded/lmdb/environment.ts'
 import { LmdbDocStore } from '../../../../../core/storage/embedded/lmdb/doc-store.ts'
+import { folderPerTest } from '../../../../helpers/folders.ts'
 
 /** Counts the document store's B-tree reads from now on (lmdb-js's getBinaryFast, which it reads with). */
 function countReads(env: LmdbEnvironment): { count: number } {
@@ -18,10 +16,7 @@ function countReads(env: LmdbEnvironment): { count: number } {
 
 describe('lmdb document store', () => {
   let dir: string
-  beforeEach(() => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-lmdb-docs-'))
-  })
-  afterEach(() => rmSync(dir, { recursive: true, force: true }))
+  folderPerTest('hedgerow-lmdb-docs-', (folder) => (dir = folder))
 
   it('keeps insertion order, replaced documents in place, and its counters across a reopen', async () => {
     let env = LmdbEnvironment.open(dir, { compression: false })

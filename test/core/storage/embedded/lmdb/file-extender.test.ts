@@ -1,9 +1,9 @@
 import { expect } from 'chai'
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import os from 'node:os'
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { FileExtender } from '../../../../../core/storage/embedded/lmdb/file-extender.ts'
 import { withEmbeddedDb } from '../../../../helpers/embedded.ts'
+import { folderPerTest } from '../../../../helpers/folders.ts'
 
 const PAGE = 8192
 
@@ -21,10 +21,7 @@ const newestLastPage = (file: Buffer) => {
 describe('lmdb file extender', function () {
   this.timeout(60_000)
   let dir: string
-  beforeEach(() => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-extend-'))
-  })
-  afterEach(() => rmSync(dir, { recursive: true, force: true }))
+  folderPerTest('hedgerow-extend-', (folder) => (dir = folder))
 
   it('writes zero pages from the end of the file to 16 MiB past the last page in use, leaving the pages before alone', () => {
     const file = path.join(dir, 'data.mdb')

@@ -4,14 +4,12 @@ import os from 'node:os'
 import path from 'node:path'
 import type { Db } from 'mongodb'
 import { withEmbeddedDb } from '../../../../helpers/embedded.ts'
+import { folderPerTest } from '../../../../helpers/folders.ts'
 
 describe('embedded MongoDB lmdb engine: migration of a data folder written by the in-memory engine', function () {
   this.timeout(60_000)
   let dataDir: string
-  beforeEach(() => {
-    dataDir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-migrate-'))
-  })
-  afterEach(() => rmSync(dataDir, { recursive: true, force: true }))
+  folderPerTest('hedgerow-migrate-', (folder) => (dataDir = folder))
 
   it('copies every collection, document and index once, and keeps the old files in pre-lmdb/', async () => {
     // today's format: a snapshot (forced by compact) and a log written after it

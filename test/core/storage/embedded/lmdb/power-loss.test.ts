@@ -1,11 +1,11 @@
 import { expect } from 'chai'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import os from 'node:os'
+import { readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { crc32 } from 'node:zlib'
 import type { Db } from 'mongodb'
 import { startEmbeddedMongo } from '../../../../../core/storage/embedded/index.ts'
 import { withEmbeddedDb } from '../../../../helpers/embedded.ts'
+import { folderPerTest } from '../../../../helpers/folders.ts'
 
 /**
  * What a power cut leaves of the lmdb data file, built by hand: the file as of its last
@@ -71,10 +71,7 @@ function withDb<T>(dataDir: string, fn: (db: Db) => Promise<T>, warnings: string
 describe('embedded MongoDB lmdb engine: power loss', function () {
   this.timeout(60_000)
   let dataDir: string
-  beforeEach(() => {
-    dataDir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-power-'))
-  })
-  afterEach(() => rmSync(dataDir, { recursive: true, force: true }))
+  folderPerTest('hedgerow-power-', (folder) => (dataDir = folder))
 
   it('answers a j: true write once a checkpoint on the disk holds its commit', async () => {
     await withDb(dataDir, async (db) => {
