@@ -41,8 +41,13 @@ function decodeName(bytes: Uint8Array, start: number, end: number): string {
   return name
 }
 
+/** The little-endian signed 32-bit integer at `at`. */
+export function int32(bytes: Uint8Array, at: number): number {
+  return bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16) | (bytes[at + 3] << 24)
+}
+
 export function documentLength(bytes: Uint8Array, offset = 0): number {
-  return (bytes[offset] | (bytes[offset + 1] << 8) | (bytes[offset + 2] << 16) | (bytes[offset + 3] << 24)) >>> 0
+  return int32(bytes, offset) >>> 0
 }
 
 function cstringEnd(bytes: Uint8Array, offset: number, limit: number): number {
@@ -201,10 +206,6 @@ export function fieldPicker(names: Iterable<string>): (bytes: Uint8Array) => Buf
 
 const float = new Float64Array(1)
 const floatBytes = new Uint8Array(float.buffer)
-
-function int32(bytes: Uint8Array, at: number): number {
-  return bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16) | (bytes[at + 3] << 24)
-}
 
 /** A 64-bit integer's two halves as one number: exact within ±2^53 (as js-bson's Long.toNumber). */
 function int64(bytes: Uint8Array, at: number): number {

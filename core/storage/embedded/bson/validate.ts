@@ -1,4 +1,5 @@
 import { isUtf8 } from 'node:buffer'
+import { int32 } from './raw.ts'
 
 /**
  * A check that bytes hold one well-formed BSON document, without decoding it. Inserted documents
@@ -9,10 +10,6 @@ import { isUtf8 } from 'node:buffer'
  * and code-with-scope lengths. A document that passes can be decoded later by every reader.
  */
 export class InvalidBsonError extends Error {}
-
-function int32(bytes: Uint8Array, at: number): number {
-  return bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16) | (bytes[at + 3] << 24)
-}
 
 function invalid(what: string): never {
   throw new InvalidBsonError(`invalid BSON document: ${what}`)
