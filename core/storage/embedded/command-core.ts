@@ -77,11 +77,11 @@ async function openStore(options: CoreOptions): Promise<{ catalog: Catalog; stor
       'warn',
       `copied ${migrated.documents} documents of ${migrated.collections} collections from the in-memory engine's files into lmdb; the old files are in ${migrated.movedTo} (remove them once the data is checked)`,
     )
-  const from = lmdb.recovery.rolledBackFrom
+  const { rolledBackFrom: from, replayed } = lmdb.recovery
   if (from !== undefined)
     options.log(
       'warn',
-      `the data file was opened at its last checkpoint: the machine restarted since it was written, and the commits after it (up to transaction ${from}) may not have reached the disk`,
+      `the data file was opened at its last checkpoint: the machine restarted since it was written, and the commits after it (up to transaction ${from}) may not have reached the disk; ${replayed} were redone from the journal`,
     )
   return { catalog: lmdb.catalog, store: lmdb }
 }

@@ -3,6 +3,7 @@ import path from 'node:path'
 import { open, type Database, type RootDatabase } from 'lmdb'
 import { CheckpointFile, currentBootId, lastPage, newestMeta, rollBackAfterReboot } from './checkpoint.ts'
 import { FileExtender } from './file-extender.ts'
+import { JournaledCommits, type Sealed } from './journaled-commits.ts'
 
 /**
  * 8 KiB pages (lmdb's default is the OS page, 4 KiB): documents of ~1 KB fill them better (a
@@ -112,7 +113,8 @@ export interface EnvironmentOptions {
  * power cut: it keeps a read transaction open on the newest commit (lmdb then reuses none of its
  * pages), fdatasyncs the file, records that commit's meta record in `checkpoint` (checkpoint.ts),
  * and only then lets go of the previous checkpoint's read transaction. After a reboot the file is
- * opened at the last checkpoint.
+ * opened at the last checkpoint, and the journal (journaled-commits.ts) redoes the commits after
+ * it: syncJournal() makes the commits so far durable without a checkpoint.
  */
 export class LmdbEnvironment implements LmdbStores {
   /** Stores whose counters changed in the current transaction (written once, before its commit). */
@@ -128,6 +130,9 @@ export class LmdbEnvironment implements LmdbStores {
   /** Write transactions begun and not yet committed. */
   private openTransactions = 0
   transactionNumber = 0
+  private readonly journal: JournaledCommits
+  /** Journal records redone at open (after a reboot). */
+  replayed = 0
 
   private constructor(
     readonly dir: string,
@@ -139,6 +144,49 @@ export class LmdbEnvironment implements LmdbStores {
   ) {
     this.checkpoints = new CheckpointFile(dir)
     this.extender = new FileExtender(this.dataFile, this.pageSize())
+    this.extender.extend(lastPage(newestMeta(this.dataFile, this.pageSize())))
+    this.journal = new JournaledCommits(dir, [docs, natural, entries, meta])
+  }
+
+  /**
+   * Redoes the journal's records after the file as opened. The file as opened stays pinned until
+   * the first checkpoint: should the power fail again before it, the next start opens the file
+   * there again (its checkpoint is still the one before) and replays again.
+   */
+  private replayJournal(): void {
+    this.pinned = this.root.useReadTransaction()
+    this.replayed = this.journal.replay((fn) => this.root.transactionSync(fn))
+  }
+
+  /**
+   * Journals every transaction from now on; call once a checkpoint on the disk holds the file as
+   * opened (the journal found at open is then deleted).
+   */
+  startJournal(): void {
+    this.journal.start()
+  }
+
+  /** Makes every commit so far durable: its journal record is on the disk, or a checkpoint is needed. */
+  async syncJournal(): Promise<'synced' | 'checkpoint needed'> {
+    const outcome = await this.journal.sync()
+    // the file grows between checkpoints too: whether to write ahead is checked as often as this
+    if (this.extender.due(lastPage(newestMeta(this.dataFile, this.pageSize())))) this.extendDue = true
+    this.extendIfDue()
+    return outcome
+  }
+
+  get journalDirty(): boolean {
+    return this.journal.dirty
+  }
+
+  /** Bytes of journal since the last checkpoint began (what a replay would redo). */
+  get journalBytes(): number {
+    return this.journal.bytes
+  }
+
+  private extendIfDue(): void {
+    if (!this.extendDue || this.openTransactions > 0) return
+    this.extendDue = false
     this.extender.extend(lastPage(newestMeta(this.dataFile, this.pageSize())))
   }
 
@@ -156,6 +204,7 @@ export class LmdbEnvironment implements LmdbStores {
     const { docs, natural, entries, meta } = openStores(root, options.compression)
     const env = new LmdbEnvironment(dir, root, docs, natural, entries, meta)
     env.rolledBackFrom = rolledBack
+    env.replayJournal()
     return env
   }
 
@@ -169,10 +218,11 @@ export class LmdbEnvironment implements LmdbStores {
   }
 
   /** `fn` with the counters it touched written before it returns, its error kept for after the commit. */
-  private body<T>(fn: () => T, failed: (error: unknown) => void): () => unknown {
+  private body<T>(fn: () => T, failed: (error: unknown) => void, sealed: Sealed): () => unknown {
     const fail = (error: unknown) => {
       failed(error)
       this.flushTouched()
+      this.journal.seal(sealed)
       return undefined
     }
     return () => {
@@ -184,10 +234,12 @@ export class LmdbEnvironment implements LmdbStores {
       }
       if (!(value instanceof Promise)) {
         this.flushTouched()
+        this.journal.seal(sealed)
         return value
       }
       return value.then((settled: unknown) => {
         this.flushTouched()
+        this.journal.seal(sealed)
         return settled
       }, fail)
     }
@@ -206,14 +258,20 @@ export class LmdbEnvironment implements LmdbStores {
       throw error
     },
   ): T {
-    if (this.extendDue && this.openTransactions === 0) {
-      this.extendDue = false
-      this.extender.extend(lastPage(newestMeta(this.dataFile, this.pageSize())))
-    }
+    this.extendIfDue()
     let failure: { error: unknown } | undefined
-    const body = this.body(fn, (error) => {
-      failure = { error }
-    })
+    const sealed: Sealed = { seq: 0, record: undefined }
+    const body = this.body(
+      fn,
+      (error) => {
+        failure = { error }
+      },
+      sealed,
+    )
+    const commitFailed = (error: unknown): never => {
+      this.journal.discard()
+      return onCommitFailure(error)
+    }
     let result: unknown
     this.openTransactions += 1
     this.transactionNumber += 1
@@ -221,15 +279,16 @@ export class LmdbEnvironment implements LmdbStores {
       result = this.root.transactionSync(body)
     } catch (error) {
       this.openTransactions -= 1
-      return onCommitFailure(error)
+      return commitFailed(error)
     }
     if (result instanceof Promise) result.finally(() => (this.openTransactions -= 1)).catch(() => undefined)
     else this.openTransactions -= 1
     const settle = (value: unknown) => {
+      this.journal.committed(sealed)
       if (failure) throw failure.error
       return value
     }
-    return (result instanceof Promise ? result.then(settle, onCommitFailure) : settle(result)) as T
+    return (result instanceof Promise ? result.then(settle, commitFailed) : settle(result)) as T
   }
 
   /**
@@ -238,6 +297,7 @@ export class LmdbEnvironment implements LmdbStores {
    */
   async checkpoint(): Promise<void> {
     const pin = this.root.useReadTransaction()
+    const seq = this.journal.checkpointBegins()
     let meta: ReturnType<typeof newestMeta>
     try {
       // no commit can come between the pin and this read: commits run on this thread
@@ -251,6 +311,7 @@ export class LmdbEnvironment implements LmdbStores {
     }
     this.pinned?.done()
     this.pinned = pin
+    await this.journal.checkpointed(seq)
   }
 
   private pageBytes: number | undefined
@@ -278,6 +339,7 @@ export class LmdbEnvironment implements LmdbStores {
   async close(): Promise<void> {
     this.pinned?.done()
     this.pinned = undefined
+    await this.journal.close()
     await this.checkpoints.close()
     await this.root.close()
   }

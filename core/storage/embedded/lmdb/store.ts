@@ -11,20 +11,31 @@ export interface LmdbOpenResult {
   migrated?: MigrationResult
   /** The file was set back to its last checkpoint after a reboot (from this txnid). */
   rolledBackFrom?: bigint
+  /** Journal records redone on the file as opened. */
+  replayed: number
 }
+
+/**
+ * Checkpoints run in the background this often while writes come in (or at the sync interval, if
+ * longer), and sooner once the journal since the last one reaches JOURNAL_BYTES: what a restart
+ * after a power cut replays.
+ */
+const CHECKPOINT_MS = 1000
+const JOURNAL_BYTES = 32 * 1024 * 1024
 
 /**
  * The data folder kept on disk by lmdb: only the pages in use stay in memory (the kernel's page
  * cache), and a restart reads nothing but the catalog records.
  *
  * Each write command runs in one lmdb transaction, committed (written to the file) before its
- * reply: it survives kill -9. A checkpoint (environment.ts) makes the commits so far durable at
- * most `syncIntervalMs` after a write, and before the reply of a write asking for j: true or
- * w: "majority" (every write with `syncIntervalMs: 0`); after a power cut the file opens at the
- * last checkpoint.
+ * reply: it survives kill -9. Its journal record (journal.ts) is fdatasynced at most
+ * `syncIntervalMs` after it, and before the reply of a write asking for j: true or
+ * w: "majority" (every write with `syncIntervalMs: 0`): after a power cut the file opens at the
+ * last checkpoint and the journal redoes the commits since. Checkpoints run in the background.
  */
 export class LmdbStore {
   private dirty = false
+  private lastCheckpoint = performance.now()
   private syncing: Promise<void> | undefined
   private nextSync: Promise<void> | undefined
   private failure: Error | undefined
@@ -54,7 +65,8 @@ export class LmdbStore {
       catalog.setListener(SILENT)
       // the file as opened (after a kill -9, commits no checkpoint covered yet) becomes the checkpoint
       await env.checkpoint()
-      const recovery = { collections, migrated, rolledBackFrom: env.rolledBackFrom }
+      env.startJournal()
+      const recovery = { collections, migrated, rolledBackFrom: env.rolledBackFrom, replayed: env.replayed }
       return new LmdbStore(env, catalog, recorder, recovery, options)
     } catch (error) {
       await env.close()
@@ -81,7 +93,22 @@ export class LmdbStore {
   async commit(syncRequested: boolean): Promise<void> {
     if (this.failure) throw this.failure
     this.dirty = true
-    if (syncRequested || this.options.syncIntervalMs === 0) await this.sync()
+    if (this.env.journalBytes >= JOURNAL_BYTES && !this.syncing) void this.sync().catch(() => undefined)
+    if (syncRequested || this.options.syncIntervalMs === 0) await this.syncJournal()
+  }
+
+  /** Every commit so far on the disk: in the journal, or (after a transaction too large for it) by a checkpoint. */
+  private async syncJournal(): Promise<void> {
+    let outcome: Awaited<ReturnType<LmdbEnvironment['syncJournal']>>
+    try {
+      outcome = await this.env.syncJournal()
+    } catch (error) {
+      this.failure ??= new Error(
+        `the embedded database could not sync its journal (${String(error)}); writes are refused until it is restarted`,
+      )
+      throw this.failure
+    }
+    if (outcome === 'checkpoint needed') await this.sync()
   }
 
   get failed(): Error | undefined {
@@ -102,6 +129,7 @@ export class LmdbStore {
 
   private startSync(): Promise<void> {
     this.dirty = false
+    this.lastCheckpoint = performance.now()
     const running = this.env.checkpoint().finally(() => {
       this.syncing = undefined
     })
@@ -115,7 +143,9 @@ export class LmdbStore {
   }
 
   private async backgroundSync(): Promise<void> {
-    if (!this.dirty || this.syncing) return
+    if (this.env.journalDirty) await this.syncJournal().catch(() => undefined)
+    const due = performance.now() - this.lastCheckpoint >= Math.max(CHECKPOINT_MS, this.options.syncIntervalMs)
+    if (!this.dirty || this.syncing || !due) return
     await this.sync().catch(() => undefined)
   }
 

@@ -28,6 +28,8 @@ export const RecordOp = {
   rename: 8,
   /** Last record of a complete snapshot. */
   end: 9,
+  /** The lmdb engine's journal (lmdb/journal.ts): body = one transaction's puts and removes (lmdb/commit-ops.ts). */
+  lmdbCommit: 10,
 } as const
 
 export type RecordOpCode = (typeof RecordOp)[keyof typeof RecordOp]

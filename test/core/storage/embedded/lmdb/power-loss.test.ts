@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { crc32 } from 'node:zlib'
 import type { Db } from 'mongodb'
@@ -48,10 +48,46 @@ interface Event {
   project_id: number
   n: number
   pad?: string
+  updated?: boolean
 }
 
 const dataFile = (dataDir: string) => path.join(dataDir, 'lmdb', 'data.mdb')
 const checkpointFile = (dataDir: string) => path.join(dataDir, 'lmdb', 'checkpoint')
+const journalFiles = (dataDir: string) =>
+  readdirSync(path.join(dataDir, 'lmdb')).filter((name) => name.startsWith('journal-'))
+const readJournal = (dataDir: string) =>
+  new Map(journalFiles(dataDir).map((name) => [name, readFileSync(path.join(dataDir, 'lmdb', name))]))
+
+/** `data` with every page that differs from `checkpointed` made garbage (torn, or never on the disk). */
+function garbleLaterPages(data: Buffer, checkpointed: Buffer): { file: Buffer; damaged: number } {
+  const file = Buffer.from(data)
+  let damaged = 0
+  for (let page = 2; page * PAGE < file.length; page++) {
+    const start = page * PAGE
+    const same =
+      start + PAGE <= checkpointed.length &&
+      file.subarray(start, start + PAGE).equals(checkpointed.subarray(start, start + PAGE))
+    if (same) continue
+    file.fill(0xa5, start, start + PAGE)
+    damaged += 1
+  }
+  return { file, damaged }
+}
+
+/**
+ * What a power cut leaves: the data file's commits since the checkpoint lost (their pages garbage),
+ * the checkpoint from an earlier boot, and the journal as fdatasynced.
+ */
+function powerCut(
+  dataDir: string,
+  disk: { data: Buffer; checkpoint: Buffer; after: Buffer; journal: Map<string, Buffer> },
+): void {
+  const { file, damaged } = garbleLaterPages(disk.after, disk.data)
+  expect(damaged, 'the lost commits wrote pages').to.be.greaterThan(0)
+  writeFileSync(dataFile(dataDir), file)
+  writeFileSync(checkpointFile(dataDir), fromEarlierBoot(disk.checkpoint))
+  for (const [name, bytes] of disk.journal) writeFileSync(path.join(dataDir, 'lmdb', name), bytes)
+}
 
 /** `syncIntervalMs` long: no checkpoint but the ones at start, on j: true and at close. */
 function withDb<T>(dataDir: string, fn: (db: Db) => Promise<T>, warnings: string[] = []): Promise<T> {
@@ -73,15 +109,61 @@ describe('embedded MongoDB lmdb engine: power loss', function () {
   let dataDir: string
   folderPerTest('hedgerow-power-', (folder) => (dataDir = folder))
 
-  it('answers a j: true write once a checkpoint on the disk holds its commit', async () => {
+  it('answers a j: true write once its journal record is on the disk, and after a reboot redoes the commits since the last checkpoint', async () => {
+    const before = Array.from({ length: 300 }, (_, i) => ({ _id: i, project_id: 1, n: i, pad: 'a'.repeat(500) }))
+    const disk = await withDb(dataDir, async (db) => {
+      // the checkpoint taken at open: with a sync interval of a minute, the only one before the close
+      const atCheckpoint = { data: readFileSync(dataFile(dataDir)), checkpoint: readFileSync(checkpointFile(dataDir)) }
+      const events = db.collection<Event>('events')
+      await events.createIndex({ project_id: 1, n: 1 })
+      await events.insertMany(before, { writeConcern: { j: true } })
+      await events.deleteMany({ _id: { $lt: 100 } }, { writeConcern: { j: true } })
+      await events.updateOne({ _id: 150 }, { $set: { n: -1 } }, { writeConcern: { j: true } })
+      expect(checkpointTxnid(readFileSync(checkpointFile(dataDir)))).to.equal(checkpointTxnid(atCheckpoint.checkpoint))
+      return { ...atCheckpoint, after: readFileSync(dataFile(dataDir)), journal: readJournal(dataDir) }
+    })
+    expect(disk.journal.size).to.be.greaterThan(0)
+    powerCut(dataDir, disk)
+
+    const warnings: string[] = []
+    await withDb(
+      dataDir,
+      async (db) => {
+        const events = db.collection<Event>('events')
+        expect(await events.countDocuments()).to.equal(200)
+        expect(await events.findOne({ _id: 150 })).to.deep.include({ n: -1 })
+        expect(await events.countDocuments({ project_id: 1, n: { $gte: 250 } })).to.equal(50)
+        await events.insertOne({ _id: 5000, project_id: 1, n: 5000 }, { writeConcern: { j: true } })
+      },
+      warnings,
+    )
+    expect(warnings.join('\n')).to.match(/opened at its last checkpoint.*; \d+ were redone from the journal/)
+    expect(journalFiles(dataDir), 'the replayed journal is deleted once a checkpoint holds it').to.have.length(0)
+    expect(await withDb(dataDir, (db) => db.collection('events').countDocuments())).to.equal(201)
+  })
+
+  it('makes a transaction too large for the journal durable by a checkpoint, and replays the journal after it', async () => {
+    const big = Array.from({ length: 20 }, (_, i) => ({ _id: i, project_id: 1, n: i, pad: 'x'.repeat(1_000_000) }))
+    const disk = await withDb(dataDir, async (db) => {
+      const events = db.collection<Event>('events')
+      await events.insertOne({ _id: -1, project_id: 1, n: -1 }, { writeConcern: { j: true } })
+      const journaled = checkpointTxnid(readFileSync(checkpointFile(dataDir)))
+      expect(journaled < newestTxnid(readFileSync(dataFile(dataDir))), 'a small write: no checkpoint').to.equal(true)
+      await events.insertMany(big, { writeConcern: { j: true } })
+      expect(checkpointTxnid(readFileSync(checkpointFile(dataDir)))).to.equal(journaled)
+      // the driver sends at most 16 MB of documents a command: an update of them all rewrites 20 MB
+      await events.updateMany({ n: { $gte: 0 } }, { $set: { updated: true } }, { writeConcern: { j: true } })
+      const atCheckpoint = { data: readFileSync(dataFile(dataDir)), checkpoint: readFileSync(checkpointFile(dataDir)) }
+      expect(checkpointTxnid(atCheckpoint.checkpoint) >= newestTxnid(atCheckpoint.data)).to.equal(true)
+      await events.insertOne({ _id: 100, project_id: 1, n: 100 }, { writeConcern: { j: true } })
+      return { ...atCheckpoint, after: readFileSync(dataFile(dataDir)), journal: readJournal(dataDir) }
+    })
+    powerCut(dataDir, disk)
     await withDb(dataDir, async (db) => {
-      const c = db.collection('c')
-      for (let i = 0; i < 5; i++) {
-        await c.insertOne({ i }, { writeConcern: { j: true } })
-        const newest = newestTxnid(readFileSync(dataFile(dataDir)))
-        const checkpointed = checkpointTxnid(readFileSync(checkpointFile(dataDir)))
-        expect(checkpointed >= newest, `checkpoint ${checkpointed}, newest commit ${newest}`).to.equal(true)
-      }
+      const events = db.collection<Event>('events')
+      expect(await events.countDocuments()).to.equal(22)
+      expect(await events.findOne({ _id: 100 })).to.deep.equal({ _id: 100, project_id: 1, n: 100 })
+      expect(await events.findOne({ _id: 19 })).to.deep.equal({ ...big[19], updated: true })
     })
   })
 
@@ -108,17 +190,7 @@ describe('embedded MongoDB lmdb engine: power loss', function () {
 
     // The power cut: the checkpoint on the disk is the earlier one, taken in an earlier boot, and
     // every page written since is garbage (torn, or never on the disk); the newest meta record names them.
-    const crashed = Buffer.from(after)
-    let damaged = 0
-    for (let page = 2; page * PAGE < crashed.length; page++) {
-      const start = page * PAGE
-      const same =
-        start + PAGE <= checkpointed.length &&
-        crashed.subarray(start, start + PAGE).equals(checkpointed.subarray(start, start + PAGE))
-      if (same) continue
-      crashed.fill(0xa5, start, start + PAGE)
-      damaged += 1
-    }
+    const { file: crashed, damaged } = garbleLaterPages(after, checkpointed)
     expect(damaged, 'the lost commits wrote pages').to.be.greaterThan(20)
     writeFileSync(dataFile(dataDir), crashed)
     writeFileSync(checkpointFile(dataDir), fromEarlierBoot(checkpoint))
