@@ -1,5 +1,5 @@
 import { closeSync, fsyncSync, openSync, readdirSync, statSync, unlinkSync } from 'node:fs'
-import { open } from 'node:fs/promises'
+import { open, unlink } from 'node:fs/promises'
 import path from 'node:path'
 import { LogWriter } from '../persistence/log-writer.ts'
 import { encodeRecord, readRecordFile, RecordOp } from '../persistence/records.ts'
@@ -156,7 +156,8 @@ export class CommitJournal {
         continue
       }
       await file.writer.close()
-      unlinkSync(file.writer.path)
+      // from the thread pool: unlinking megabytes of file frees its blocks, which takes a while
+      await unlink(file.writer.path)
     }
     this.files = keep
   }
