@@ -10,6 +10,8 @@
 const PUT = 1
 const REMOVE = 2
 const SEQ_BYTES = 8
+const FIRST_BYTES = 64 * 1024
+const KEEP_BYTES = 1024 * 1024
 
 export type OpKind = typeof PUT | typeof REMOVE
 
@@ -26,7 +28,7 @@ export interface RecordedOp {
  * says it overflowed, and the caller makes that commit durable by a checkpoint instead.
  */
 export class CommitRecorder {
-  private buffer = Buffer.allocUnsafe(64 * 1024)
+  private buffer = Buffer.allocUnsafe(FIRST_BYTES)
   private length = SEQ_BYTES
   private overflowed = false
 
@@ -49,7 +51,7 @@ export class CommitRecorder {
     const bytes = 6 + key.length + (value ? 4 + value.length : 0)
     if (this.length + bytes > this.limit) {
       this.overflowed = true
-      this.buffer = Buffer.allocUnsafe(64 * 1024)
+      this.buffer = Buffer.allocUnsafe(FIRST_BYTES)
       return
     }
     this.reserve(bytes)
@@ -83,7 +85,10 @@ export class CommitRecorder {
     this.length = SEQ_BYTES
     if (overflowed) return 'overflowed'
     this.buffer.writeBigUInt64LE(BigInt(seq), 0)
-    return this.buffer.subarray(0, length)
+    const record = this.buffer.subarray(0, length)
+    // the buffer of a large transaction is not kept for the small ones after it
+    if (this.buffer.length > KEEP_BYTES) this.buffer = Buffer.allocUnsafe(FIRST_BYTES)
+    return record
   }
 
   /** Forgets the transaction under way (its commit failed). */
