@@ -2,6 +2,7 @@ import { closeSync, constants, existsSync, fsyncSync, openSync, readFileSync, re
 import { type FileHandle, open } from 'node:fs/promises'
 import path from 'node:path'
 import { crc32 } from 'node:zlib'
+import { syncFolder } from '../persistence/data-dir.ts'
 
 /**
  * The last checkpoint of an lmdb data file kept in noSync mode: a copy of the meta record of a
@@ -130,12 +131,7 @@ export class CheckpointFile {
     this.nextSlot = 1 - this.nextSlot
     if (!this.created) return
     // a new file's name is on the disk once its folder is synced
-    const folder = await open(this.dir, 'r')
-    try {
-      await folder.sync()
-    } finally {
-      await folder.close()
-    }
+    await syncFolder(this.dir)
     this.created = false
   }
 

@@ -1,6 +1,7 @@
-import { closeSync, fsyncSync, openSync, readdirSync, statSync, unlinkSync } from 'node:fs'
-import { open, unlink } from 'node:fs/promises'
+import { readdirSync, statSync, unlinkSync } from 'node:fs'
+import { unlink } from 'node:fs/promises'
 import path from 'node:path'
+import { syncFolder, syncFolderSync } from '../persistence/data-dir.ts'
 import { LogWriter } from '../persistence/log-writer.ts'
 import { encodeRecord, readRecordFile, RecordOp } from '../persistence/records.ts'
 import { recordSeq } from './commit-ops.ts'
@@ -14,15 +15,6 @@ interface JournalFile {
   maxSeq: number
   /** Its name is on the disk (the folder was fsynced after it was made). */
   named: boolean
-}
-
-function syncFolder(dir: string): void {
-  const fd = openSync(dir, 'r')
-  try {
-    fsyncSync(fd)
-  } finally {
-    closeSync(fd)
-  }
 }
 
 /**
@@ -89,7 +81,7 @@ export class CommitJournal {
     for (const file of this.found) unlinkSync(file)
     this.found = []
     this.newFile()
-    syncFolder(this.dir)
+    syncFolderSync(this.dir)
     this.current.named = true
   }
 
@@ -133,12 +125,7 @@ export class CommitJournal {
     const unnamed = files.filter((f) => !f.named)
     await Promise.all(files.map((f) => f.writer.sync()))
     if (!unnamed.length) return
-    const folder = await open(this.dir, 'r')
-    try {
-      await folder.sync()
-    } finally {
-      await folder.close()
-    }
+    await syncFolder(this.dir)
     for (const f of unnamed) f.named = true
   }
 

@@ -1,4 +1,5 @@
 import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { open } from 'node:fs/promises'
 import path from 'node:path'
 
 /**
@@ -54,12 +55,7 @@ export class DataDir {
 
   /** Makes renames and new files in the folder durable. */
   syncDir(): void {
-    const fd = openSync(this.dir, 'r')
-    try {
-      fsyncSync(fd)
-    } finally {
-      closeSync(fd)
-    }
+    syncFolderSync(this.dir)
   }
 
   /**
@@ -87,3 +83,23 @@ export class DataDir {
 
 export const FOLDER_MODE = 0o700
 export const FILE_MODE = 0o600
+
+/** Puts the names of the files made or removed in `dir` on the disk. */
+export function syncFolderSync(dir: string): void {
+  const fd = openSync(dir, 'r')
+  try {
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** syncFolderSync from the thread pool. */
+export async function syncFolder(dir: string): Promise<void> {
+  const folder = await open(dir, 'r')
+  try {
+    await folder.sync()
+  } finally {
+    await folder.close()
+  }
+}
