@@ -5,8 +5,8 @@
  * definitions, so a fetch it triggers (OFREP or /flags/definitions) already sees them.
  *
  * Where changes come from: this process's admin API reloads the cache before it answers; other
- * processes' writes arrive through a change stream on the versions collection (a replica set: the
- * embedded store and production MongoDB), else through the cache's version poll.
+ * processes' writes arrive through a change stream on the versions collection (a replica set),
+ * else through the cache's version poll (the embedded store `npm start` runs is not one).
  *
  * An event's id is the definitions' `<generation>.<version>`, the same in every process: a client
  * reconnecting with a `Last-Event-ID` that is not the current one has missed a change and gets one
