@@ -10,14 +10,12 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { crc32 } from 'node:zlib'
 import { MongoClient } from 'mongodb'
 import { startEmbeddedMongo } from '../../core/storage/embedded/index.ts'
+import { fromEarlierBoot } from '../helpers/checkpoint-file.ts'
 import { EVENT_INDEXES, eventDocument } from './event-documents.ts'
 
 const EVENTS = Number(process.env.JOURNAL_EVENTS ?? 20_000)
-/** A checkpoint record: magic, boot id, lmdb's meta record, CRC-32 (lmdb/checkpoint.ts). */
-const RECORD = 4 + 36 + 144 + 4
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-journal-replay-'))
 const lmdb = path.join(dataDir, 'lmdb')
@@ -33,17 +31,6 @@ async function withClient<T>(fn: (client: MongoClient) => Promise<T>, log?: (m: 
     await client.close()
     await server.close()
   }
-}
-
-/** The checkpoint file with each whole record's boot set to an earlier one. */
-function fromEarlierBoot(file: Buffer): Buffer {
-  const copy = Buffer.from(file)
-  for (let at = 0; at + RECORD <= copy.length; at += RECORD) {
-    const record = copy.subarray(at, at + RECORD)
-    record.write('00000000-0000-4000-8000-000000000000', 4, 36, 'latin1')
-    record.writeUInt32LE(crc32(record.subarray(0, RECORD - 4)), RECORD - 4)
-  }
-  return copy
 }
 
 async function timedStart(log?: (m: string) => void): Promise<number> {

@@ -1,4 +1,4 @@
-import { readdirSync, statSync, unlinkSync } from 'node:fs'
+import { readdirSync, unlinkSync } from 'node:fs'
 import { unlink } from 'node:fs/promises'
 import path from 'node:path'
 import { syncFolder, syncFolderSync } from '../persistence/data-dir.ts'
@@ -9,7 +9,6 @@ import { recordSeq } from './commit-ops.ts'
 const FILE = /^journal-(\d{12})$/
 
 interface JournalFile {
-  readonly number: number
   readonly writer: LogWriter
   /** The highest sequence number in the file (0: none yet). */
   maxSeq: number
@@ -94,9 +93,8 @@ export class CommitJournal {
   }
 
   private newFile(): void {
-    const number = this.nextNumber++
-    const name = path.join(this.dir, `journal-${String(number).padStart(12, '0')}`)
-    this.files.push({ number, writer: new LogWriter(name), maxSeq: 0, named: false })
+    const name = path.join(this.dir, `journal-${String(this.nextNumber++).padStart(12, '0')}`)
+    this.files.push({ writer: new LogWriter(name), maxSeq: 0, named: false })
   }
 
   /** A transaction's record as the file holds it (a copy of `body`). */
@@ -153,7 +151,7 @@ export class CommitJournal {
   async close(): Promise<void> {
     for (const file of this.files) {
       await file.writer.close()
-      if (file.maxSeq === 0 && statSync(file.writer.path).size === 0) unlinkSync(file.writer.path)
+      if (file.maxSeq === 0) unlinkSync(file.writer.path)
     }
     this.files = []
   }

@@ -1,8 +1,6 @@
-import type { Database } from 'lmdb'
 import { CommitRecorder, OP, recordOps } from './commit-ops.ts'
+import type { BinaryDb } from './environment.ts'
 import { CommitJournal } from './journal.ts'
-
-type BinaryDb = Database<Buffer, Buffer>
 
 /** The meta key holding the sequence number of the last journaled transaction. */
 const JOURNAL_SEQ = Buffer.from('journal-seq', 'latin1')

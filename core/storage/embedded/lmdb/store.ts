@@ -80,13 +80,15 @@ export class LmdbStore {
    * refused until a restart reopens the file as it is.
    */
   transact<T>(fn: () => T): T {
-    const refuse = (error: unknown): never => {
-      this.failure ??= new Error(
-        `the embedded database could not commit to its data file (${String(error)}); writes are refused until it is restarted`,
-      )
-      throw this.failure
-    }
-    return this.env.transact(fn, refuse)
+    return this.env.transact(fn, (error) => this.refuseWrites('commit to its data file', error))
+  }
+
+  /** After a failure of the file or the journal: this write and every later one fail with `what`. */
+  private refuseWrites(what: string, error: unknown): never {
+    this.failure ??= new Error(
+      `the embedded database could not ${what} (${String(error)}); writes are refused until it is restarted`,
+    )
+    throw this.failure
   }
 
   /** After a write is committed, before it is acknowledged. */
@@ -99,15 +101,7 @@ export class LmdbStore {
 
   /** Every commit so far on the disk: in the journal, or (after a transaction too large for it) by a checkpoint. */
   private async syncJournal(): Promise<void> {
-    let outcome: Awaited<ReturnType<LmdbEnvironment['syncJournal']>>
-    try {
-      outcome = await this.env.syncJournal()
-    } catch (error) {
-      this.failure ??= new Error(
-        `the embedded database could not sync its journal (${String(error)}); writes are refused until it is restarted`,
-      )
-      throw this.failure
-    }
+    const outcome = await this.env.syncJournal().catch((error: unknown) => this.refuseWrites('sync its journal', error))
     if (outcome === 'checkpoint needed') await this.sync()
   }
 
@@ -134,12 +128,7 @@ export class LmdbStore {
       this.syncing = undefined
     })
     this.syncing = running
-    return running.catch((error: unknown) => {
-      this.failure ??= new Error(
-        `the embedded database could not sync its data file (${String(error)}); writes are refused until it is restarted`,
-      )
-      throw this.failure
-    })
+    return running.catch((error: unknown) => this.refuseWrites('sync its data file', error))
   }
 
   private async backgroundSync(): Promise<void> {

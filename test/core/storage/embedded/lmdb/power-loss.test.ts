@@ -1,10 +1,16 @@
 import { expect } from 'chai'
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { crc32 } from 'node:zlib'
 import type { Db } from 'mongodb'
 import { startEmbeddedMongo } from '../../../../../core/storage/embedded/index.ts'
 import { withEmbeddedDb } from '../../../../helpers/embedded.ts'
+import {
+  CHECKPOINT_META,
+  CHECKPOINT_RECORD as RECORD,
+  fromEarlierBoot,
+  slots,
+  wholeRecord,
+} from '../../../../helpers/checkpoint-file.ts'
 import { folderPerTest } from '../../../../helpers/folders.ts'
 
 /**
@@ -17,31 +23,14 @@ import { folderPerTest } from '../../../../helpers/folders.ts'
 const PAGE = 8192
 const HEADER = 24
 const TXNID = 128
-const CHECKPOINT_META = 4 + 36
-const RECORD = CHECKPOINT_META + 144 + 4
-
 const newestTxnid = (file: Buffer) =>
   [0, 1].map((page) => file.readBigUInt64LE(page * PAGE + HEADER + TXNID)).reduce((a, b) => (a > b ? a : b))
-const wholeRecord = (record: Buffer) =>
-  record.length === RECORD && crc32(record.subarray(0, RECORD - 4)) === record.readUInt32LE(RECORD - 4)
-const slots = (file: Buffer) => [0, 1].map((slot) => file.subarray(slot * RECORD, (slot + 1) * RECORD))
 /** The newest checkpointed txnid among the file's whole records. */
 const checkpointTxnid = (file: Buffer) =>
   slots(file)
     .filter(wholeRecord)
     .map((record) => record.readBigUInt64LE(CHECKPOINT_META + TXNID))
     .reduce((a, b) => (a > b ? a : b))
-
-/** `file` with every whole record's boot set to an earlier one (the machine has rebooted since). */
-function fromEarlierBoot(file: Buffer): Buffer {
-  const copy = Buffer.from(file)
-  for (const record of slots(copy)) {
-    if (!wholeRecord(record)) continue
-    record.write('00000000-0000-4000-8000-000000000000', 4, 36, 'latin1')
-    record.writeUInt32LE(crc32(record.subarray(0, RECORD - 4)), RECORD - 4)
-  }
-  return copy
-}
 
 interface Event {
   _id: number
