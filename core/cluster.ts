@@ -16,8 +16,8 @@ import path from 'node:path'
 import type { Logger } from 'pino'
 import type { Config } from './config.ts'
 import { resolveAdminKey } from './admin/key.ts'
-import { startEmbeddedMongo } from './storage/embedded/index.ts'
 import type { EmbeddedMongo } from './storage/embedded/index.ts'
+import { startServiceStore } from './storage/mongo.ts'
 import { shutDownWithin } from './shutdown.ts'
 
 /** The configured count, else one per core in production and one in development. */
@@ -53,7 +53,7 @@ export async function startPrimary({ config, rootDir, logger, workers }: Primary
   const env: Record<string, string> = { WORKERS: String(workers) }
   let embedded: EmbeddedMongo | undefined
   if (!config.storage.mongodbUrl) {
-    embedded = await startEmbeddedMongo({ dataDir: path.join(dataDir, 'mongo') })
+    embedded = await startServiceStore(path.join(dataDir, 'mongo'))
     env.MONGODB_URL = embedded.url
     logger.warn(
       { url: embedded.url },

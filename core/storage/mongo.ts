@@ -20,12 +20,21 @@ export interface Storage {
   close(): Promise<void>
 }
 
+/**
+ * The service's own embedded store, answering as a one-member replica set (as a production MongoDB
+ * must be): change streams, which the console's live events and pushed flag changes need, work on
+ * the default install too.
+ */
+export function startServiceStore(dataDir: string): Promise<EmbeddedMongo> {
+  return startEmbeddedMongo({ dataDir, replSetName: 'rs0' })
+}
+
 export async function openStorage(config: Config, logger: Logger): Promise<Storage> {
   let embedded: EmbeddedMongo | undefined
   let url = config.storage.mongodbUrl
   if (!url) {
     const dataDir = path.resolve(config.storage.dataDir, 'mongo')
-    embedded = await startEmbeddedMongo({ dataDir })
+    embedded = await startServiceStore(dataDir)
     url = embedded.url
     logger.warn(
       { dataDir, url },

@@ -88,12 +88,14 @@ export async function startMongo(
 ): Promise<Child> {
   const port = await freePort()
   const profile = cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : []
+  // as the service runs its own store (core/storage/mongo.ts): a one-member replica set
+  const replSet = process.env.BENCH_MONGO_STANDALONE === '1' ? [] : ['--replset', 'rs0']
   const { child, output } = spawnNode(
-    [...profile, 'core/launch.js', 'core/storage/embedded/main', '--port', String(port), '--data', dataDir],
+    [...profile, 'core/launch.js', 'core/storage/embedded/main', '--port', String(port), '--data', dataDir, ...replSet],
     env,
     root,
   )
-  const url = `mongodb://127.0.0.1:${port}/`
+  const url = `mongodb://127.0.0.1:${port}/${replSet.length ? '?directConnection=true&replicaSet=rs0' : ''}`
   const deadline = Date.now() + 30_000
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`embedded MongoDB exited:\n${output()}`)

@@ -33,7 +33,7 @@ describe('main (npm start)', () => {
     expect(running.lines.some((l) => l.msg === 'shutting down')).to.equal(true)
   })
 
-  it('keeps the embedded database on a Unix socket in its 0700 folder: its only TCP port is the HTTP one', async () => {
+  it('keeps the embedded database on a Unix socket in its 0700 folder (its only TCP port is the HTTP one), as a replica set whose events the console follows live', async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-main-'))
     const running = await startServiceProcess({
       DATA_DIR: dataDir,
@@ -44,7 +44,7 @@ describe('main (npm start)', () => {
       const mongoDir = path.join(dataDir, 'mongo')
       const socketPath = path.join(mongoDir, 'mongod.sock')
       const logged = running.lines.find((l) => typeof l.dataDir === 'string' && typeof l.url === 'string')
-      expect(logged?.url).to.equal(`mongodb://${encodeURIComponent(socketPath)}/?directConnection=true`)
+      expect(logged?.url).to.equal(`mongodb://${encodeURIComponent(socketPath)}/?directConnection=true&replicaSet=rs0`)
       expect(statSync(socketPath).isSocket()).to.equal(true)
       expect(statSync(mongoDir).mode & 0o777).to.equal(0o700)
       const created = await fetch(`${running.url}/api/projects`, {
@@ -53,6 +53,28 @@ describe('main (npm start)', () => {
         body: '{"name":"p"}',
       })
       expect(created.status).to.equal(201)
+      const project = (await created.json()) as { id: number; api_token: string }
+      // the console's live view is a change stream: it needs the replica set
+      const live = new AbortController()
+      const stream = await fetch(`${running.url}/api/projects/${project.id}/events/stream`, {
+        headers: { Authorization: 'Bearer main-test-admin-key-123' },
+        signal: live.signal,
+      })
+      expect(stream.status).to.equal(200)
+      expect(stream.headers.get('content-type')).to.match(/^text\/event-stream/)
+      const captured = await fetch(`${running.url}/i/v0/e/`, {
+        method: 'POST',
+        body: JSON.stringify({ api_key: project.api_token, event: 'followed live', distinct_id: 'd' }),
+      })
+      expect(captured.status).to.equal(200)
+      let text = ''
+      const decoder = new TextDecoder()
+      for await (const chunk of stream.body as unknown as AsyncIterable<Uint8Array>) {
+        text += decoder.decode(chunk, { stream: true })
+        if (text.includes('followed live')) break
+      }
+      live.abort()
+      expect(text).to.include('"event":"followed live"')
       const ports = tcpListeningPorts(running.process.pid!)
       if (ports) expect(ports).to.deep.equal([Number(new URL(running.url).port)])
     } finally {

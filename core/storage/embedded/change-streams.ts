@@ -12,17 +12,26 @@ interface ChangeEvent {
   seq: number
   db: string
   coll?: string
-  event: Doc
+  operationType: string
+  clusterTime: Timestamp
+  wallTime: Date
+  /**
+   * The event's own fields (ns, documentKey, fullDocument...), made when a stream reads it: the
+   * writes of capture pass through here, and most are never read by any stream, so they are kept
+   * as their BSON bytes and decoded on demand.
+   */
+  fields: () => Doc
   /** The document after the change, for fullDocument: 'updateLookup'. */
-  after?: Doc
+  after?: () => Doc
   /** What the event holds, counted in its documents' BSON bytes. */
   bytes: number
 }
 
 /**
  * The history is MongoDB's oplog window: a stream that falls further behind cannot resume (code
- * 286). It holds decoded documents (several times their BSON size), so it is bounded by bytes as
- * well as by count: 10,000 large events once held gigabytes that no stream ever read.
+ * 286). It is bounded by bytes as well as by count: 10,000 large events would otherwise hold
+ * gigabytes that no stream ever reads. An update counts twice its document: it keeps the versions
+ * before and after, for its updateDescription.
  */
 const HISTORY = 10_000
 const HISTORY_BYTES = 16 * 1024 * 1024
@@ -70,20 +79,33 @@ export class ChangeFeed implements CatalogListener, ChangeStreams {
   private seq = 0
   private readonly waiters = new Set<() => void>()
 
-  private emit(db: string, coll: string | undefined, event: Doc, after?: Doc, bytes = EVENT_BYTES): void {
+  private emit(
+    db: string,
+    coll: string | undefined,
+    operationType: string,
+    fields: () => Doc,
+    after?: () => Doc,
+    bytes = EVENT_BYTES,
+  ): void {
     this.seq += 1
-    const now = new Date()
-    const full = {
-      _id: token(this.seq),
-      ...event,
-      clusterTime: new Timestamp({ t: Math.floor(now.getTime() / 1000), i: this.seq }),
-      wallTime: now,
-    }
-    this.events.push({ seq: this.seq, db, coll, event: full, after, bytes })
+    const wallTime = new Date()
+    const clusterTime = new Timestamp({ t: Math.floor(wallTime.getTime() / 1000), i: this.seq })
+    this.events.push({ seq: this.seq, db, coll, operationType, clusterTime, wallTime, fields, after, bytes })
     this.bytes += bytes
     // trimmed in steps, not per event, so that a write does not shift the whole array
     if (this.events.length > HISTORY * 1.2 || this.bytes > HISTORY_BYTES * 1.2) this.trim()
     if (this.waiters.size) for (const wake of [...this.waiters]) wake()
+  }
+
+  /** The event as MongoDB shows it. */
+  private static shown(e: ChangeEvent): Doc {
+    return {
+      _id: token(e.seq),
+      operationType: e.operationType,
+      ...e.fields(),
+      clusterTime: e.clusterTime,
+      wallTime: e.wallTime,
+    }
   }
 
   /** Drops the oldest events until the history is within both bounds (the newest always stays). */
@@ -95,15 +117,17 @@ export class ChangeFeed implements CatalogListener, ChangeStreams {
   }
 
   inserted(coll: Collection, raw: Uint8Array): void {
-    const doc = decode(raw)
+    // a copy: the bytes may be a view of a buffer the server reuses
+    const bytes = Uint8Array.prototype.slice.call(raw)
+    const ns = { db: coll.db, coll: coll.name }
+    const doc = () => decode(bytes)
     this.emit(
       coll.db,
       coll.name,
-      {
-        operationType: 'insert',
-        ns: { db: coll.db, coll: coll.name },
-        documentKey: { _id: doc._id },
-        fullDocument: doc,
+      'insert',
+      () => {
+        const fullDocument = doc()
+        return { ns, documentKey: { _id: fullDocument._id }, fullDocument }
       },
       doc,
       raw.length,
@@ -112,24 +136,23 @@ export class ChangeFeed implements CatalogListener, ChangeStreams {
 
   replaced(coll: Collection, before: Doc, raw: Buffer, after: Doc, kind: 'update' | 'replace'): void {
     const base = { ns: { db: coll.db, coll: coll.name }, documentKey: { _id: after._id } }
+    const afterDoc = () => after
     if (kind === 'replace')
-      this.emit(coll.db, coll.name, { operationType: 'replace', ...base, fullDocument: after }, after, raw.length)
+      this.emit(coll.db, coll.name, 'replace', () => ({ ...base, fullDocument: after }), afterDoc, raw.length)
     else
       this.emit(
         coll.db,
         coll.name,
-        { operationType: 'update', ...base, updateDescription: topLevelDiff(before, after) },
-        after,
-        raw.length,
+        'update',
+        () => ({ ...base, updateDescription: topLevelDiff(before, after) }),
+        afterDoc,
+        2 * raw.length,
       )
   }
 
   deleted(coll: Collection, doc: Doc): void {
-    this.emit(coll.db, coll.name, {
-      operationType: 'delete',
-      ns: { db: coll.db, coll: coll.name },
-      documentKey: { _id: doc._id },
-    })
+    const fields = { ns: { db: coll.db, coll: coll.name }, documentKey: { _id: doc._id } }
+    this.emit(coll.db, coll.name, 'delete', () => fields)
   }
 
   collectionCreated(): void {}
@@ -137,19 +160,18 @@ export class ChangeFeed implements CatalogListener, ChangeStreams {
   indexDropped(): void {}
 
   collectionDropped(db: string, name: string): void {
-    this.emit(db, name, { operationType: 'drop', ns: { db, coll: name } })
+    const fields = { ns: { db, coll: name } }
+    this.emit(db, name, 'drop', () => fields)
   }
 
   databaseDropped(db: string): void {
-    this.emit(db, undefined, { operationType: 'dropDatabase', ns: { db } })
+    const fields = { ns: { db } }
+    this.emit(db, undefined, 'dropDatabase', () => fields)
   }
 
   collectionRenamed(fromDb: string, fromName: string, coll: Collection): void {
-    this.emit(fromDb, fromName, {
-      operationType: 'rename',
-      ns: { db: fromDb, coll: fromName },
-      to: { db: coll.db, coll: coll.name },
-    })
+    const fields = { ns: { db: fromDb, coll: fromName }, to: { db: coll.db, coll: coll.name } }
+    this.emit(fromDb, fromName, 'rename', () => fields)
   }
 
   /** The first event after position `seq` (sequence numbers are contiguous in the history). */
@@ -164,7 +186,7 @@ export class ChangeFeed implements CatalogListener, ChangeStreams {
     if (resume !== undefined) position = seqOf(resume)
     else if (spec.startAtOperationTime instanceof Timestamp) {
       const at = spec.startAtOperationTime
-      const first = this.events.find((e) => (e.event.clusterTime as Timestamp).greaterThanOrEqual(at))
+      const first = this.events.find((e) => e.clusterTime.greaterThanOrEqual(at))
       position = first ? first.seq - 1 : this.seq
     }
     const oldest = this.events.length ? this.events[0].seq - 1 : this.seq
@@ -198,11 +220,10 @@ export class ChangeFeed implements CatalogListener, ChangeStreams {
     let invalidated = false
     const feed = this
     const relevant = (e: ChangeEvent) =>
-      e.db === db &&
-      (wholeDb || e.coll === collection || (e.coll === undefined && e.event.operationType === 'dropDatabase'))
+      e.db === db && (wholeDb || e.coll === collection || (e.coll === undefined && e.operationType === 'dropDatabase'))
     const shape = (e: ChangeEvent): Doc[] => {
-      const event = { ...e.event }
-      if (event.operationType === 'update' && fullDocument !== 'default') event.fullDocument = e.after ?? null
+      const event = ChangeFeed.shown(e)
+      if (event.operationType === 'update' && fullDocument !== 'default') event.fullDocument = e.after?.() ?? null
       const out = [event]
       const op = event.operationType
       if ((!wholeDb && (op === 'drop' || op === 'rename')) || op === 'dropDatabase') {

@@ -67,8 +67,9 @@ export class DefinitionEventStreams {
           void this.cache.reload(projectId).catch(() => undefined)
       })
       watcher.on('error', (error) => {
+        // expected of a standalone MongoDB: one line, not a stack
         this.logger.info(
-          { err: error },
+          { reason: error.message },
           'flag definition changes: no change stream (not a replica set?); other processes’ changes arrive with the version poll',
         )
         void watcher.close().catch(() => undefined)
@@ -77,7 +78,7 @@ export class DefinitionEventStreams {
       this.watcher = watcher
     } catch (error) {
       this.logger.info(
-        { err: error },
+        { reason: (error as Error).message },
         'flag definition changes: no change stream; other processes’ changes arrive with the version poll',
       )
     }
