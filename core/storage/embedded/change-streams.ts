@@ -1,4 +1,4 @@
-import { Aggregator } from 'mingo'
+import { Aggregator, Query } from 'mingo'
 import { Timestamp } from 'bson'
 import { decode, encode, isPlainObject, type Doc } from './bson/codec.ts'
 import type { ChangeStreams } from './commands/context.ts'
@@ -69,6 +69,18 @@ function topLevelDiff(before: Doc, after: Doc): Doc {
 }
 
 /**
+ * Whether a change of this operationType can pass the pipeline's first stage, when that is a
+ * `$match` on operationType alone: decided before the event is made, so a stream that follows a
+ * few kinds of change does not decode every document written (true when it cannot tell).
+ */
+function operationTypeFilter(stage: Doc | undefined): (operationType: string) => boolean {
+  const match = stage?.$match
+  if (!isPlainObject(match) || Object.keys(match).some((key) => key !== 'operationType')) return () => true
+  const query = new Query(match as Record<string, unknown>, MINGO_OPTIONS)
+  return (operationType) => query.test({ operationType })
+}
+
+/**
  * Change streams over a bounded in-memory history of the last changes (replica-set mode only).
  * Events have MongoDB's shape; resume tokens are positions in this history, so a stream can
  * resume after a reconnect but not across a server restart (the history is not persisted).
@@ -78,6 +90,7 @@ export class ChangeFeed implements CatalogListener, ChangeStreams {
   private bytes = 0
   private seq = 0
   private readonly waiters = new Set<() => void>()
+  private closed = false
 
   private emit(
     db: string,
@@ -97,23 +110,23 @@ export class ChangeFeed implements CatalogListener, ChangeStreams {
     if (this.waiters.size) for (const wake of [...this.waiters]) wake()
   }
 
-  /** The event as MongoDB shows it. */
-  private static shown(e: ChangeEvent): Doc {
-    return {
-      _id: token(e.seq),
-      operationType: e.operationType,
-      ...e.fields(),
-      clusterTime: e.clusterTime,
-      wallTime: e.wallTime,
-    }
-  }
-
   /** Drops the oldest events until the history is within both bounds (the newest always stays). */
   private trim(): void {
     let drop = 0
     while (drop < this.events.length - 1 && (this.events.length - drop > HISTORY || this.bytes > HISTORY_BYTES))
       this.bytes -= this.events[drop++]!.bytes
     this.events = this.events.slice(drop)
+  }
+
+  /** The event as MongoDB shows it. */
+  private static shown(e: ChangeEvent): Doc {
+    const event: Doc = { _id: token(e.seq), operationType: e.operationType }
+    // descriptors, not a spread: a field made on demand (an update's diff) stays so, and a stage
+    // that drops it (a $project) never makes it
+    Object.defineProperties(event, Object.getOwnPropertyDescriptors(e.fields()))
+    event.clusterTime = e.clusterTime
+    event.wallTime = e.wallTime
+    return event
   }
 
   inserted(coll: Collection, raw: Uint8Array): void {
@@ -144,7 +157,12 @@ export class ChangeFeed implements CatalogListener, ChangeStreams {
         coll.db,
         coll.name,
         'update',
-        () => ({ ...base, updateDescription: topLevelDiff(before, after) }),
+        () => ({
+          ...base,
+          get updateDescription() {
+            return topLevelDiff(before, after)
+          },
+        }),
         afterDoc,
         2 * raw.length,
       )
@@ -209,6 +227,7 @@ export class ChangeFeed implements CatalogListener, ChangeStreams {
         `$changeStream option ${spec.allChangesForCluster ? 'allChangesForCluster' : 'showExpandedEvents'}`,
       )
     const rest = pipeline.slice(1)
+    const kindFilter = operationTypeFilter(rest[0])
     for (const stage of rest) {
       const name = Object.keys(stage)[0]
       if (!STAGES_AFTER_CHANGE_STREAM.has(name))
@@ -250,9 +269,10 @@ export class ChangeFeed implements CatalogListener, ChangeStreams {
           const e = feed.after(position)
           if (!e) return { done: true, value: undefined }
           position = e.seq
-          if (relevant(e)) queue = shape(e)
+          if (relevant(e) && kindFilter(e.operationType)) queue = shape(e)
         }
-        return { done: false, value: encode(queue.shift() as Doc) }
+        // a spread makes the fields made on demand first: encode is not reentrant (the diff encodes)
+        return { done: false, value: encode({ ...(queue.shift() as Doc) }) }
       },
       waitForData(ms: number): Promise<void> {
         if (invalidated) return Promise.resolve()
@@ -267,11 +287,12 @@ export class ChangeFeed implements CatalogListener, ChangeStreams {
         })
       },
       replyFields: () => ({ postBatchResumeToken: token(position) }),
-      exhausted: () => invalidated && queue.length === 0,
+      exhausted: () => feed.closed || (invalidated && queue.length === 0),
     }
   }
 
   close(): void {
+    this.closed = true
     for (const wake of [...this.waiters]) wake()
   }
 }

@@ -106,13 +106,18 @@ export class CursorRegistry {
     try {
       const max = batchSize && batchSize > 0 ? batchSize : Number.MAX_SAFE_INTEGER
       let taken = CursorRegistry.take(cursor.source, cursor.pending, max)
-      if (
+      // as MongoDB's awaitData: answered when there is something to send or the time is up, not at
+      // each change of the server (a change stream's filter may leave nothing), so that a waiting
+      // client does not send a getMore per write
+      const deadline = Date.now() + (maxTimeMS ?? 1000)
+      while (
         taken.batch.length === 0 &&
         cursor.source.waitForData &&
         !cursor.source.exhausted?.() &&
-        this.cursors.has(id)
+        this.cursors.has(id) &&
+        Date.now() < deadline
       ) {
-        await cursor.source.waitForData(maxTimeMS ?? 1000)
+        await cursor.source.waitForData(deadline - Date.now())
         taken = CursorRegistry.take(cursor.source, undefined, max)
       }
       cursor.pending = taken.pending

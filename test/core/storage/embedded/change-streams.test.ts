@@ -77,4 +77,34 @@ describe('embedded MongoDB change history', function () {
     await coll.insertMany(Array.from({ length: 1000 }, (_, i) => ({ n: i + 1 })))
     expect((await firstDocumentAfter(coll, start)).n).to.equal(1)
   })
+
+  it('answers a waiting getMore when a change passes its filter or the wait is over, not at every write', async () => {
+    const db = client.db('changes')
+    const watched = db.collection('watched')
+    const other = db.collection('other')
+    const getMores = async () => Number((await db.admin().command({ serverStatus: 1 })).metrics.commands.getMore.total)
+    const stream = watched.watch([{ $match: { operationType: { $in: ['update', 'delete'] } } }], {
+      maxAwaitTimeMS: 5_000,
+    })
+    try {
+      await watched.insertOne({ _id: 'kept', n: 0 } as Document)
+      const next = stream.next()
+      await new Promise((resolve) => setTimeout(resolve, 200)) // its aggregate answered, its getMore waits
+      const before = await getMores()
+      // writes the filter drops (another collection, an insert) do not answer the waiting getMore
+      for (let n = 0; n < 50; n++) await other.insertOne({ n })
+      await watched.insertOne({ _id: 'inserted' } as Document)
+      // at most the first getMore, had it not been sent yet (before, one per write: 51)
+      expect((await getMores()) - before).to.be.at.most(1)
+      await watched.updateOne({ _id: 'kept' } as Document, { $set: { n: 1 } })
+      const change = (await next) as ChangeStreamDocument<Document> & { updateDescription?: Document }
+      expect(change.operationType).to.equal('update')
+      expect(change.documentKey).to.deep.equal({ _id: 'kept' })
+      expect(change.updateDescription?.updatedFields).to.deep.equal({ n: 1 })
+      await watched.deleteOne({ _id: 'inserted' } as Document)
+      expect(((await stream.next()) as ChangeStreamDocument<Document>).operationType).to.equal('delete')
+    } finally {
+      await stream.close()
+    }
+  })
 })
