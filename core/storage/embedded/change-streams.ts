@@ -139,8 +139,18 @@ export class ChangeFeed implements CatalogListener, ChangeStreams {
       coll.name,
       'insert',
       () => {
-        const fullDocument = doc()
-        return { ns, documentKey: { _id: fullDocument._id }, fullDocument }
+        // getters: a stream that projects the document away never decodes it
+        let decoded: Doc | undefined
+        const full = () => (decoded ??= doc())
+        return {
+          ns,
+          get documentKey() {
+            return { _id: full()._id }
+          },
+          get fullDocument() {
+            return full()
+          },
+        }
       },
       doc,
       raw.length,
