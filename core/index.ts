@@ -77,7 +77,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const projects = new ProjectStore(storage.db)
   const admin = resolveAdminKey(config.admin.apiKey, dataDir)
   // the core's services come first; the plugins add theirs
-  const services = new Map<ServiceName, unknown>([['groups', new GroupStore(storage.db)]])
+  const groups = new GroupStore(storage.db, { logger })
+  const services = new Map<ServiceName, unknown>([['groups', groups]])
   const adminKeys = adminKeyring({ label: config.admin.apiKeyLabel, key: admin.key }, config.admin.keys)
   const audit = new MongoAuditLog(storage.db)
   let plugins: LoadedPlugin[]
@@ -198,6 +199,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
         ['closing the queue connection', () => queue?.close()],
         ['saving the ingestion counts', () => pipeline.close()],
         ["running the plugins' teardowns", () => runTeardowns(plugins, logger)],
+        ['closing the groups cache', () => groups.close()],
         ['closing the database', () => storage.close()],
       ])
       return closing

@@ -637,6 +637,11 @@ export interface GroupsReader {
    * turn of the event loop share one query; each sees every write completed before it was made.
    */
   properties(projectId: number, typeIndex: number, groupKey: string): Promise<Record<string, unknown> | undefined>
+  /**
+   * This process wrote (or may have written) the group: the next `properties` reads it, even
+   * before the change stream that keeps reads exact reports it. Call it once the write is over.
+   */
+  changed(projectId: number, typeIndex: number, groupKey: string): void
   /** One project's group types: index (as a string) → name. */
   typeMapping(projectId: number): Promise<Record<string, string>>
   /** The group types of several projects in one query (a project without any maps to `{}`). */
@@ -902,6 +907,36 @@ export interface Coalescer<K, V> {
   get(key: K): Promise<V | undefined>
 }
 
+/** A document as a WatchedCache keeps it: the value read, and its `_id` (as a string), which its changes name. */
+export interface CachedRead<V> {
+  readonly value: V
+  readonly documentId: string
+}
+
+export interface WatchedCacheOptions {
+  /** Keys kept (found or not); at the limit the cache is emptied and fills again. Default 20,000. */
+  limit?: number
+  /** Told once when the collection has no change stream (a standalone MongoDB): nothing is kept then. */
+  onUnavailable?(error: Error): void
+}
+
+/**
+ * Reads of one collection kept between calls while a change stream of it says they are
+ * unchanged (`Batching.watchedCache`): an update, replace or delete of a document evicts it, an
+ * insert forgets the keys not found, a read in flight when its document changed is not kept, and
+ * without change streams nothing is kept. A write of this process must call `changed` once it is
+ * acknowledged, so that the next read sees it before its change arrives.
+ */
+export interface WatchedCache<V> {
+  /** Whether kept reads are served (the change stream is open; it opens at the first read). */
+  readonly live: boolean
+  /** The kept value of `key`, or what `load` reads (undefined: not found). */
+  read(key: string, load: () => Promise<CachedRead<V> | undefined>): Promise<V | undefined>
+  /** This process wrote (or may have written) the document of `key`. */
+  changed(key: string): void
+  close(): void
+}
+
 /** How a coalescer (`Batching.coalescer`) spaces its loads. */
 export interface CoalescerOptions {
   /**
@@ -941,6 +976,8 @@ export interface Batching {
     projection: Document,
     expected?: number,
   ): Promise<R[]>
+  /** A cache of reads of `collection` that its change stream keeps exact (WatchedCache). */
+  watchedCache<V>(collection: Collection<Document>, options?: WatchedCacheOptions): WatchedCache<V>
 }
 
 /** Connection settings of a NATS server, as plugin options; spread into an options schema. */

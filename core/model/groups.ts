@@ -9,10 +9,14 @@
  * a group flag would otherwise send its own command. The find is an equality on the whole unique
  * index (`group_key: {$in}`), so it reads one index entry per key. A read joins a batch that is
  * sent after it was made: a group `$set` captured a moment ago decides the next flags call.
+ * What is read is kept while a change stream of the groups says it is unchanged (watched-cache.ts);
+ * group-update tells the reader of its own writes (`changed`), so that guarantee holds.
  */
 import type { Db, IndexDescription } from 'mongodb'
+import type { Logger } from 'pino'
 import { GROUP_COLLECTIONS } from '../plugin-api.ts'
-import type { GroupDocument, GroupTypeMappingDocument, GroupsReader } from '../plugin-api.ts'
+import type { CachedRead, GroupDocument, GroupTypeMappingDocument, GroupsReader } from '../plugin-api.ts'
+import { DocumentCache } from './watched-cache.ts'
 import { findAll } from './find-all.ts'
 import { Coalescer } from './coalesce.ts'
 
@@ -45,14 +49,22 @@ const keyId = (key: Key) => `${key.projectId}\u0000${key.typeIndex}\u0000${key.g
 const TYPE_PROJECTION = { _id: 0, project_id: 1, group_type: 1, group_type_index: 1 } as const
 
 export class GroupStore implements GroupsReader {
-  private readonly groups: Coalescer<Key, Properties>
+  private readonly groups: Coalescer<Key, CachedRead<Properties>>
+  private readonly cache: DocumentCache<Properties>
 
-  /** `spacingMs`: how far apart group finds start. */
+  /** `spacingMs`: how far apart group finds start; `logger`: where a missing change stream is told. */
   constructor(
     private readonly db: Db,
-    spacingMs = READ_SPACING_MS,
+    { spacingMs = READ_SPACING_MS, logger }: { spacingMs?: number; logger?: Logger } = {},
   ) {
     const collection = db.collection<GroupDocument>(GROUP_COLLECTIONS.groups)
+    this.cache = new DocumentCache(db.collection(GROUP_COLLECTIONS.groups), {
+      onUnavailable: (error) =>
+        logger?.info(
+          { reason: error.message },
+          'groups read by flags are not cached: the groups collection has no change stream (a standalone MongoDB?)',
+        ),
+    })
     this.groups = new Coalescer(
       keyId,
       async (keys) => {
@@ -63,7 +75,7 @@ export class GroupStore implements GroupsReader {
           if (list) list.push(key)
           else byType.set(type, [key])
         }
-        const found = new Map<string, Properties>()
+        const found = new Map<string, CachedRead<Properties>>()
         const reads = [...byType.values()].map(async (list) => {
           const { projectId, typeIndex } = list[0]!
           const filter = {
@@ -71,14 +83,15 @@ export class GroupStore implements GroupsReader {
             group_type_index: typeIndex,
             group_key: { $in: list.map((k) => k.groupKey) },
           }
-          const rows = await findAll<GroupDocument, Pick<GroupDocument, 'group_key' | 'group_properties'>>(
-            collection,
-            filter,
-            { _id: 0, group_key: 1, group_properties: 1 },
-            list.length,
-          )
+          const rows = await findAll<
+            GroupDocument,
+            Pick<GroupDocument, 'group_key' | 'group_properties'> & { _id: unknown }
+          >(collection, filter, { _id: 1, group_key: 1, group_properties: 1 }, list.length)
           for (const row of rows)
-            found.set(keyId({ projectId, typeIndex, groupKey: row.group_key }), row.group_properties ?? {})
+            found.set(keyId({ projectId, typeIndex, groupKey: row.group_key }), {
+              value: row.group_properties ?? {},
+              documentId: String(row._id),
+            })
         })
         await Promise.all(reads)
         return found
@@ -88,7 +101,16 @@ export class GroupStore implements GroupsReader {
   }
 
   properties(projectId: number, typeIndex: number, groupKey: string): Promise<Properties | undefined> {
-    return this.groups.get({ projectId, typeIndex, groupKey })
+    const key = { projectId, typeIndex, groupKey }
+    return this.cache.read(keyId(key), () => this.groups.get(key))
+  }
+
+  changed(projectId: number, typeIndex: number, groupKey: string): void {
+    this.cache.changed(keyId({ projectId, typeIndex, groupKey }))
+  }
+
+  close(): void {
+    this.cache.close()
   }
 
   async typeMapping(projectId: number): Promise<Record<string, string>> {

@@ -30,6 +30,7 @@ export default definePlugin({
   async setup(api, options) {
     const deps = {
       db: api.db,
+      groups: api.use('groups'),
       mappings: new GroupTypeMappings(api.db),
       limitWarnings: new WarnOnce(options.limitWarningIntervalSeconds * 1000),
     }

@@ -4,7 +4,7 @@
  * events (capture.md §2.9).
  */
 import type { Db } from 'mongodb'
-import type { EventContext, IngestEvent } from '../../core/plugin-api.ts'
+import type { EventContext, GroupsReader, IngestEvent } from '../../core/plugin-api.ts'
 import { cutToScalars } from '../../core/plugin-api.ts'
 import {
   GROUP_IDENTIFY,
@@ -20,6 +20,8 @@ import type { WarnOnce } from './warn-once.ts'
 
 export interface GroupStepDeps {
   readonly db: Db
+  /** The core's groups reader, told of each group written so that flags read it at once. */
+  readonly groups: Pick<GroupsReader, 'changed'>
   readonly mappings: GroupTypeMappings
   readonly limitWarnings: WarnOnce
 }
@@ -45,13 +47,17 @@ export async function processGroups(
       const groupTypeIndex = await deps.mappings.indexOf(ctx.project.id, identify.type, event.timestamp)
       if (groupTypeIndex === 'limit_reached') refused.add(identify.type)
       else
-        await upsertGroup(deps.db, {
-          projectId: ctx.project.id,
-          groupTypeIndex,
-          groupKey: identify.key,
-          set: identify.set,
-          timestamp: event.timestamp,
-        })
+        try {
+          await upsertGroup(deps.db, {
+            projectId: ctx.project.id,
+            groupTypeIndex,
+            groupKey: identify.key,
+            set: identify.set,
+            timestamp: event.timestamp,
+          })
+        } finally {
+          deps.groups.changed(ctx.project.id, groupTypeIndex, identify.key) // even a failed write may have landed
+        }
     }
   }
 

@@ -9,8 +9,9 @@
  */
 import { Type } from 'typebox'
 import { API_VERSION, definePlugin } from '../../core/plugin-api.ts'
-import { PersonStore, ensurePersonIndexes } from './person-store.ts'
-import { PersonsReader } from './persons-reader.ts'
+import type { StoredPerson } from '../../core/plugin-api.ts'
+import { PERSON_COLLECTIONS, PersonStore, ensurePersonIndexes } from './person-store.ts'
+import { PersonsReader, personKey } from './persons-reader.ts'
 import { ensureSearchIndexes } from './search.ts'
 import { resolveEvent } from './resolve.ts'
 import { mountPersonRoute } from './route.ts'
@@ -33,6 +34,11 @@ export const optionsSchema = Type.Object(
      * The person properties the admin API's person search (and the console's) looks in, each
      * indexed on the persons collection at start. A property name, no dot, not starting with `$`.
      */
+    /**
+     * Persons that flags read, kept per process while a change stream of the persons collection
+     * says they are unchanged (the contract's WatchedCache); 0 reads each request's person from the database.
+     */
+    cachedPersons: Type.Integer({ minimum: 0, default: 20_000 }),
     searchableProperties: Type.Array(Type.String({ minLength: 1, maxLength: 100, pattern: '^[^$.][^.]*$' }), {
       maxItems: 20,
       uniqueItems: true,
@@ -54,12 +60,24 @@ export default definePlugin({
       setOnceFillsNull: options.setOnceFillsNull,
       maxKeysPerOperation: options.maxKeysPerOperation,
     }
+    const cache =
+      options.cachedPersons > 0
+        ? api.batching.watchedCache<StoredPerson>(api.db.collection(PERSON_COLLECTIONS.persons), {
+            limit: options.cachedPersons,
+            onUnavailable: (error) =>
+              api.logger.info(
+                { reason: error.message },
+                'persons read by flags are not cached: the persons collection has no change stream (a standalone MongoDB?)',
+              ),
+          })
+        : undefined
     const store = new PersonStore(
       api.db,
       api.batching,
       options.updateProperties ? (event, created) => creationProperties(event, created, update) : undefined,
+      cache && ((projectId, id) => cache.changed(personKey(projectId, id))),
     )
-    api.provide('persons', new PersonsReader(api.db, api.batching))
+    api.provide('persons', new PersonsReader(api.db, api.batching, { cache }))
     const resolveOptions = {
       forceUpgrade: options.forceUpgrade,
       forceUpgradeAfterMs: options.forceUpgradeAfterSeconds * 1000,
@@ -74,5 +92,6 @@ export default definePlugin({
     api.hooks.routes.tap({ name: api.id }, (router) =>
       mountPersonRoute(router, api.db, api.http, options.searchableProperties),
     )
+    return () => cache?.close()
   },
 })

@@ -163,12 +163,23 @@ export class PersonStore {
     readonly db: Db,
     batching: Batching,
     private readonly creationProperties?: CreationProperties,
+    /** Told of each person this store writes (or may have written), once the write is over. */
+    private readonly onWritten?: (projectId: number, id: string) => void,
   ) {
     this.persons = db.collection<PersonDocument>(PERSON_COLLECTIONS.persons)
     this.distinctIds = db.collection<DistinctIdDocument>(PERSON_COLLECTIONS.distinctIds)
     this.personless = db.collection<PersonlessDistinctIdDocument>(PERSON_COLLECTIONS.personlessDistinctIds)
     this.merges = db.collection<PersonMergeDocument>(PERSON_COLLECTIONS.merges)
     this.commands = new PersonCommands(batching, this.distinctIds, this.persons, this.personless)
+  }
+
+  /** Waits for a write of the person, then tells `onWritten`, even if it failed (it may have landed). */
+  private async written<T>(projectId: number, id: string, write: Promise<T>): Promise<T> {
+    try {
+      return await write
+    } finally {
+      this.onWritten?.(projectId, id)
+    }
   }
 
   /** The properties a person created by `event` is inserted with. */
@@ -234,7 +245,10 @@ export class PersonStore {
     for (const { distinctId, version } of ids) {
       if (!(await this.addDistinctId(projectId, personId, distinctId, version))) taken.push(distinctId)
     }
-    const person = taken.length < ids.length ? await this.ensurePerson(projectId, personId, init) : null
+    const person =
+      taken.length < ids.length
+        ? await this.written(projectId, personId, this.ensurePerson(projectId, personId, init))
+        : null
     if (person)
       for (const { distinctId } of ids)
         if (!taken.includes(distinctId)) this.personIds.remember(projectId, distinctId, person.id)
@@ -299,13 +313,15 @@ export class PersonStore {
       version: changes.version ?? person.version + 1,
       ...(merged?.length ? { merged } : {}),
     }
-    return (await this.commands.replacePerson(person.version, next)) ? next : null
+    return (await this.written(person.project_id, person.id, this.commands.replacePerson(person.version, next)))
+      ? next
+      : null
   }
 
   /** `is_identified` only ever goes from false to true, so it needs no version check. A person being merged away is left as it is. */
   async markIdentified(person: PersonDocument): Promise<PersonDocument | null> {
     if (person.is_identified || person.merging) return person
-    await this.commands.markIdentified(person.project_id, person.id)
+    await this.written(person.project_id, person.id, this.commands.markIdentified(person.project_id, person.id))
     return this.findById(person.project_id, person.id)
   }
 
@@ -319,18 +335,26 @@ export class PersonStore {
   /** Marks the person as being merged into `into` if it is still at the version it was read at (merge-steps.ts step 1). */
   async markMerging(person: PersonDocument, into: string): Promise<PersonDocument | null> {
     const merging: MergingMark = { into, committed: false, since: new Date(), version: person.version }
-    const { matchedCount } = await this.persons.updateOne(
-      { project_id: person.project_id, id: person.id, version: person.version, merging: { $exists: false } },
-      { $set: { merging }, $inc: { version: 1 } },
+    const { matchedCount } = await this.written(
+      person.project_id,
+      person.id,
+      this.persons.updateOne(
+        { project_id: person.project_id, id: person.id, version: person.version, merging: { $exists: false } },
+        { $set: { merging }, $inc: { version: 1 } },
+      ),
     )
     return matchedCount === 1 ? { ...person, merging, version: person.version + 1 } : null
   }
 
   /** Commits a mark nobody took back (step 3). */
   async commitMerging(marked: PersonDocument): Promise<PersonDocument | null> {
-    const { matchedCount } = await this.persons.updateOne(
-      { project_id: marked.project_id, id: marked.id, version: marked.version, 'merging.committed': false },
-      { $set: { 'merging.committed': true }, $inc: { version: 1 } },
+    const { matchedCount } = await this.written(
+      marked.project_id,
+      marked.id,
+      this.persons.updateOne(
+        { project_id: marked.project_id, id: marked.id, version: marked.version, 'merging.committed': false },
+        { $set: { 'merging.committed': true }, $inc: { version: 1 } },
+      ),
     )
     return matchedCount === 1
       ? { ...marked, merging: { ...marked.merging!, committed: true }, version: marked.version + 1 }
@@ -339,18 +363,26 @@ export class PersonStore {
 
   /** Takes back an uncommitted mark: the person takes writes again. Null if the mark changed meanwhile. */
   async takeBackMark(marked: PersonDocument): Promise<PersonDocument | null> {
-    const { matchedCount } = await this.persons.updateOne(
-      { project_id: marked.project_id, id: marked.id, version: marked.version, 'merging.committed': false },
-      { $unset: { merging: '' }, $inc: { version: 1 } },
+    const { matchedCount } = await this.written(
+      marked.project_id,
+      marked.id,
+      this.persons.updateOne(
+        { project_id: marked.project_id, id: marked.id, version: marked.version, 'merging.committed': false },
+        { $unset: { merging: '' }, $inc: { version: 1 } },
+      ),
     )
     return matchedCount === 1 ? withoutMark(marked) : null
   }
 
   /** Drops a committed mark whose target is gone for good (merge-steps.ts `abandon`). */
   async dropMark(marked: PersonDocument): Promise<PersonDocument | null> {
-    const { matchedCount } = await this.persons.updateOne(
-      { project_id: marked.project_id, id: marked.id, version: marked.version },
-      { $unset: { merging: '' }, $inc: { version: 1 } },
+    const { matchedCount } = await this.written(
+      marked.project_id,
+      marked.id,
+      this.persons.updateOne(
+        { project_id: marked.project_id, id: marked.id, version: marked.version },
+        { $unset: { merging: '' }, $inc: { version: 1 } },
+      ),
     )
     return matchedCount === 1 ? withoutMark(marked) : null
   }
@@ -371,7 +403,11 @@ export class PersonStore {
 
   /** Deletes a merged-away person; its mark is committed, so no write has changed it since. */
   async deleteMerged(person: PersonDocument): Promise<void> {
-    await this.persons.deleteOne({ project_id: person.project_id, id: person.id, 'merging.committed': true })
+    await this.written(
+      person.project_id,
+      person.id,
+      this.persons.deleteOne({ project_id: person.project_id, id: person.id, 'merging.committed': true }),
+    )
   }
 
   /** Whether this process already noted the id as used personless (then recordPersonless does nothing). */

@@ -7,11 +7,19 @@
  * sent after it was made, so it sees every write completed before the call: a `$set` captured a
  * moment ago still decides the next flags call.
  *
- * The mapping (distinct id → person id) is remembered, and the person is always read fresh, which
- * keeps that guarantee (remembered-person-ids.ts, as capture does).
+ * The mapping (distinct id → person id) is remembered (remembered-person-ids.ts, as capture does),
+ * and the person is read fresh unless a cache is given: then it is kept while a change stream says
+ * it has not changed (the contract's WatchedCache; index.ts evicts this process's writes).
  */
 import type { Db } from 'mongodb'
-import type { Batching, Coalescer, PersonsService, StoredPerson } from '../../core/plugin-api.ts'
+import type {
+  Batching,
+  CachedRead,
+  Coalescer,
+  PersonsService,
+  StoredPerson,
+  WatchedCache,
+} from '../../core/plugin-api.ts'
 import { RememberedPersonIds } from './remembered-person-ids.ts'
 import { PERSON_COLLECTIONS, getDistinctIdsOfPerson } from './person-store.ts'
 import type { DistinctIdDocument, PersonDocument } from './person-store.ts'
@@ -22,7 +30,8 @@ interface Key {
 }
 
 /** What is read of a person (the projection of the find). */
-type ReadPerson = Pick<PersonDocument, 'id' | 'properties' | 'created_at'>
+type PersonRow = Pick<PersonDocument, 'id' | 'properties' | 'created_at'> & { _id: unknown }
+type ReadPerson = CachedRead<StoredPerson>
 
 /**
  * How long after a find of one key the next waits (CoalescerOptions.spacingMs): a find costs the service
@@ -32,24 +41,31 @@ type ReadPerson = Pick<PersonDocument, 'id' | 'properties' | 'created_at'>
 const READ_SPACING_MS = 1
 
 const keyId = (key: Key) => `${key.projectId}\u0000${key.value}`
+/** The key of a person in the cache (what PersonsReader.changed takes). */
+export const personKey = (projectId: number, id: string) => keyId({ projectId, value: id })
 
-const stored = (row: ReadPerson): StoredPerson => ({
-  id: row.id,
-  properties: row.properties ?? {},
-  createdAt: new Date(row.created_at),
+const read = (row: PersonRow): ReadPerson => ({
+  value: { id: row.id, properties: row.properties ?? {}, createdAt: new Date(row.created_at) },
+  // its changes name the document by _id (an ObjectId, whose string is its hex)
+  documentId: String(row._id),
 })
 
 export class PersonsReader implements PersonsService {
   private readonly mappings: Coalescer<Key, string>
-  private readonly persons: Coalescer<Key, StoredPerson>
+  private readonly persons: Coalescer<Key, ReadPerson>
   private readonly personIds = new RememberedPersonIds()
+  private readonly cache: WatchedCache<StoredPerson> | undefined
 
-  /** `spacingMs`: how far apart this reader's finds start (CoalescerOptions.spacingMs). */
+  /**
+   * `spacingMs`: how far apart this reader's finds start (CoalescerOptions.spacingMs); `cache`:
+   * keeps the persons read (none: every read goes to the database).
+   */
   constructor(
     private readonly db: Db,
     { coalescer, byProject, findAll }: Batching,
-    spacingMs = READ_SPACING_MS,
+    { spacingMs = READ_SPACING_MS, cache }: { spacingMs?: number; cache?: WatchedCache<StoredPerson> } = {},
   ) {
+    this.cache = cache
     const distinctIds = db.collection<DistinctIdDocument>(PERSON_COLLECTIONS.distinctIds)
     const persons = db.collection<PersonDocument>(PERSON_COLLECTIONS.persons)
     this.mappings = coalescer(
@@ -73,16 +89,16 @@ export class PersonsReader implements PersonsService {
     this.persons = coalescer(
       keyId,
       async (keys) => {
-        const found = new Map<string, StoredPerson>()
+        const found = new Map<string, ReadPerson>()
         for (const [projectId, group] of byProject(keys)) {
           const filter = { project_id: projectId, id: { $in: group.map((k) => k.value) } }
-          const rows = await findAll<PersonDocument, ReadPerson>(
+          const rows = await findAll<PersonDocument, PersonRow>(
             persons,
             filter,
-            { _id: 0, id: 1, properties: 1, created_at: 1 },
+            { _id: 1, id: 1, properties: 1, created_at: 1 },
             group.length,
           )
-          for (const row of rows) found.set(keyId({ projectId, value: row.id }), stored(row))
+          for (const row of rows) found.set(keyId({ projectId, value: row.id }), read(row))
         }
         return found
       },
@@ -95,15 +111,17 @@ export class PersonsReader implements PersonsService {
   }
 
   /** One of the two reads `byDistinctId` is made of (remembered-person-ids.ts). */
-  findById(projectId: number, id: string): Promise<StoredPerson | undefined> {
-    return this.persons.get({ projectId, value: id })
+  async findById(projectId: number, id: string): Promise<StoredPerson | undefined> {
+    const load = () => this.persons.get({ projectId, value: id })
+    if (this.cache) return this.cache.read(personKey(projectId, id), load)
+    return (await load())?.value
   }
 
   /** The other one. */
   async findThroughMapping(projectId: number, distinctId: string): Promise<StoredPerson | null> {
     const personId = await this.mappings.get({ projectId, value: distinctId })
     if (personId === undefined) return null
-    return (await this.persons.get({ projectId, value: personId })) ?? null
+    return (await this.findById(projectId, personId)) ?? null
   }
 
   async personIdsOf(projectId: number, distinctIds: readonly string[]): Promise<string[]> {

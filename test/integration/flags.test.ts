@@ -82,6 +82,9 @@ describe('flags over ingested persons and groups', () => {
     expect((await flags({ distinct_id: 'ana' }))['pro-plan'].enabled).to.equal(false)
     await capture({ event: '$set', distinct_id: 'ana', properties: { $set: { plan: 'pro' } } })
     expect((await flags({ distinct_id: 'ana' }))['pro-plan'].enabled).to.equal(true)
+    // the same once the persons cache serves (its change stream opens within a second) and holds ana
+    await new Promise((resolve) => setTimeout(resolve, 1_500))
+    for (let i = 0; i < 2; i++) expect((await flags({ distinct_id: 'ana' }))['pro-plan'].enabled).to.equal(true)
     await capture({ event: '$identify', distinct_id: 'ana', properties: { $set: { plan: 'free' } } })
     expect((await flags({ distinct_id: 'ana' }))['pro-plan'].enabled).to.equal(false)
     expect(
@@ -97,6 +100,15 @@ describe('flags over ingested persons and groups', () => {
       properties: { $group_type: 'company', $group_key: 'acme', $group_set: { industry: 'tech' } },
     })
     expect((await flags({ distinct_id: 'ana', groups: { company: 'acme' } }))['tech-companies'].enabled).to.equal(true)
+    // the groups cache serves within a second; a group written meanwhile is read at once all the same
+    await new Promise((resolve) => setTimeout(resolve, 1_500))
+    expect((await flags({ distinct_id: 'ana', groups: { company: 'acme' } }))['tech-companies'].enabled).to.equal(true)
+    await capture({
+      event: '$groupidentify',
+      distinct_id: 'ana',
+      properties: { $group_type: 'company', $group_key: 'acme', $group_set: { industry: 'retail' } },
+    })
+    expect((await flags({ distinct_id: 'ana', groups: { company: 'acme' } }))['tech-companies'].enabled).to.equal(false)
     expect((await flags({ distinct_id: 'ana', groups: { company: 'other' } }))['tech-companies'].enabled).to.equal(
       false,
     )

@@ -56,7 +56,7 @@ describe('GroupStore (the groups service)', () => {
       .collection(GROUP_COLLECTIONS.groups)
       .insertMany(Array.from({ length: 5 }, (_, i) => group(1, 0, `spaced-${i}`, { n: i })))
     // the test's spacing is wide so that a loaded machine's late timers stay inside it
-    const reader = new GroupStore(db, 800)
+    const reader = new GroupStore(db, { spacingMs: 800 })
     finds.length = 0
     const answers: Promise<unknown>[] = []
     for (let i = 0; i < 5; i++) {

@@ -15,6 +15,8 @@ describe('group-update step', () => {
   let client: MongoClient
   let db: Db
   let deps: GroupStepDeps
+  /** What the step told the groups reader it wrote. */
+  let changed: Array<[number, number, string]>
   let projectId = 100
 
   before(async () => {
@@ -28,7 +30,13 @@ describe('group-update step', () => {
   })
   beforeEach(() => {
     projectId++
-    deps = { db, mappings: new GroupTypeMappings(db), limitWarnings: new WarnOnce(60_000) }
+    changed = []
+    deps = {
+      db,
+      groups: { changed: (...group) => void changed.push(group) },
+      mappings: new GroupTypeMappings(db),
+      limitWarnings: new WarnOnce(60_000),
+    }
   })
 
   const event = (name: string, properties: Record<string, unknown>, over: Partial<IngestEvent> = {}): IngestEvent => ({
@@ -67,6 +75,7 @@ describe('group-update step', () => {
     )
     expect(result?.properties).to.include({ $group_0: 'acme' })
     expect(await groups()).to.deep.equal([{ group_key: 'acme', group_properties: { name: 'Acme' } }])
+    expect(changed, 'the reader is told, so that flags read the group at once').to.deep.equal([[projectId, 0, 'acme']])
   })
 
   it('leaves an event without $groups unchanged', async () => {

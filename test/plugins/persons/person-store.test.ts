@@ -1,9 +1,11 @@
 import { expect } from 'chai'
 import {
   PERSON_COLLECTIONS,
+  PersonStore,
   getDistinctIdsOfPerson,
   getPersonByDistinctId,
 } from '../../../plugins/persons/person-store.ts'
+import { batching } from '../../../core/model/batching.ts'
 import { isDuplicateKey } from '../../../core/plugin-api.ts'
 import { mergePersons } from '../../../plugins/persons/merge.ts'
 import { copyProperties } from '../../../plugins/persons/properties.ts'
@@ -57,6 +59,17 @@ describe('persons: person store', () => {
       .findOne({ project_id: projectId, distinct_id: 'b' }, { projection: { _id: 0 } })
     expect(mapping).to.deep.equal({ project_id: projectId, distinct_id: 'b', person_id: 'p-1', version: 1 })
     expect(await getPersonByDistinctId(t.db, projectId, 'nobody')).to.equal(null)
+  })
+
+  it('tells its listener (the flags persons cache) of each person it writes, once the write is over', async () => {
+    const written: string[] = []
+    const store = new PersonStore(t.db, batching, undefined, (projectId, id) => written.push(`${projectId}:${id}`))
+    const projectId = nextProjectId()
+    const { person } = await store.createPerson(projectId, 'p-told', [{ distinctId: 'told', version: 0 }], init())
+    expect(written).to.deep.equal([`${projectId}:p-told`])
+    const next = await store.writePerson(person!, { properties: copyProperties({ plan: 'pro' }) })
+    await store.markIdentified(next!)
+    expect(written).to.deep.equal([`${projectId}:p-told`, `${projectId}:p-told`, `${projectId}:p-told`])
   })
 
   it('refuses a second mapping of one distinct id through the unique index', async () => {

@@ -120,7 +120,7 @@ describe('persons: the persons service (PersonsReader)', () => {
     const ids = Array.from({ length: 6 }, (_, i) => `spaced-${i}`)
     for (const [i, id] of ids.entries()) await insertPerson(db, 1, `p-${i}`, [id], { n: i })
     // the test's spacing is wide so that a loaded machine's late timers stay inside it
-    const reader = new PersonsReader(db, batching, 800)
+    const reader = new PersonsReader(db, batching, { spacingMs: 800 })
     await Promise.all(ids.map((id) => reader.byDistinctId(1, id))) // remembers each id's person
     await new Promise((resolve) => setTimeout(resolve, 900))
     finds.length = 0
