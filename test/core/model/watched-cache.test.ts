@@ -42,6 +42,16 @@ const person = (id: string, properties: Record<string, unknown>) => ({
   version: 0,
 })
 
+/** The cache over a collection holding person p ({plan: 'free'}) once it serves; with `keep`, holding p too. */
+async function serving(db: Db, keep = true) {
+  const t = cacheOver(db)
+  await t.persons.insertOne(person('p', { plan: 'free' }))
+  await t.read('p')
+  await until('the stream', () => t.cache.live)
+  if (keep) await t.read('p')
+  return t
+}
+
 describe('core: the watched cache of flags reads (DocumentCache)', function () {
   this.timeout(30_000)
   let client: MongoClient
@@ -61,10 +71,7 @@ describe('core: the watched cache of flags reads (DocumentCache)', function () {
   })
 
   it('answers a person it read again without reading it, once its change stream is open', async () => {
-    const t = cacheOver(db)
-    await t.persons.insertOne(person('p', { plan: 'free' }))
-    await t.read('p')
-    await until('the stream', () => t.cache.live)
+    const t = await serving(db, false)
     expect(await t.read('p')).to.deep.equal({ plan: 'free' })
     const before = t.loads()
     for (let i = 0; i < 5; i++) expect(await t.read('p')).to.deep.equal({ plan: 'free' })
@@ -73,12 +80,8 @@ describe('core: the watched cache of flags reads (DocumentCache)', function () {
   })
 
   it("sees another process's update, replace and delete once its change arrives", async () => {
-    const t = cacheOver(db)
+    const t = await serving(db)
     const elsewhere = other.db(db.databaseName).collection('persons')
-    await t.persons.insertOne(person('p', { plan: 'free' }))
-    await t.read('p')
-    await until('the stream', () => t.cache.live)
-    await t.read('p')
     await elsewhere.updateOne({ project_id: 1, id: 'p' }, { $set: { 'properties.plan': 'pro' } })
     await until('the update', async () => (await t.read('p'))?.plan === 'pro')
     await elsewhere.replaceOne({ project_id: 1, id: 'p' }, person('p', { plan: 'team' }))
@@ -89,11 +92,7 @@ describe('core: the watched cache of flags reads (DocumentCache)', function () {
   })
 
   it("reads again at once after this process's own write (changed), before its change arrives", async () => {
-    const t = cacheOver(db)
-    await t.persons.insertOne(person('p', { plan: 'free' }))
-    await t.read('p')
-    await until('the stream', () => t.cache.live)
-    await t.read('p')
+    const t = await serving(db)
     await t.persons.updateOne({ project_id: 1, id: 'p' }, { $set: { 'properties.plan': 'pro' } })
     t.cache.changed('p')
     expect(await t.read('p')).to.deep.equal({ plan: 'pro' })
@@ -101,11 +100,8 @@ describe('core: the watched cache of flags reads (DocumentCache)', function () {
   })
 
   it('does not keep a read during which its person changed (it may hold the version before)', async () => {
-    const t = cacheOver(db)
+    const t = await serving(db, false)
     const elsewhere = other.db(db.databaseName).collection('persons')
-    await t.persons.insertOne(person('p', { plan: 'free' }))
-    await t.read('p')
-    await until('the stream', () => t.cache.live)
     const stale = await t.load('p')()
     // a read whose find answered before a change the stream reports while it is still in flight
     const answered = await t.cache.read('p', async () => {
@@ -129,11 +125,7 @@ describe('core: the watched cache of flags reads (DocumentCache)', function () {
   })
 
   it('empties itself when the collection is dropped, and serves again from a new stream', async () => {
-    const t = cacheOver(db)
-    await t.persons.insertOne(person('p', { plan: 'free' }))
-    await t.read('p')
-    await until('the stream', () => t.cache.live)
-    await t.read('p')
+    const t = await serving(db)
     await t.persons.drop()
     await until('the drop', () => !t.cache.live)
     expect(await t.read('p')).to.equal(undefined)
