@@ -13,7 +13,8 @@
  * default 4), BENCH_LOG_LEVEL (the service's, default info as shipped), BENCH_CPU_PROF=<dir> (write
  * the service's --cpu-prof profiles there), BENCH_SERVICE_NODE_ARGS (node options for the service's
  * processes, space-separated: V8's GC settings, say), BENCH_ONLY=<comma-separated figure names>,
- * BENCH_FLAGS_RATE (flags_at_rate's requests per second, default 2000). `persons_search` times the
+ * BENCH_FLAGS_RATE (flags_at_rate's requests per second, default 2000), BENCH_MONGO_STANDALONE=1 (the
+ * database standalone instead of the one-member replica set the service starts for itself). `persons_search` times the
  * admin API's person search among 100,000 persons against a `?distinct_id=` lookup (persons-search.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
