@@ -13,7 +13,7 @@
  *   standalone MongoDB) nothing is kept.
  * - A write of this process evicts its key once acknowledged (`changed`), before the capture
  *   that made it answers: a `$set` captured here decides the next flags call, as without the
- *   cache. Another process's write is seen when its change arrives, about one round trip after it.
+ *   cache. Another process's write is seen when its change arrives (once majority-committed).
  * - A read in flight when its document changed is not kept: it may hold the version before.
  */
 import type { ChangeStream, ChangeStreamDocument, Collection, Document } from 'mongodb'
