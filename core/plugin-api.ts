@@ -907,10 +907,10 @@ export interface Coalescer<K, V> {
   get(key: K): Promise<V | undefined>
 }
 
-/** A document as a WatchedCache keeps it: the value read, and its `_id` (as a string), which its changes name. */
+/** A document as a WatchedCache keeps it: the value read, and the document's `_id`, which its changes name. */
 export interface CachedRead<V> {
   readonly value: V
-  readonly documentId: string
+  readonly documentId: unknown
 }
 
 export interface WatchedCacheOptions {

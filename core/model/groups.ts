@@ -90,7 +90,7 @@ export class GroupStore implements GroupsReader {
           for (const row of rows)
             found.set(keyId({ projectId, typeIndex, groupKey: row.group_key }), {
               value: row.group_properties ?? {},
-              documentId: String(row._id),
+              documentId: row._id,
             })
         })
         await Promise.all(reads)

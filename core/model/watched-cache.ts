@@ -16,6 +16,7 @@
  *   cache. Another process's write is seen when its change arrives (once majority-committed).
  * - A read in flight when its document changed is not kept: it may hold the version before.
  */
+import { BSON, ObjectId } from 'mongodb'
 import type { ChangeStream, ChangeStreamDocument, Collection, Document } from 'mongodb'
 import type { CachedRead, WatchedCache, WatchedCacheOptions } from '../plugin-api.ts'
 
@@ -38,8 +39,12 @@ const PIPELINE = [
   },
 ]
 
+/** An `_id` as a map key, the same for the document read and for its changes: exact for every BSON type. */
+const idKey = (id: unknown) =>
+  id instanceof ObjectId ? id.toHexString() : BSON.EJSON.stringify({ id }, { relaxed: false })
+
 export class DocumentCache<V> implements WatchedCache<V> {
-  private readonly entries = new Map<string, CachedRead<V>>()
+  private readonly entries = new Map<string, { value: V; documentKey: string }>()
   private readonly keysByDocument = new Map<string, string>()
   /** Keys read and not found: forgotten at any insert. */
   private readonly notFound = new Set<string>()
@@ -85,10 +90,11 @@ export class DocumentCache<V> implements WatchedCache<V> {
     this.readsInFlight++
     try {
       const read = await load()
-      const changed = read
-        ? this.changedDuringReads.has(key) || this.changedDuringReads.has(read.documentId)
+      const documentKey = read && idKey(read.documentId)
+      const changed = documentKey
+        ? this.changedDuringReads.has(key) || this.changedDuringReads.has(documentKey)
         : this.changedDuringReads.has(key) || inserts !== this.inserts
-      if (wasServing && this.serving && epoch === this.epoch && !changed) this.keep(key, read)
+      if (wasServing && this.serving && epoch === this.epoch && !changed) this.keep(key, read, documentKey)
       return read?.value
     } finally {
       if (--this.readsInFlight === 0) this.changedDuringReads.clear()
@@ -101,7 +107,7 @@ export class DocumentCache<V> implements WatchedCache<V> {
     const kept = this.entries.get(key)
     if (kept === undefined) return
     this.entries.delete(key)
-    this.keysByDocument.delete(kept.documentId)
+    this.keysByDocument.delete(kept.documentKey)
   }
 
   close(): void {
@@ -110,11 +116,11 @@ export class DocumentCache<V> implements WatchedCache<V> {
     this.stop()
   }
 
-  private keep(key: string, read: CachedRead<V> | undefined): void {
+  private keep(key: string, read: CachedRead<V> | undefined, documentKey: string | undefined): void {
     if (this.entries.size + this.notFound.size >= this.limit) this.forget()
-    if (!read) return void this.notFound.add(key)
-    this.entries.set(key, read)
-    this.keysByDocument.set(read.documentId, key)
+    if (!read || documentKey === undefined) return void this.notFound.add(key)
+    this.entries.set(key, { value: read.value, documentKey })
+    this.keysByDocument.set(documentKey, key)
   }
 
   /** Notes a change for the reads in flight (a key or a document's `_id`). */
@@ -171,9 +177,9 @@ export class DocumentCache<V> implements WatchedCache<V> {
       return
     }
     if (kind === 'update' || kind === 'replace' || kind === 'delete') {
-      const documentId = String(change.documentKey._id)
-      this.noteChange(documentId)
-      const key = this.keysByDocument.get(documentId)
+      const documentKey = idKey(change.documentKey._id)
+      this.noteChange(documentKey)
+      const key = this.keysByDocument.get(documentKey)
       if (key !== undefined) this.changed(key)
       return
     }

@@ -46,8 +46,7 @@ export const personKey = (projectId: number, id: string) => keyId({ projectId, v
 
 const read = (row: PersonRow): ReadPerson => ({
   value: { id: row.id, properties: row.properties ?? {}, createdAt: new Date(row.created_at) },
-  // its changes name the document by _id (an ObjectId, whose string is its hex)
-  documentId: String(row._id),
+  documentId: row._id,
 })
 
 export class PersonsReader implements PersonsService {

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { MongoClient } from 'mongodb'
-import type { Db } from 'mongodb'
+import type { Db, Document } from 'mongodb'
 import { DocumentCache } from '../../../core/model/watched-cache.ts'
 import type { CachedRead } from '../../../core/plugin-api.ts'
 import { startEmbeddedMongo } from '../../../core/storage/embedded/index.ts'
@@ -27,7 +27,7 @@ function cacheOver(db: Db, limit?: number) {
   const load = (id: string) => async (): Promise<CachedRead<Properties> | undefined> => {
     loads++
     const row = await persons.findOne({ project_id: 1, id })
-    return row ? { value: row.properties as Properties, documentId: String(row._id) } : undefined
+    return row ? { value: row.properties as Properties, documentId: row._id } : undefined
   }
   const read = (id: string) => cache.read(id, load(id))
   return { cache, persons, read, load, loads: () => loads }
@@ -135,6 +135,23 @@ describe('core: the watched cache of flags reads (DocumentCache)', function () {
     t.cache.close()
   })
 
+  it('tells apart documents whose _id differ only in BSON type (1 and "1")', async () => {
+    const t = cacheOver(db)
+    const elsewhere = other.db(db.databaseName).collection('persons')
+    await t.persons.insertMany([
+      { ...person('a', { plan: 'free' }), _id: 1 },
+      { ...person('b', { plan: 'free' }), _id: '1' },
+    ] as Document[])
+    await t.read('a')
+    await until('the stream', () => t.cache.live)
+    await t.read('a')
+    await t.read('b')
+    await elsewhere.updateOne({ _id: 1 } as Document, { $set: { 'properties.plan': 'pro' } })
+    await until('the update of a', async () => (await t.read('a'))?.plan === 'pro')
+    expect(await t.read('b')).to.deep.equal({ plan: 'free' })
+    t.cache.close()
+  })
+
   it('keeps a key not found until any document is inserted', async () => {
     const t = cacheOver(db)
     const elsewhere = other.db(db.databaseName).collection('persons')
@@ -179,7 +196,7 @@ describe('core: the watched cache of flags reads (DocumentCache)', function () {
       const load = async () => {
         loads++
         const row = await persons.findOne({ id: 'p' })
-        return row ? { value: row.properties as Properties, documentId: String(row._id) } : undefined
+        return row ? { value: row.properties as Properties, documentId: row._id } : undefined
       }
       for (let i = 0; i < 5; i++) {
         expect(await cache.read('p', load)).to.deep.equal({ plan: 'free' })
