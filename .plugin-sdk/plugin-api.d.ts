@@ -764,10 +764,10 @@ export interface Coalescer<K, V> {
     /** The value `load` answered for `key`, or undefined when its map lacks it. */
     get(key: K): Promise<V | undefined>;
 }
-/** A document as a WatchedCache keeps it: the value read, and its `_id` (as a string), which its changes name. */
+/** A document as a WatchedCache keeps it: the value read, and the document's `_id`, which its changes name. */
 export interface CachedRead<V> {
     readonly value: V;
-    readonly documentId: string;
+    readonly documentId: unknown;
 }
 export interface WatchedCacheOptions {
     /** Keys kept (found or not); at the limit the cache is emptied and fills again. Default 20,000. */
