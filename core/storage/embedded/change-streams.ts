@@ -68,6 +68,9 @@ function topLevelDiff(before: Doc, after: Doc): Doc {
   return { updatedFields, removedFields, truncatedArrays: [] }
 }
 
+/** The kinds of change to documents (the others, drops and renames, may invalidate a stream). */
+const DATA_CHANGES = new Set(['insert', 'update', 'replace', 'delete'])
+
 /**
  * Whether a change of this operationType can pass the pipeline's first stage, when that is a
  * `$match` on operationType alone: decided before the event is made, so a stream that follows a
@@ -279,7 +282,8 @@ export class ChangeFeed implements CatalogListener, ChangeStreams {
           const e = feed.after(position)
           if (!e) return { done: true, value: undefined }
           position = e.seq
-          if (relevant(e) && kindFilter(e.operationType)) queue = shape(e)
+          // a drop or rename is always shaped: it invalidates the stream even if the filter drops it
+          if (relevant(e) && (!DATA_CHANGES.has(e.operationType) || kindFilter(e.operationType))) queue = shape(e)
         }
         // a spread makes the fields made on demand first: encode is not reentrant (the diff encodes)
         return { done: false, value: encode({ ...(queue.shift() as Doc) }) }

@@ -107,4 +107,19 @@ describe('embedded MongoDB change history', function () {
       await stream.close()
     }
   })
+
+  it('ends a stream when its collection is dropped, even one whose filter keeps only inserts', async () => {
+    const coll = client.db('changes').collection('dropped')
+    await coll.insertOne({ n: 0 })
+    const stream = coll.watch([{ $match: { operationType: 'insert' } }], { maxAwaitTimeMS: 50 })
+    try {
+      await stream.tryNext()
+      await coll.drop()
+      const deadline = Date.now() + 5_000
+      while (!stream.closed && Date.now() < deadline) await stream.tryNext()
+      expect(stream.closed, 'the drop invalidated the stream').to.equal(true)
+    } finally {
+      await stream.close()
+    }
+  })
 })
