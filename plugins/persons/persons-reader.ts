@@ -41,7 +41,7 @@ type ReadPerson = CachedRead<StoredPerson>
 const READ_SPACING_MS = 1
 
 const keyId = (key: Key) => `${key.projectId}\u0000${key.value}`
-/** The key of a person in the cache (what PersonsReader.changed takes). */
+/** The key of a person in the cache (index.ts evicts a person this process wrote by it). */
 export const personKey = (projectId: number, id: string) => keyId({ projectId, value: id })
 
 const read = (row: PersonRow): ReadPerson => ({
