@@ -4,7 +4,7 @@
  * who maps an id first, and property writes replace the whole `properties` object under an
  * optimistic `version` check (design.md §3: a property name never becomes an update path).
  */
-import type { Collection, Db, IndexDescription } from 'mongodb'
+import type { Collection, Db, Filter, IndexDescription, UpdateFilter } from 'mongodb'
 import type { Properties } from './properties.ts'
 import { layered } from './properties.ts'
 import type { Batching, IngestEvent } from '../../core/plugin-api.ts'
@@ -173,6 +173,24 @@ export class PersonStore {
     this.commands = new PersonCommands(batching, this.distinctIds, this.persons, this.personless)
   }
 
+  /**
+   * Applies `update` to the person if it is still at the version it was read at (and matches
+   * `condition`), bumping the version; false when it was not.
+   */
+  private async updateAtVersion(
+    person: Pick<PersonDocument, 'project_id' | 'id' | 'version'>,
+    condition: Filter<PersonDocument>,
+    update: UpdateFilter<PersonDocument>,
+  ): Promise<boolean> {
+    const { project_id, id, version } = person
+    const { matchedCount } = await this.written(
+      project_id,
+      id,
+      this.persons.updateOne({ project_id, id, version, ...condition }, { ...update, $inc: { version: 1 } }),
+    )
+    return matchedCount === 1
+  }
+
   /** Waits for a write of the person, then tells `onWritten`, even if it failed (it may have landed). */
   private async written<T>(projectId: number, id: string, write: Promise<T>): Promise<T> {
     try {
@@ -335,56 +353,29 @@ export class PersonStore {
   /** Marks the person as being merged into `into` if it is still at the version it was read at (merge-steps.ts step 1). */
   async markMerging(person: PersonDocument, into: string): Promise<PersonDocument | null> {
     const merging: MergingMark = { into, committed: false, since: new Date(), version: person.version }
-    const { matchedCount } = await this.written(
-      person.project_id,
-      person.id,
-      this.persons.updateOne(
-        { project_id: person.project_id, id: person.id, version: person.version, merging: { $exists: false } },
-        { $set: { merging }, $inc: { version: 1 } },
-      ),
-    )
-    return matchedCount === 1 ? { ...person, merging, version: person.version + 1 } : null
+    const updated = await this.updateAtVersion(person, { merging: { $exists: false } }, { $set: { merging } })
+    return updated ? { ...person, merging, version: person.version + 1 } : null
   }
 
   /** Commits a mark nobody took back (step 3). */
   async commitMerging(marked: PersonDocument): Promise<PersonDocument | null> {
-    const { matchedCount } = await this.written(
-      marked.project_id,
-      marked.id,
-      this.persons.updateOne(
-        { project_id: marked.project_id, id: marked.id, version: marked.version, 'merging.committed': false },
-        { $set: { 'merging.committed': true }, $inc: { version: 1 } },
-      ),
+    const updated = await this.updateAtVersion(
+      marked,
+      { 'merging.committed': false },
+      { $set: { 'merging.committed': true } },
     )
-    return matchedCount === 1
-      ? { ...marked, merging: { ...marked.merging!, committed: true }, version: marked.version + 1 }
-      : null
+    return updated ? { ...marked, merging: { ...marked.merging!, committed: true }, version: marked.version + 1 } : null
   }
 
   /** Takes back an uncommitted mark: the person takes writes again. Null if the mark changed meanwhile. */
   async takeBackMark(marked: PersonDocument): Promise<PersonDocument | null> {
-    const { matchedCount } = await this.written(
-      marked.project_id,
-      marked.id,
-      this.persons.updateOne(
-        { project_id: marked.project_id, id: marked.id, version: marked.version, 'merging.committed': false },
-        { $unset: { merging: '' }, $inc: { version: 1 } },
-      ),
-    )
-    return matchedCount === 1 ? withoutMark(marked) : null
+    const updated = await this.updateAtVersion(marked, { 'merging.committed': false }, { $unset: { merging: '' } })
+    return updated ? withoutMark(marked) : null
   }
 
   /** Drops a committed mark whose target is gone for good (merge-steps.ts `abandon`). */
   async dropMark(marked: PersonDocument): Promise<PersonDocument | null> {
-    const { matchedCount } = await this.written(
-      marked.project_id,
-      marked.id,
-      this.persons.updateOne(
-        { project_id: marked.project_id, id: marked.id, version: marked.version },
-        { $unset: { merging: '' }, $inc: { version: 1 } },
-      ),
-    )
-    return matchedCount === 1 ? withoutMark(marked) : null
+    return (await this.updateAtVersion(marked, {}, { $unset: { merging: '' } })) ? withoutMark(marked) : null
   }
 
   /** Records where a merged-away person goes, before it is deleted (step 5). */
