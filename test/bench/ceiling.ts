@@ -1,18 +1,29 @@
 /**
  * Figure 4's ceiling, served by the baselines process: the service's own flags work (body parsing,
- * prepared evaluation of the same definitions, response JSON) in a bare node:http handler, with
+ * prepared evaluation of the same definitions, response JSON, the same compiled code) in a bare node:http handler, with
  * the person and group properties taken from the request instead of read from the database. No
  * Koa, no project lookup, no database round trip: what the flags endpoint could reach on this
  * machine if everything but the evaluation and the HTTP exchange cost nothing. It answers the same
  * values as the service for the bench's users (run.ts checks one body of each).
  */
 import { randomUUID } from 'node:crypto'
-import { evaluateFlags, prepareFlags } from '../../plugins/decide/evaluator/index.ts'
 import type { PreparedFlags, Properties } from '../../plugins/decide/evaluator/index.ts'
-import { parseFlagsJson, readFlagsBody } from '../../plugins/decide/http/flags-request.ts'
-import { flagsResponseBuffer } from '../../plugins/decide/http/response-json.ts'
-import { shapeFor } from '../../plugins/decide/http/responses.ts'
 import type { SdkDefinitions } from './flags.ts'
+
+/**
+ * The decide module `file` as the service runs it: compiled by tsc into dist/ (which starting the
+ * service builds first), not tsx's transform of the source, whose name-keeping wrappers around
+ * every closure made the same answers ~15 % dearer than the service's.
+ */
+const compiled = (file: string) => import(new URL(`../../dist/plugins/decide/${file}.js`, import.meta.url).href)
+
+const { evaluateFlags, prepareFlags }: typeof import('../../plugins/decide/evaluator/index.ts') =
+  await compiled('evaluator/index')
+const { parseFlagsJson, readFlagsBody }: typeof import('../../plugins/decide/http/flags-request.ts') =
+  await compiled('http/flags-request')
+const { flagsResponseBuffer }: typeof import('../../plugins/decide/http/response-json.ts') =
+  await compiled('http/response-json')
+const { shapeFor }: typeof import('../../plugins/decide/http/responses.ts') = await compiled('http/responses')
 
 const V2 = shapeFor('/flags/', '2')
 

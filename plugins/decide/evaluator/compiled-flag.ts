@@ -14,7 +14,7 @@ import type { RequestContext } from './context.ts'
 import { dependencyTarget, flagValueMatches, isFlagFilter, type FlagLookup } from './dependencies.ts'
 import { FlagEvaluationError } from './errors.ts'
 import { earlyAccess, holdout, result, type FlagMatch } from './flag.ts'
-import { hashFor } from './hash.ts'
+import { hashPrefix, hashWithPrefix, type HashPrefix } from './hash.ts'
 import { hashedIdentifier, usesDeviceBucketing } from './identifiers.ts'
 import { compileProperty } from './properties/compiled-property.ts'
 import { outranks, type ReasonKind } from './reasons.ts'
@@ -69,6 +69,7 @@ function compileFilter(
 
 function compileCondition(
   flag: FlagDefinition,
+  prefix: HashPrefix,
   condition: ConditionSet,
   index: number,
   lookup: FlagLookup,
@@ -100,7 +101,7 @@ function compileCondition(
     if (cohorts.length && (ctx.cohorts === null || !cohortFiltersMatch(cohorts, ctx.person, ctx.cohorts)))
       return 'no_condition_match'
     if (full) return 'condition_match'
-    return isInRollout(hashFor(flag.key, hashedIdentifier(flag, aggregation, ctx)), percentage as number)
+    return isInRollout(hashWithPrefix(prefix, hashedIdentifier(flag, aggregation, ctx)), percentage as number)
       ? 'condition_match'
       : 'out_of_rollout_bound'
   }
@@ -146,8 +147,9 @@ export function compileFlag(flag: FlagDefinition, lookup: FlagLookup): CompiledF
     (filters.super_groups?.[0]?.properties?.length ?? 0) > 0 ||
     Boolean(filters.holdout)
   const lines = [`${flag.key} (id ${flag.id})${special ? ': early access or holdout first (interpreted)' : ''}`]
+  const prefix = hashPrefix(flag.key)
   const conditions = (filters.groups ?? []).map((condition, index) =>
-    compileCondition(flag, condition, index, lookup, lines),
+    compileCondition(flag, prefix, condition, index, lookup, lines),
   )
   const variants = filters.multivariate?.variants ?? []
   const answer = outcomes(flag, conditions.length)
@@ -177,7 +179,7 @@ export function compileFlag(flag: FlagDefinition, lookup: FlagLookup): CompiledF
         const variant =
           condition.variant ??
           (variants.length
-            ? selectVariant(variants, hashFor(flag.key, hashedIdentifier(flag, aggregation, ctx), 'variant'))
+            ? selectVariant(variants, hashWithPrefix(prefix, hashedIdentifier(flag, aggregation, ctx), 'variant'))
             : null)
         return answer.matched(index, variant)
       }

@@ -35,9 +35,42 @@ export function sha1Prefix60(text: string): number {
   // The worst case is 3 bytes per UTF-16 unit, plus at most 72 bytes of padding.
   const capacity = text.length * 3 + 72
   const bytes = capacity <= SHARED_BYTES ? sharedBytes : new Uint8Array(capacity)
-  const view = bytes === sharedBytes ? sharedView : new DataView(bytes.buffer)
-  const blocks = pad(bytes, encoder.encodeInto(text, bytes).written)
+  return digest(bytes, encoder.encodeInto(text, bytes).written)
+}
 
+/** UTF-8 of `text` (a lone surrogate as U+FFFD). */
+export function utf8Bytes(text: string): Uint8Array {
+  return encoder.encode(text)
+}
+
+/** The last identifier hashed and its UTF-8: a request hashes the same one for most of its flags. */
+let lastIdentifier = ''
+let lastIdentifierBytes = new Uint8Array(0)
+
+/**
+ * `sha1Prefix60(prefix + identifier + salt)` for a prefix and salt already in UTF-8 (made once per
+ * flag), the identifier encoded once for all the flags that hash it in a row: encoding each whole
+ * text anew was half of the hash's cost. The caller's prefix ends and its salt starts with an ASCII
+ * character, so no surrogate pair is split between the parts and their bytes are the whole text's.
+ */
+export function sha1Prefix60Of(prefix: Uint8Array, identifier: string, salt: Uint8Array): number {
+  if (identifier !== lastIdentifier) {
+    lastIdentifierBytes = encoder.encode(identifier)
+    lastIdentifier = identifier
+  }
+  const middle = lastIdentifierBytes
+  const length = prefix.length + middle.length + salt.length
+  const bytes = length + 72 <= SHARED_BYTES ? sharedBytes : new Uint8Array(length + 72)
+  bytes.set(prefix, 0)
+  bytes.set(middle, prefix.length)
+  bytes.set(salt, prefix.length + middle.length)
+  return digest(bytes, length)
+}
+
+/** The 60-bit prefix of SHA-1 of the first `length` bytes of `bytes`, which has room for the padding. */
+function digest(bytes: Uint8Array, length: number): number {
+  const view = bytes === sharedBytes ? sharedView : new DataView(bytes.buffer)
+  const blocks = pad(bytes, length)
   state[0] = 0x67452301
   state[1] = 0xefcdab89
   state[2] = 0x98badcfe

@@ -1,8 +1,19 @@
 import { createHash } from 'node:crypto'
 import { expect } from 'chai'
-import { calculateHash, hashFor, holdoutHash, normalizeDistinctId } from '../../../../plugins/decide/evaluator/hash.ts'
+import {
+  hashFor,
+  hashPrefix,
+  hashWithPrefix,
+  holdoutHash,
+  normalizeDistinctId,
+} from '../../../../plugins/decide/evaluator/hash.ts'
 import { isInRollout, selectVariant } from '../../../../plugins/decide/evaluator/rollout.ts'
 import { MULTIVARIATE_FLAG_55_PERCENT, MULTIVARIATE_VARIANTS, SIMPLE_FLAG_45_PERCENT } from './fixtures/consistency.ts'
+
+/** flags.md §2 from node:crypto: the first 15 hex digits of SHA-1 of the text's UTF-8, over 2^60 − 1. */
+function referenceHash(text: string): number {
+  return Number(createHash('sha1').update(text, 'utf8').digest().readBigUInt64BE(0) >> 4n) / Number(0xfffffffffffffffn)
+}
 
 describe('evaluator hash (flags.md §2)', () => {
   describe('worked examples', () => {
@@ -26,18 +37,24 @@ describe('evaluator hash (flags.md §2)', () => {
     })
 
     it('rounds the 60-bit prefix to a double exactly as BigInt arithmetic does, for 20,000 inputs', () => {
-      const reference = (text: string) =>
-        Number(createHash('sha1').update(text, 'utf8').digest().readBigUInt64BE(0) >> 4n) / Number(0xfffffffffffffffn)
       const differing: string[] = []
       for (let i = 0; i < 20_000; i++) {
-        const id = i % 7 === 0 ? `ünï-${i}-\ud800` : `user-${i}`
-        if (
-          calculateHash(`flag-${i % 50}.`, id, i % 2 ? 'variant' : '') !==
-          reference(`flag-${i % 50}.${id}${i % 2 ? 'variant' : ''}`)
-        )
-          differing.push(id)
+        const id = i % 7 === 0 ? `ünï-${i}-\ud800` : i % 11 === 0 ? `\udc00${i}` : `user-${i}`
+        const salt = i % 2 ? 'variant' : ''
+        if (hashFor(`flag-${i % 50}`, id, salt) !== referenceHash(`flag-${i % 50}.${id}${salt}`)) differing.push(id)
       }
       expect(differing).to.deep.equal([])
+    })
+
+    it('hashes with a prepared prefix as with the flag key, whichever identifiers came before', () => {
+      // the identifier's bytes are kept from one call to the next: same text, other text, long text
+      const prefix = hashPrefix('prepared-flag')
+      const ids = ['u1', 'u1', 'u2', 'x'.repeat(3000), 'u2', 'é'.repeat(1500), 'u1', '😀\ud800', 'u1']
+      for (const id of ids)
+        for (const salt of ['', 'variant']) {
+          expect(hashWithPrefix(prefix, id, salt)).to.equal(referenceHash(`prepared-flag.${id}${salt}`))
+          expect(hashFor('prepared-flag', id, salt)).to.equal(referenceHash(`prepared-flag.${id}${salt}`))
+        }
     })
 
     it('hashes texts past one SHA-1 block (uuids with the variant salt, 200-character ids) as node:crypto does', () => {
@@ -90,12 +107,12 @@ describe('evaluator hash (flags.md §2)', () => {
     })
 
     it('hashes holdouts as "holdout-" + identifier, without the flag key (§6.2)', () => {
-      expect(holdoutHash('user-1')).to.equal(calculateHash('holdout-', 'user-1', ''))
+      expect(holdoutHash('user-1')).to.equal(referenceHash('holdout-user-1'))
       expect(holdoutHash('user-1')).to.not.equal(hashFor('holdout', 'user-1'))
     })
 
     it('hashes UTF-8 bytes', () => {
-      expect(hashFor('flag', 'ünïcödé')).to.equal(calculateHash('flag.', 'ünïcödé', ''))
+      expect(hashFor('flag', 'ünïcödé')).to.equal(referenceHash('flag.ünïcödé'))
       expect(hashFor('flag', 'ünïcödé')).to.not.equal(hashFor('flag', 'unicode'))
     })
   })
