@@ -3,14 +3,15 @@
  * baseline) measured in alternating slices of the same run, so that a neighbour's load or a change
  * of clock speed during the run falls on both sides of the ratio instead of on one. A target is
  * warmed up once, then each slice adds its requests, CPU seconds, database commands and request
- * latencies to the target's totals. HTTP targets are driven by autocannon in this process (closed loop:
- * each connection sends its next request when the previous one is answered; open-loop.ts for a
- * fixed rate); any
+ * latencies to the target's totals. HTTP targets are driven by autocannon in a thread of its own
+ * (closed loop: each connection sends its next request when the previous one is answered;
+ * open-loop.ts for a fixed rate; load-thread.ts says why a thread); any
  * non-2xx answer or connection error fails the run.
  */
-import autocannon from 'autocannon'
+import type { ClosedLoopSetup } from './closed-loop-sender.ts'
 import { latencyHistogram, percentileMs } from './latency.ts'
 import type { Histogram } from './latency.ts'
+import { loadThread } from './load-thread.ts'
 import { cpuSeconds, sampleRss } from './processes.ts'
 
 /** What one slice of a target yields; slices add up. */
@@ -159,51 +160,15 @@ export interface HttpLoad {
   warmUpSeconds?: number
 }
 
-/** POST bodies taken in turn from a list, `connections` at a time, with autocannon (closed loop). */
+/** POST bodies taken in turn from a list, `connections` at a time, with autocannon (closed loop) in a thread of its own. */
 export function httpTarget(spec: HttpLoad): Target {
-  let next = 0
-  const fire = (seconds: number, latencies?: Histogram) =>
-    new Promise<number>((resolve, reject) => {
-      const instance = autocannon(
-        {
-          url: spec.url,
-          connections: spec.connections,
-          duration: seconds,
-          timeout: 30,
-          requests: [
-            {
-              method: 'POST',
-              path: spec.path,
-              headers: { 'content-type': 'application/json' },
-              setupRequest(request) {
-                request.body = spec.bodies[next++ % spec.bodies.length]
-                return request
-              },
-            },
-          ],
-        },
-        (error, result) => {
-          if (error) return reject(error)
-          if (result.non2xx || result.errors)
-            return reject(
-              new Error(
-                `${spec.url}${spec.path}: ${result.non2xx} non-2xx answers, ${result.errors} errors (${result.timeouts} timeouts)`,
-              ),
-            )
-          if (latencies && !result['2xx'])
-            return reject(
-              new Error(
-                `${spec.url}${spec.path}: no request completed within ${seconds} s (the machine may be overloaded; raise BENCH_SECONDS)`,
-              ),
-            )
-          resolve(result['2xx'])
-        },
-      )
-      if (latencies)
-        instance.on('response', (_client, statusCode, _bytes, responseTime) => {
-          if (statusCode < 300) latencies.recordValue(Math.max(1, Math.round(responseTime * 1000)))
-        })
-    })
+  const setup: ClosedLoopSetup = { url: spec.url, path: spec.path, connections: spec.connections, bodies: spec.bodies }
+  const run = loadThread(new URL('./closed-loop-sender.ts', import.meta.url), setup)
+  const fire = async (seconds: number, latencies?: Histogram) => {
+    const result = await run({ seconds, record: latencies !== undefined })
+    for (const micros of result.latencies) latencies?.recordValue(Math.max(1, Math.round(micros)))
+    return result.answered
+  }
   return {
     rssPid: spec.pid,
     warmUp: async (seconds = spec.warmUpSeconds ?? 2) => {

@@ -1,0 +1,62 @@
+/**
+ * A load generator in a worker thread of its own. Its timing is the measurement, so it gets a heap
+ * of its own: in the bench's main thread it shared one with everything earlier figures left there,
+ * and that heap's full collections (several a second, 5-14 ms each, while 12.6 KB answers
+ * streamed in) held answers that had arrived, and counted as the service's latency: `flags_at_rate`'s
+ * p99 was 25-77 ms after the closed-loop figures against 4-6 ms with the sender in a thread.
+ */
+import { Worker, parentPort } from 'node:worker_threads'
+
+/** A run of `seconds`; `record`: send back each answered request's latency (and the open loop's send lag), µs. */
+export interface RunRequest {
+  seconds: number
+  record: boolean
+}
+
+export interface RunResult {
+  /** Requests answered 2xx. */
+  answered: number
+  latencies: Float64Array
+  lags?: Float64Array
+}
+
+type RunReply = RunResult | { error: string }
+
+/** The sender module `file` (a worker entry that calls `answerRuns`) in its own thread, given `setup` as its workerData. */
+export function loadThread(file: URL, setup: unknown): (request: RunRequest) => Promise<RunResult> {
+  // through tsx's API (found from the working directory, the project's root): a worker thread does
+  // not inherit the `--import tsx` its parent runs with
+  const entry = JSON.stringify(file.href)
+  const thread = new Worker(`import('tsx/esm/api').then(({ tsImport }) => tsImport(${entry}, ${entry}))`, {
+    eval: true,
+    workerData: setup,
+  })
+  // the thread lives as long as its target, and keeps the process alive only while it runs
+  thread.unref()
+  let waiting: { resolve: (reply: RunReply) => void; reject: (error: Error) => void } | undefined
+  thread.on('message', (reply: RunReply) => waiting?.resolve(reply))
+  thread.on('error', (error) => waiting?.reject(error))
+  return (request) =>
+    new Promise<RunResult>((resolve, reject) => {
+      thread.ref()
+      waiting = { resolve: (reply) => ('error' in reply ? reject(new Error(reply.error)) : resolve(reply)), reject }
+      thread.postMessage(request)
+    }).finally(() => {
+      waiting = undefined
+      thread.unref()
+    })
+}
+
+/** In a sender's thread: answers each run request with `run`'s result, or its error's message. */
+export function answerRuns(run: (request: RunRequest) => Promise<RunResult>): void {
+  parentPort!.on('message', (request: RunRequest) => {
+    run(request).then(
+      (result) =>
+        parentPort!.postMessage(
+          result,
+          [result.latencies, result.lags].flatMap((values) => (values ? [values.buffer as ArrayBuffer] : [])),
+        ),
+      (error: Error) => parentPort!.postMessage({ error: error.message }),
+    )
+  })
+}
