@@ -34,10 +34,18 @@ export function loadThread(file: URL, setup: unknown): (request: RunRequest) => 
   // the thread lives as long as its target, and keeps the process alive only while it runs
   thread.unref()
   let waiting: { resolve: (reply: RunReply) => void; reject: (error: Error) => void } | undefined
+  // a thread that failed (its module did not load, or it threw) answers no later run: each is refused
+  let failure: Error | undefined
+  const fail = (error: Error) => {
+    failure ??= error
+    waiting?.reject(failure)
+  }
   thread.on('message', (reply: RunReply) => waiting?.resolve(reply))
-  thread.on('error', (error) => waiting?.reject(error))
+  thread.on('error', fail)
+  thread.on('exit', (code) => fail(new Error(`the load thread ${file.pathname} exited (code ${code})`)))
   return (request) =>
     new Promise<RunResult>((resolve, reject) => {
+      if (failure) return reject(failure)
       thread.ref()
       waiting = { resolve: (reply) => ('error' in reply ? reject(new Error(reply.error)) : resolve(reply)), reject }
       thread.postMessage(request)
