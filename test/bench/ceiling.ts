@@ -13,7 +13,7 @@ import type { SdkDefinitions } from './flags.ts'
 /**
  * The decide module `file` as the service runs it: compiled by tsc into dist/ (which starting the
  * service builds first), not tsx's transform of the source, whose name-keeping wrappers around
- * every closure made the same answers ~15 % dearer than the service's.
+ * every closure make the same answers dearer than the service's.
  */
 const compiled = (file: string) => import(new URL(`../../dist/plugins/decide/${file}.js`, import.meta.url).href)
 

@@ -1,9 +1,8 @@
 /**
  * A load generator in a worker thread of its own. Its timing is the measurement, so it gets a heap
  * of its own: in the bench's main thread it shared one with everything earlier figures left there,
- * and that heap's full collections (several a second, 5-14 ms each, while 12.6 KB answers
- * streamed in) held answers that had arrived, and counted as the service's latency: `flags_at_rate`'s
- * p99 was 25-77 ms after the closed-loop figures against 4-6 ms with the sender in a thread.
+ * and that heap's full collections held answers that had already arrived, a wait that counted as
+ * the service's latency (docs/performance.md has the figures).
  */
 import { Worker, parentPort } from 'node:worker_threads'
 

@@ -9,7 +9,7 @@
  * non-2xx answer or connection error fails the run.
  */
 import type { ClosedLoopSetup } from './closed-loop-sender.ts'
-import { latencyHistogram, percentileMs } from './latency.ts'
+import { latencyHistogram, latencyHistogramOf, percentileMs } from './latency.ts'
 import type { Histogram } from './latency.ts'
 import { loadThread } from './load-thread.ts'
 import { cpuSeconds, sampleRss } from './processes.ts'
@@ -164,23 +164,18 @@ export interface HttpLoad {
 export function httpTarget(spec: HttpLoad): Target {
   const setup: ClosedLoopSetup = { url: spec.url, path: spec.path, connections: spec.connections, bodies: spec.bodies }
   const run = loadThread(new URL('./closed-loop-sender.ts', import.meta.url), setup)
-  const fire = async (seconds: number, latencies?: Histogram) => {
-    const result = await run({ seconds, record: latencies !== undefined })
-    for (const micros of result.latencies) latencies?.recordValue(Math.max(1, Math.round(micros)))
-    return result.answered
-  }
   return {
     rssPid: spec.pid,
     warmUp: async (seconds = spec.warmUpSeconds ?? 2) => {
       // slow first requests (JIT, pools, first-sight person writes) are expected here
-      await fire(seconds)
+      await run({ seconds, record: false })
     },
     slice: (seconds) =>
       measureSlice(
         { targetPid: spec.pid, databasePid: spec.databasePid, databaseCommands: spec.databaseCommands },
         async () => {
-          const latencies = latencyHistogram()
-          return { units: await fire(seconds, latencies), latencies }
+          const result = await run({ seconds, record: true })
+          return { units: result.answered, latencies: latencyHistogramOf(result.latencies) }
         },
       ),
   }

@@ -1,6 +1,6 @@
 /**
- * The open loop's sender (open-loop.ts), run in a thread of its own (load-thread.ts): requests go out at evenly spaced
- * times whether or not earlier answers came back, over a keep-alive pool of node:http
+ * The open loop's sender (open-loop.ts), run in a thread of its own (load-thread.ts): requests go
+ * out at evenly spaced times whether or not earlier answers came back, over a keep-alive pool of node:http
  * connections, and each latency counts from the request's scheduled send time, not from when it
  * went out, so that a service (or a pool) that falls behind shows its backlog in the percentiles
  * instead of delaying the requests that would have measured it (no coordinated omission).

@@ -9,7 +9,7 @@
  * 2,000 "per second" over 32 connections arrive in the first ~100-250 ms of each second: closed-loop
  * bursts with idle gaps between them.
  */
-import { latencyHistogram } from './latency.ts'
+import { latencyHistogramOf } from './latency.ts'
 import type { HttpLoad, Target } from './load.ts'
 import { measureSlice } from './load.ts'
 import { loadThread } from './load-thread.ts'
@@ -28,12 +28,12 @@ export function openLoopTarget(spec: Omit<HttpLoad, 'connections'> & { rate: num
       measureSlice(
         { targetPid: spec.pid, databasePid: spec.databasePid, databaseCommands: spec.databaseCommands },
         async () => {
-          const latencies = latencyHistogram()
-          const sendLag = latencyHistogram()
           const reply = await run({ seconds, record: true })
-          for (const micros of reply.latencies) latencies.recordValue(Math.max(1, Math.round(micros)))
-          for (const micros of reply.lags ?? []) sendLag.recordValue(Math.max(1, Math.round(micros)))
-          return { units: reply.answered, latencies, sendLag }
+          return {
+            units: reply.answered,
+            latencies: latencyHistogramOf(reply.latencies),
+            sendLag: latencyHistogramOf(reply.lags),
+          }
         },
       ),
   }
