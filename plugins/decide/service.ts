@@ -162,8 +162,8 @@ export class FlagsEvaluation implements FlagsService {
     const input = await this.evaluationInput(project, request)
     // Requests read in one turn of the event loop are evaluated together at its end, not each as
     // soon as it is parsed: with persons and groups cached a request has nothing else to wait for,
-    // and interleaving parsing and evaluation request by request cost ~20 % more CPU per request
-    // at 32 connections (docs/performance.md). A request waits for the others of its turn only.
+    // and interleaving parsing and evaluation request by request cost more CPU per request under
+    // load (docs/performance.md has the figures). A request waits for the others of its turn only.
     await nextTurn()
     return evaluateFlagsInSlices(input, SLICES)
   }
