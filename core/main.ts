@@ -4,6 +4,8 @@
  * worker (`server.workers`), this process becomes the cluster primary and each worker runs the
  * service (see cluster.ts).
  */
+// first: V8 settings apply only to code evaluated after them
+import './v8-settings.ts'
 import cluster from 'node:cluster'
 import { startPrimary, workerCount } from './cluster.ts'
 import { loadConfig } from './config.ts'
