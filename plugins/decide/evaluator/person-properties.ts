@@ -81,6 +81,22 @@ export interface StoredPerson {
   created_at?: string
 }
 
+/** A stored person's merged properties without overrides, and what they were merged for. */
+interface MergedStored {
+  readonly createdAt: string | undefined
+  readonly distinctId: string
+  readonly merged: Properties
+}
+
+/**
+ * Merged properties of stored persons asked about without overrides (as server SDKs ask), by the
+ * stored properties object: a person served from the persons cache is the same object request
+ * after request (never modified: concurrent requests share it), and merging it anew, a copy and
+ * a check of every `$initial_` pair, was a visible share of a flags request. Each is frozen, since
+ * every request with that person shares it.
+ */
+const mergedStored = new WeakMap<object, MergedStored>()
+
 /**
  * `stored` is undefined when the database was not queried for this request
  * (then only the overrides are used and `distinct_id` is not injected), and
@@ -92,6 +108,22 @@ export function mergePersonProperties(
   distinctId: string,
 ): Properties {
   if (stored === undefined) return fillInPlace({ ...overrides })
+  const properties = stored?.properties
+  if (stored === null || !isEmpty(overrides) || typeof properties !== 'object' || properties === null)
+    return merge(stored, overrides, distinctId)
+  const kept = mergedStored.get(properties)
+  if (kept !== undefined && kept.createdAt === stored.created_at && kept.distinctId === distinctId) return kept.merged
+  const merged = Object.freeze(merge(stored, null, distinctId))
+  mergedStored.set(properties, { createdAt: stored.created_at, distinctId, merged })
+  return merged
+}
+
+function isEmpty(overrides: Properties | null | undefined): boolean {
+  for (const key in overrides) if (Object.hasOwn(overrides, key)) return false
+  return true
+}
+
+function merge(stored: StoredPerson | null, overrides: Properties | null | undefined, distinctId: string): Properties {
   const merged: Properties = { ...stored?.properties }
   if (stored?.created_at !== undefined) merged[CREATED_AT] = stored.created_at
   merged.distinct_id = distinctId

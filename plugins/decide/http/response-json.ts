@@ -121,10 +121,7 @@ function isEmpty(fields: Record<string, unknown>): boolean {
   return true
 }
 
-/** `,"name":value` per part, as JSON.stringify writes an object's members (undefined ones left out). */
+/** `,"requestId":…,"evaluatedAt":…`, the members JSON.stringify writes for the parts, named rather than enumerated. */
 function partsText(parts: FlagsBodyParts): string {
-  let text = ''
-  for (const [name, value] of Object.entries(parts))
-    if (value !== undefined) text += `,${JSON.stringify(name)}:${JSON.stringify(value)}`
-  return text
+  return `,"requestId":${JSON.stringify(parts.requestId)},"evaluatedAt":${JSON.stringify(parts.evaluatedAt)}`
 }

@@ -1,5 +1,6 @@
 import { expect } from 'chai'
 import { fillInitialProperties, mergePersonProperties } from '../../../../plugins/decide/evaluator/person-properties.ts'
+import { PERSON_METADATA_PREFIX } from '../../../../plugins/decide/evaluator/properties/match-property.ts'
 import { evaluateOne, simpleFlag } from './helpers.ts'
 
 describe('evaluator person properties (flags.md §7)', () => {
@@ -74,5 +75,39 @@ describe('evaluator person properties (flags.md §7)', () => {
       person: { properties: { created_at: '2020-01-01' }, created_at: '2024-03-01T00:00:00Z' },
     }
     expect(evaluateOne(definition, { database }).enabled).to.equal(true)
+  })
+
+  describe('a stored person asked about without overrides (merged once, shared)', () => {
+    const stored = () => ({ properties: { plan: 'pro', $browser: 'Firefox' }, created_at: '2024-03-01T00:00:00Z' })
+
+    it('answers the same merged properties as a fresh merge, frozen, to every request for that person', () => {
+      const person = stored()
+      const first = mergePersonProperties(person, null, 'user-1')
+      // the same values again as overrides take the path that merges anew
+      expect(first).to.deep.equal(mergePersonProperties(stored(), { plan: 'pro' }, 'user-1'))
+      expect(first).to.include({ plan: 'pro', distinct_id: 'user-1', $initial_browser: 'Firefox' })
+      expect(Object.isFrozen(first)).to.equal(true)
+      expect(mergePersonProperties({ ...person }, {}, 'user-1')).to.equal(first)
+    })
+
+    it('merges again for another distinct id or creation time of the same properties', () => {
+      const person = stored()
+      const first = mergePersonProperties(person, undefined, 'user-1')
+      const other = mergePersonProperties(person, undefined, 'user-2')
+      expect(other.distinct_id).to.equal('user-2')
+      const recreated = mergePersonProperties({ ...person, created_at: '2025-01-01T00:00:00Z' }, undefined, 'user-1')
+      expect(recreated).to.not.equal(first)
+      expect(recreated[`${PERSON_METADATA_PREFIX}created_at`]).to.equal('2025-01-01T00:00:00Z')
+    })
+
+    it('never shares a merge made with overrides, nor lets overrides reach the shared one', () => {
+      const person = stored()
+      const shared = mergePersonProperties(person, null, 'user-1')
+      const overridden = mergePersonProperties(person, { plan: 'free' }, 'user-1')
+      expect(overridden).to.not.equal(shared)
+      expect(overridden.plan).to.equal('free')
+      expect(Object.isFrozen(overridden)).to.equal(false)
+      expect(mergePersonProperties(person, null, 'user-1').plan).to.equal('pro')
+    })
   })
 })
