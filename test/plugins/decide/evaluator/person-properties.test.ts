@@ -28,6 +28,19 @@ describe('evaluator person properties (flags.md §7)', () => {
     expect(filled).to.not.have.property('$initial_custom')
   })
 
+  it('adds the $initial_ properties in the order of their sources list, whatever order the keys came in', () => {
+    const filled = fillInitialProperties({ utm_source: 'news', custom: 1, $os: 'Linux', $browser: 'Firefox' })
+    expect(Object.keys(filled)).to.deep.equal([
+      'utm_source',
+      'custom',
+      '$os',
+      '$browser',
+      '$initial_browser',
+      '$initial_os',
+      '$initial_utm_source',
+    ])
+  })
+
   it('lets a flag on $initial_browser match from an override of $browser', () => {
     const definition = simpleFlag('initial', {
       properties: [{ key: '$initial_browser', value: 'Chrome', type: 'person' }],
