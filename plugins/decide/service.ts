@@ -8,7 +8,13 @@
 import type { Db } from 'mongodb'
 import type { Logger } from 'pino'
 import type { GeoipLookup, GroupsReader, PersonsService, Project, WithDeadline } from '../../core/plugin-api.ts'
-import { evaluateFlagsInSlices, explainFlags, normalizeDistinctId, planEvaluation } from './evaluator/index.ts'
+import {
+  assignProperties,
+  evaluateFlagsInSlices,
+  explainFlags,
+  normalizeDistinctId,
+  planEvaluation,
+} from './evaluator/index.ts'
 import type {
   DatabaseState,
   EvaluationInput,
@@ -155,7 +161,7 @@ export class FlagsEvaluation implements FlagsService {
   personOverrides(request: FlagsRequest): Properties | null {
     const geoip = this.geoipProperties(request)
     if (!geoip) return request.personProperties ?? null
-    return { ...(request.personProperties ?? {}), ...geoip }
+    return assignProperties(assignProperties({}, request.personProperties), geoip)
   }
 
   async evaluate(project: Project, request: FlagsRequest): Promise<EvaluationResult> {

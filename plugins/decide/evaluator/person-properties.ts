@@ -70,7 +70,7 @@ function fillInPlace(properties: Properties): Properties {
 
 /** Fills only missing `$initial_X` from `X`, so stored initial values survive. */
 export function fillInitialProperties(properties: Properties): Properties {
-  return fillInPlace({ ...properties })
+  return fillInPlace(assignProperties({}, properties))
 }
 
 const CREATED_AT = `${PERSON_METADATA_PREFIX}created_at`
@@ -107,7 +107,7 @@ export function mergePersonProperties(
   overrides: Properties | null | undefined,
   distinctId: string,
 ): Properties {
-  if (stored === undefined) return fillInPlace({ ...overrides })
+  if (stored === undefined) return fillInPlace(assignProperties({}, overrides))
   const properties = stored?.properties
   if (stored === null || !isEmpty(overrides) || typeof properties !== 'object' || properties === null)
     return merge(stored, overrides, distinctId)
@@ -124,21 +124,25 @@ function isEmpty(overrides: Properties | null | undefined): boolean {
 }
 
 function merge(stored: StoredPerson | null, overrides: Properties | null | undefined, distinctId: string): Properties {
-  const merged: Properties = { ...stored?.properties }
+  const merged = assignProperties({}, stored?.properties)
   if (stored?.created_at !== undefined) merged[CREATED_AT] = stored.created_at
   merged.distinct_id = distinctId
-  if (overrides) {
-    // as `{ ...merged, ...overrides }` without a second copy: defined, not set, so `__proto__` stays a key
-    for (const key of Object.keys(overrides)) {
-      if (key === '__proto__')
-        Object.defineProperty(merged, key, {
-          value: overrides[key],
-          writable: true,
-          enumerable: true,
-          configurable: true,
-        })
-      else merged[key] = overrides[key]
-    }
+  return fillInPlace(assignProperties(merged, overrides))
+}
+
+/**
+ * Copies `source`'s own properties onto `target` as `{ ...target, ...source }` would: defined, not
+ * set, so a `__proto__` key stays a key. Made properties objects are built this way, never by a
+ * spread that then gains keys: on Node 20's V8, an object made by spreading another that then gets
+ * a property it lacked is given a new hidden class at every call once optimised, allocated in the
+ * old generation, which filled it between requests and brought full collections (docs/performance.md).
+ */
+export function assignProperties(target: Properties, source: Properties | null | undefined): Properties {
+  if (!source) return target
+  for (const key of Object.keys(source)) {
+    if (key === '__proto__')
+      Object.defineProperty(target, key, { value: source[key], writable: true, enumerable: true, configurable: true })
+    else target[key] = source[key]
   }
-  return fillInPlace(merged)
+  return target
 }

@@ -1,7 +1,7 @@
 import { indexCohorts, staticMembershipFor, type CohortIndex } from './cohorts.ts'
 import type { RequestContext } from './context.ts'
 import type { FlagLookup } from './dependencies.ts'
-import { mergePersonProperties } from './person-properties.ts'
+import { assignProperties, mergePersonProperties } from './person-properties.ts'
 import { formatNumber } from './properties/values.ts'
 import type { EvaluationInput, Properties } from './types.ts'
 
@@ -49,7 +49,7 @@ class GroupResolver {
     if (merged === undefined) {
       const name = this.typeName(index)
       const overrides = name === undefined ? undefined : this.input.groupPropertyOverrides?.[name]
-      this.properties.set(index, (merged = { ...(this.stored[index] ?? {}), ...(overrides ?? {}) }))
+      this.properties.set(index, (merged = assignProperties(assignProperties({}, this.stored[index]), overrides)))
     }
     return merged
   }
