@@ -61,10 +61,12 @@ export class StepChain {
 /**
  * One event's walk through the taps. It is its own deadline entry from its first asynchronous tap
  * to its end, its deadline moved forward at each tap (cheaper than entering and leaving the
- * deadline set per tap; the sweeper cannot run while a tap answers synchronously).
+ * armed runs per tap; the sweeper cannot run while a tap answers synchronously).
  */
 class EventRun implements Deadline {
   deadline = 0
+  previous: Deadline | null = null
+  next: Deadline | null = null
   private armed = false
   private step = 0
   private tap = 0
@@ -167,7 +169,7 @@ class EventRun implements Deadline {
 
   /** The tap ran past its deadline: its answer, whenever it comes, is ignored. */
   expire(): void {
-    this.armed = false // the sweeper took it out of the set
+    this.armed = false // the sweeper took it out of the armed runs
     const plan = this.steps[this.step]!
     this.listen()
     if (this.failed(timeoutError(plan.taps[this.tap]!.label, plan.timeoutMs!))) this.advance()
