@@ -139,7 +139,7 @@ export class FlagsEvaluation implements FlagsService {
   ): Promise<Record<string, boolean | string>> {
     const result = await this.evaluate(project, { ...options, distinctId })
     const values: Record<string, boolean | string> = Object.create(null)
-    for (const flag of Object.values(result.flags))
+    for (const flag of result.answers)
       if (!flag.failed) values[flag.key] = flag.enabled ? (flag.variant ?? true) : false
     return values
   }

@@ -19,7 +19,8 @@ const OUTCOMES_PER_FLAG = 32
  */
 function answered(prepared: PreparedFlags, flag: FlagDefinition, match: FlagMatch): FlagResult {
   // a compiled flag's matches are shared (frozen) and its own: their answer is found by identity
-  const shared = Object.isFrozen(match) ? prepared.answers.get(match) : undefined
+  // (asked first: Object.isFrozen is a call into the runtime, and most matches are shared)
+  const shared = prepared.answers.get(match)
   if (shared) return shared
   const known = prepared.outcomes(flag)
   for (const { answer, kind } of known) {
@@ -155,14 +156,46 @@ export function observeEvaluation(input: EvaluationInput, observer: EvaluationOb
   return run.result()
 }
 
+/**
+ * An evaluation's answers in order, the record by key made only for a reader that asks for it: the
+ * response writers walk the answers, and filling a prototype-less record of 50 keys (a dictionary,
+ * grown five times) was more than a tenth of the evaluation's own allocations.
+ */
+class EvaluatedFlags implements EvaluationResult {
+  #byKey: Record<string, FlagResult> | undefined
+
+  constructor(
+    readonly answers: readonly FlagResult[],
+    readonly errorsWhileComputingFlags: boolean,
+    byKey?: Record<string, FlagResult>,
+  ) {
+    this.#byKey = byKey
+  }
+
+  get flags(): Record<string, FlagResult> {
+    if (this.#byKey === undefined) {
+      const byKey: Record<string, FlagResult> = Object.create(null)
+      for (const answer of this.answers) byKey[answer.key] = answer
+      this.#byKey = byKey
+    }
+    return this.#byKey
+  }
+}
+
 /** One request's evaluation: the failures decided before any flag runs, then `flag` for each evaluable flag in order. */
 class Evaluation {
   readonly evaluable: readonly FlagDefinition[]
   private readonly prepared: PreparedFlags
   private readonly selection: Selection
   private readonly ctx: RequestContext
-  // no prototype: flag keys such as `constructor` or `toString` are valid PostHog keys
-  private readonly results: Record<string, FlagResult> = Object.create(null)
+  /** Answers by evaluable index, while a record by key would enumerate them in that order. */
+  private readonly answers: FlagResult[] = []
+  /**
+   * The answers by key instead, when the order differs: a key repeats or is an array index (a
+   * record lists those first), or a flag failed before the others were evaluated (it comes first).
+   * No prototype: flag keys such as `constructor` or `toString` are valid PostHog keys.
+   */
+  private byKey: Record<string, FlagResult> | null
   /** Whether any flag was answered before the loop (then the loop skips it). */
   private readonly anyFailedEarly: boolean
   private errors: boolean
@@ -180,7 +213,7 @@ class Evaluation {
     const { plan, evaluable, excludedIds } = selection
     this.selection = selection
     this.evaluable = evaluable
-    const results = this.results
+    this.byKey = selection.keysInOrder ? null : Object.create(null)
     let errors = plan.hasCycle
     let anyFailedEarly = false
 
@@ -188,14 +221,14 @@ class Evaluation {
       for (const flag of evaluable) {
         const problem = problems.get(flag.id)
         if (problem) {
-          results[flag.key] = failed(flag, 'flag_data_parsing_error', `Failed to parse flag data: ${problem}`)
+          this.failEarly(failed(flag, 'flag_data_parsing_error', `Failed to parse flag data: ${problem}`))
           errors = anyFailedEarly = true
         }
       }
     if (input.hashKeyOverrideFailed) {
       errors = true
       for (const flag of evaluable.filter((f) => f.ensure_experience_continuity && !problems.has(f.id))) {
-        results[flag.key] = failed(flag, HASH_KEY_OVERRIDE_ERROR.code, HASH_KEY_OVERRIDE_ERROR.description)
+        this.failEarly(failed(flag, HASH_KEY_OVERRIDE_ERROR.code, HASH_KEY_OVERRIDE_ERROR.description))
         anyFailedEarly = true
       }
     }
@@ -206,7 +239,7 @@ class Evaluation {
       for (const flag of evaluable.filter(
         (f) => !problems.has(f.id) && flagRequiresDatabase(f, input.personPropertyOverrides),
       )) {
-        results[flag.key] = failed(flag, code, description)
+        this.failEarly(failed(flag, code, description))
         errors = anyFailedEarly = true
       }
     }
@@ -223,9 +256,9 @@ class Evaluation {
    * the context). Per-flag facts come from the selection's arrays by index, not from lookups.
    */
   flag(index: number): void {
-    const { results, ctx, observer, prepared, selection } = this
+    const { ctx, observer, prepared, selection } = this
     const flag = selection.evaluable[index]!
-    if (this.anyFailedEarly && results[flag.key]) return
+    if (this.anyFailedEarly && this.byKey![flag.key]) return
     try {
       const { brokenIds } = selection.plan
       let match: FlagMatch
@@ -236,18 +269,33 @@ class Evaluation {
         const compiled = selection.compiled
         match = (compiled[index] ??= prepared.compiled(flag)).evaluate(ctx)
       }
-      results[flag.key] = answered(prepared, flag, match)
+      this.answer(index, answered(prepared, flag, match))
       if (selection.readByOthers[index]) ctx.results.set(flag.id, match.matches ? (match.variant ?? true) : false)
     } catch (error) {
       this.errors = true
-      results[flag.key] =
+      this.answer(
+        index,
         error instanceof FlagEvaluationError
           ? failed(flag, error.code, error.message)
-          : failed(flag, 'internal_error', `Internal error: ${error instanceof Error ? error.message : String(error)}`)
+          : failed(flag, 'internal_error', `Internal error: ${error instanceof Error ? error.message : String(error)}`),
+      )
     }
   }
 
+  /** A failure decided before the loop: recorded by key, so that it comes first and the loop skips the flag. */
+  private failEarly(answer: FlagResult): void {
+    this.byKey ??= Object.create(null) as Record<string, FlagResult>
+    this.byKey[answer.key] = answer
+  }
+
+  private answer(index: number, answer: FlagResult): void {
+    if (this.byKey === null) this.answers[index] = answer
+    else this.byKey[answer.key] = answer
+  }
+
   result(): EvaluationResult {
-    return { flags: this.results, errorsWhileComputingFlags: this.errors }
+    const byKey = this.byKey
+    if (byKey === null) return new EvaluatedFlags(this.answers, this.errors)
+    return new EvaluatedFlags(Object.values(byKey), this.errors, byKey)
   }
 }

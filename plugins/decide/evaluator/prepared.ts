@@ -76,6 +76,26 @@ export interface Selection {
   readonly readByOthers: readonly boolean[]
   /** Per evaluable flag (same index): the flag compiled, filled on first use by evaluate.ts. */
   readonly compiled: (CompiledFlag | undefined)[]
+  /**
+   * Whether a record of the evaluable flags' answers by key enumerates them in evaluation order:
+   * their keys are distinct and none is an array index (which a record lists first, ascending).
+   */
+  readonly keysInOrder: boolean
+}
+
+/** An ECMAScript array index: the canonical text of an integer below 2³² − 1. */
+function isArrayIndex(key: string): boolean {
+  const n = Number(key)
+  return n >>> 0 === n && n !== 4294967295 && String(n) === key
+}
+
+function keysInOrder(evaluable: readonly FlagDefinition[]): boolean {
+  const keys = new Set<string>()
+  for (const { key } of evaluable) {
+    if (keys.has(key) || isArrayIndex(key)) return false
+    keys.add(key)
+  }
+  return true
 }
 
 /** Distinct request filters remembered per definitions version; others are computed per request. */
@@ -99,6 +119,7 @@ function select(
     needsHashKeyOverride: evaluable.some(flagNeedsHashKeyOverride),
     readByOthers: evaluable.map((flag) => targets.has(flag.id)),
     compiled: [],
+    keysInOrder: keysInOrder(evaluable),
   }
 }
 

@@ -166,6 +166,9 @@ export interface FlagResult {
 }
 
 export interface EvaluationResult {
-  flags: Record<string, FlagResult>
-  errorsWhileComputingFlags: boolean
+  /** The answers by flag key. */
+  readonly flags: Record<string, FlagResult>
+  /** The same answers in the order `flags` enumerates them (as JSON.stringify of it writes them). */
+  readonly answers: readonly FlagResult[]
+  readonly errorsWhileComputingFlags: boolean
 }

@@ -28,7 +28,7 @@ export interface FlagsRouteDeps {
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
 
-const NO_FLAGS: EvaluationResult = { flags: {}, errorsWhileComputingFlags: false }
+const NO_FLAGS: EvaluationResult = { flags: {}, answers: [], errorsWhileComputingFlags: false }
 
 /** The request's JSON object; a GET with neither body nor `data=` is read as an empty object. */
 async function requestObject(ctx: Context, http: HttpKit, limits: PayloadLimits): Promise<Record<string, unknown>> {

@@ -61,12 +61,11 @@ export function flagsResponseBuffer(
     head = Buffer.from(`${before}{`)
     tail = Buffer.from(`}${after}`)
   }
-  const flags = result.flags
   const pieces: Buffer[] = [head]
   let length = head.length
-  for (const key of Object.keys(flags)) {
+  for (const answer of result.answers) {
     // the first record goes without its leading comma
-    const record = pieces.length === 1 ? recordBytes(shape, flags[key]!).subarray(1) : recordBytes(shape, flags[key]!)
+    const record = pieces.length === 1 ? recordBytes(shape, answer).subarray(1) : recordBytes(shape, answer)
     pieces.push(record)
     length += record.length
   }
@@ -104,12 +103,10 @@ export function flagsResponseJson(
   parts: FlagsBodyParts,
 ): string {
   if (shape !== 'v2' && shape !== 'v3') return JSON.stringify({ ...fields, ...flagsResponse(shape, result, parts) })
-  // Object.keys enumerates in the order JSON.stringify of the records object would (integer-like keys
-  // first); Object.values of the prototype-less (dictionary-mode) map cost three times as much
-  const flags = result.flags
+  // the answers come in the order JSON.stringify of the records object would write them
   let records = ''
-  for (const key of Object.keys(flags))
-    records += records === '' ? recordText(shape, flags[key]!) : `,${recordText(shape, flags[key]!)}`
+  for (const answer of result.answers)
+    records += records === '' ? recordText(shape, answer) : `,${recordText(shape, answer)}`
   if (isEmpty(fields))
     return `{"errorsWhileComputingFlags":${result.errorsWhileComputingFlags},"flags":{${records}}${partsText(parts)}}`
   const [before, after] = aroundRecords(fields, result, parts)

@@ -80,7 +80,7 @@ export function flagsResponse(
   result: EvaluationResult,
   parts: FlagsBodyParts,
 ): Record<string, unknown> {
-  const flags = Object.values(result.flags)
+  const flags = result.answers
   if (shape === 'decide-v1') return { featureFlags: flags.filter((f) => f.enabled).map((f) => f.key) }
   if (shape === 'decide-v2') {
     const featureFlags = record<boolean | string>()

@@ -141,3 +141,54 @@ describe('evaluateFlagsInSlices', () => {
     expect(pauses).to.equal(0)
   })
 })
+
+describe('evaluateFlags: the answers in order', () => {
+  const on = (key: string, extra = {}) => flag(key, { groups: [{ rollout_percentage: 100 }] }, extra)
+  /** What a record of the answers by key enumerates, as JSON.stringify of it writes them. */
+  const enumerated = (input: EvaluationInput) => {
+    const result = evaluateFlags(input)
+    expect(result.answers.map((answer) => answer.key)).to.deep.equal(Object.keys(result.flags))
+    expect(result.answers).to.deep.equal(Object.values(result.flags))
+    return result.answers.map((answer) => `${answer.key}:${answer.failed ? answer.reason.code : answer.enabled}`)
+  }
+  const input = (flags: ReturnType<typeof on>[], extra: Partial<EvaluationInput> = {}): EvaluationInput => ({
+    flags,
+    distinctId: 'user-1',
+    database: { status: 'skipped' },
+    now: NOW,
+    ...extra,
+  })
+
+  it('lists the answers in evaluation order when the keys are plain and distinct', () => {
+    expect(enumerated(input([on('b'), on('a'), on('constructor'), on('__proto__')]))).to.deep.equal([
+      'b:true',
+      'a:true',
+      'constructor:true',
+      '__proto__:true',
+    ])
+  })
+
+  it('lists array-index keys first, ascending, as a record does; other numeric texts keep their place', () => {
+    const flags = [on('b'), on('42'), on('07'), on('7'), on('4294967295'), on('-1'), on('a')]
+    expect(enumerated(input(flags))).to.deep.equal([
+      '7:true',
+      '42:true',
+      'b:true',
+      '07:true',
+      '4294967295:true',
+      '-1:true',
+      'a:true',
+    ])
+  })
+
+  it('lists the flags failed before evaluation first, and a repeated key once, where it first came', () => {
+    const needsPerson = flag('needs-db', {
+      groups: [{ properties: [{ key: 'email', value: 'x', type: 'person' }], rollout_percentage: 100 }],
+    })
+    const failedDatabase = input([on('first'), needsPerson, on('last')], { database: { status: 'failed' } })
+    expect(enumerated(failedDatabase)).to.deep.equal(['needs-db:database_error', 'first:true', 'last:true'])
+    const off = (key: string) => flag(key, { groups: [{ rollout_percentage: 0 }] })
+    // the later flag's answer, in the earlier one's place
+    expect(enumerated(input([on('twice'), on('other'), off('twice')]))).to.deep.equal(['twice:false', 'other:true'])
+  })
+})

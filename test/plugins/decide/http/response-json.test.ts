@@ -89,7 +89,7 @@ describe('decide flagsResponseJson', () => {
   it('writes the bytes of an answer without flags, and of one with errors', () => {
     const parts = { requestId: 'r', evaluatedAt: 0 }
     for (const answer of [
-      { flags: {}, errorsWhileComputingFlags: false },
+      { flags: {}, answers: [], errorsWhileComputingFlags: false },
       result(definitions(null), 'user-1', 'pro'),
     ]) {
       expect(answer.flags).to.satisfy(

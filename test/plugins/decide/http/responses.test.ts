@@ -93,9 +93,9 @@ describe('decide responses', () => {
     })
 
     it('serialises flags named like Object.prototype members', () => {
-      const result: EvaluationResult = { errorsWhileComputingFlags: false, flags: {} }
-      const record = sample().flags.on
-      Object.defineProperty(result.flags, '__proto__', { value: { ...record, key: '__proto__' }, enumerable: true })
+      const answer = { ...sample().flags.on!, key: '__proto__' }
+      const flags = Object.defineProperty({}, '__proto__', { value: answer, enumerable: true })
+      const result: EvaluationResult = { errorsWhileComputingFlags: false, flags, answers: [answer] }
       const text = JSON.stringify(flagsResponse('legacy', result, parts))
       expect(JSON.parse(text).featureFlags).to.have.own.property('__proto__', true)
     })
