@@ -43,7 +43,7 @@ export function indexCohorts(cohorts: EvaluationInput['cohorts']): CohortIndex {
 export interface CohortContext {
   cohorts: CohortIndex
   /** Static cohort id → member?, known only when a person was loaded; empty otherwise. */
-  staticMembership: Map<number, boolean>
+  staticMembership: ReadonlyMap<number, boolean>
   match: MatchContext
   /**
    * Memberships already computed for this person in this request: a cohort used by several flags
@@ -52,19 +52,29 @@ export interface CohortContext {
   known?: { person: Properties; members: Map<number, boolean> }
 }
 
-export function staticMembershipFor(cohorts: CohortIndex, memberOf: number[] | null): Map<number, boolean> {
-  const membership = new Map<number, boolean>()
-  if (memberOf === null) return membership
-  const members = new Set(memberOf)
-  for (const cohort of cohorts.values()) if (cohort.is_static) membership.set(cohort.id, members.has(cohort.id))
-  return membership
+const NO_MEMBERSHIP: ReadonlyMap<number, boolean> = new Map()
+
+export function staticMembershipFor(cohorts: CohortIndex, memberOf: number[] | null): ReadonlyMap<number, boolean> {
+  if (memberOf === null) return NO_MEMBERSHIP
+  let members: Set<number> | undefined
+  let membership: Map<number, boolean> | undefined
+  for (const cohort of cohorts.values())
+    if (cohort.is_static) {
+      members ??= new Set(memberOf)
+      membership ??= new Map()
+      membership.set(cohort.id, members.has(cohort.id))
+    }
+  return membership ?? NO_MEMBERSHIP
 }
 
 /** IN / NOT_IN (default IN) over known results; any other operator never matches. */
 function membershipMatches(filter: PropertyFilter, results: Map<number, boolean>, cohortOwner: number | null): boolean {
   const id = cohortIdOf(filter)
   if (id === null) throw cohortFiltersUnparseable(cohortOwner)
-  const member = results.get(id) ?? false
+  return operatorMatches(filter, results.get(id) ?? false)
+}
+
+function operatorMatches(filter: PropertyFilter, member: boolean): boolean {
   const operator = filter.operator ?? 'in'
   if (operator === 'in') return member
   if (operator === 'not_in') return !member
@@ -99,6 +109,34 @@ function nodeMatches(
   return node.type === 'OR' ? node.children.some(matches) : node.children.every(matches)
 }
 
+/**
+ * A derivation's value or failure, kept: cohort definitions are read-only once indexed, and
+ * deriving their trees and dependency orders anew for every request was most of a cohort filter's
+ * cost. A failure is thrown again on each use, as deriving again would.
+ */
+type Settled<T> = { value: T } | { error: unknown }
+
+function settle<T>(derive: () => T): Settled<T> {
+  try {
+    return { value: derive() }
+  } catch (error) {
+    return { error }
+  }
+}
+
+function unwrap<T>(settled: Settled<T>): T {
+  if ('error' in settled) throw settled.error
+  return settled.value
+}
+
+const trees = new WeakMap<CohortDefinition, Settled<ReturnType<typeof parseCohortTree>>>()
+
+function cohortTree(cohort: CohortDefinition): ReturnType<typeof parseCohortTree> {
+  let settled = trees.get(cohort)
+  if (settled === undefined) trees.set(cohort, (settled = settle(() => parseCohortTree(cohort))))
+  return unwrap(settled)
+}
+
 function dynamicCohortMatches(
   cohort: CohortDefinition,
   person: Properties,
@@ -106,12 +144,22 @@ function dynamicCohortMatches(
   ctx: MatchContext,
 ): boolean {
   if (MEMBERSHIP_STORE_TYPES.has(cohort.cohort_type ?? '')) return false
-  const tree = parseCohortTree(cohort)
+  const tree = cohortTree(cohort)
   return tree ? nodeMatches(tree, person, results, ctx, cohort.id) : false
 }
 
-/** Dependencies-first order of the cohorts reachable from `rootId`; throws on unknown ids and cycles. */
+const orders = new WeakMap<CohortIndex, Map<number, Settled<CohortDefinition[]>>>()
+
 function dependencyOrder(rootId: number, cohorts: CohortIndex): CohortDefinition[] {
+  let byRoot = orders.get(cohorts)
+  if (byRoot === undefined) orders.set(cohorts, (byRoot = new Map()))
+  let settled = byRoot.get(rootId)
+  if (settled === undefined) byRoot.set(rootId, (settled = settle(() => deriveDependencyOrder(rootId, cohorts))))
+  return unwrap(settled)
+}
+
+/** Dependencies-first order of the cohorts reachable from `rootId`; throws on unknown ids and cycles. */
+function deriveDependencyOrder(rootId: number, cohorts: CohortIndex): CohortDefinition[] {
   const order: CohortDefinition[] = []
   const state = new Map<number, 'visiting' | 'done'>()
   const visit = (id: number) => {
@@ -155,11 +203,12 @@ function knownMembership(id: number, person: Properties, ctx: CohortContext): bo
 
 /** All cohort filters of one condition set must hold (AND); `negation` on a flag's cohort filter is ignored. */
 export function cohortFiltersMatch(filters: PropertyFilter[], person: Properties, ctx: CohortContext): boolean {
-  const results = new Map<number, boolean>(ctx.staticMembership)
+  // every filter's cohort is resolved before any is judged: one that fails fails the flag, matching or not
+  const members: boolean[] = []
   for (const filter of filters) {
     const id = cohortIdOf(filter)
     if (id === null) throw cohortFiltersUnparseable()
-    if (!results.has(id)) results.set(id, knownMembership(id, person, ctx))
+    members.push(ctx.staticMembership.get(id) ?? knownMembership(id, person, ctx))
   }
-  return filters.every((filter) => membershipMatches(filter, results, null))
+  return filters.every((filter, i) => operatorMatches(filter, members[i]!))
 }

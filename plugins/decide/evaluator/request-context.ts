@@ -58,8 +58,11 @@ class GroupResolver {
 /** Cohort definitions indexed once per definitions object (the cache keeps one per version). */
 const cohortIndexes = new WeakMap<object, CohortIndex>()
 
+/** Requests without cohort definitions share one empty index (so do its remembered orders, cohorts.ts). */
+const NO_COHORTS = indexCohorts(undefined)
+
 function cohortIndexOf(cohorts: EvaluationInput['cohorts']): CohortIndex {
-  if (cohorts === null || typeof cohorts !== 'object') return indexCohorts(cohorts)
+  if (cohorts === null || typeof cohorts !== 'object') return NO_COHORTS
   let index = cohortIndexes.get(cohorts)
   if (index === undefined) cohortIndexes.set(cohorts, (index = indexCohorts(cohorts)))
   return index

@@ -44,6 +44,7 @@ const ALIASES: Record<keyof FlagsBodyFields, string[]> = {
   geoip_disable: ['geoip_disable'],
 }
 const TOKEN_NAMES = ['token', 'api_key', '$token']
+const ALIAS_ENTRIES = Object.entries(ALIASES)
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -89,9 +90,11 @@ export function tokenOf(body: Record<string, unknown>, query: Record<string, str
 
 export function readFlagsBody(body: Record<string, unknown>): FlagsBodyFields {
   const normalised: Record<string, unknown> = {}
-  for (const [name, aliases] of Object.entries(ALIASES)) {
-    const found = aliases.find((alias) => Object.hasOwn(body, alias) && body[alias] !== undefined)
-    if (found !== undefined) normalised[name] = body[found]
-  }
+  for (const [name, aliases] of ALIAS_ENTRIES)
+    for (const alias of aliases)
+      if (Object.hasOwn(body, alias) && body[alias] !== undefined) {
+        normalised[name] = body[alias]
+        break
+      }
   return parseWith(FlagsBody, normalised)
 }

@@ -254,6 +254,32 @@ describe('evaluator cohorts (flags.md §9)', () => {
       expect(run(cohortFlag('bad-id', inCohort('abc')), [], {}).reason.code).to.equal('cohort_filters_parsing_error')
     })
 
+    it('reads a cohort definition once for all the requests that share it, failures included', () => {
+      let reads = 0
+      const counted = (properties: unknown) => ({
+        get properties() {
+          reads++
+          return properties
+        },
+      })
+      const pro = dynamic(50, counted(tree('AND', { type: 'AND', values: [prop('plan', 'pro')] }).properties))
+      const outer = dynamic(51, counted(tree('AND', { type: 'AND', values: [inCohort(50)] }).properties))
+      const broken = dynamic(52, counted({ type: 'XOR', values: [] }))
+      const cohorts = [pro, outer, broken]
+      const flags = [cohortFlag('outer', inCohort(51)), cohortFlag('broken', inCohort(52))]
+      for (let i = 0; i < 6; i++) {
+        const plan = i % 2 ? 'pro' : 'free'
+        const result = evaluate(flags, {
+          cohorts,
+          database: { status: 'loaded', person: { properties: { plan } }, staticCohortIds: [] },
+        })
+        expect(result.flags.outer!.enabled, plan).to.equal(plan === 'pro')
+        expect(result.flags.broken!.reason.code).to.equal('cohort_filters_parsing_error')
+      }
+      // each cohort's tree is read to order its dependencies and to match it: twice in all, not per request
+      expect(reads).to.be.at.most(2 * cohorts.length)
+    })
+
     it('does not fail a cohort without filters: it has no members', () => {
       const empty = dynamic(41, null)
       const result = run(cohortFlag('empty', inCohort(41)), [empty], {})
