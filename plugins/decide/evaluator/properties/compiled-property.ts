@@ -1,6 +1,9 @@
 import type { Properties, PropertyFilter } from '../types.ts'
+import { dateMatcher, type DateOperator } from './dates.ts'
 import { isBooleanish, isTruthy } from './equality.ts'
 import { lookupKey, matchProperty, NEGATIVE_OPERATORS, type MatchContext } from './match-property.ts'
+import { numberMatcher, type NumericOperator } from './numeric.ts'
+import { semverMatcher, type SemverCompareOperator, type SemverRangeOperator } from './semver.ts'
 import { asciiLower, toText } from './values.ts'
 
 /** One property filter, specialised on its operator and value: matchProperty's answer for any properties. */
@@ -13,11 +16,15 @@ export interface CompiledProperty {
 const hasOwn = Object.prototype.hasOwnProperty
 const never = () => false
 
+type PresentMatcher = (x: unknown, match: MatchContext) => boolean
+
 /**
- * The value-dependent part of `exact`, `is_not` and the text operators, with the filter's side
- * (booleanish, lowercased, listed) worked out once: equality.ts and text.ts do the same per call.
+ * The value-dependent part of `exact`, `is_not`, the text, number, date and semver operators, with
+ * the filter's side (booleanish, lowercased, listed, parsed) worked out once: equality.ts, text.ts,
+ * numeric.ts, dates.ts and semver.ts do the same per call. `never` when the filter's side cannot
+ * match anything; null for the operators left to matchProperty.
  */
-function presentMatcher(operator: string, v: unknown): ((x: unknown) => boolean) | null {
+function presentMatcher(operator: string, v: unknown): PresentMatcher | null {
   switch (operator) {
     case 'exact':
     case 'is_not': {
@@ -46,6 +53,27 @@ function presentMatcher(operator: string, v: unknown): ((x: unknown) => boolean)
       if (operator.endsWith('starts_with')) return (x) => asciiLower(toText(x)).startsWith(needle) !== negated
       return (x) => asciiLower(toText(x)).endsWith(needle) !== negated
     }
+    case 'gt':
+    case 'gte':
+    case 'lt':
+    case 'lte':
+      return numberMatcher(operator as NumericOperator, v) ?? never
+    case 'is_date_before':
+    case 'is_date_after':
+    case 'is_date_exact': {
+      const dates = dateMatcher(operator as DateOperator, v)
+      return dates ? (x, match) => dates(x, match.timeZone, match.nowMillis) : never
+    }
+    case 'semver_eq':
+    case 'semver_neq':
+    case 'semver_gt':
+    case 'semver_gte':
+    case 'semver_lt':
+    case 'semver_lte':
+    case 'semver_tilde':
+    case 'semver_caret':
+    case 'semver_wildcard':
+      return semverMatcher(operator as SemverCompareOperator | SemverRangeOperator, v) ?? never
     default:
       return null
   }
@@ -54,7 +82,7 @@ function presentMatcher(operator: string, v: unknown): ((x: unknown) => boolean)
 /**
  * matchProperty for one filter, decided as far as the filter alone decides it: `is_set`, a filter
  * without a value, an absent key and unknown operators need no call; the operators above compare
- * with their value prepared; the others (regex, numbers, dates, semver) call matchProperty itself.
+ * with their value prepared; the others (regex, ranges, lists of texts) call matchProperty itself.
  */
 export function compileProperty(filter: PropertyFilter): CompiledProperty {
   const key = lookupKey(filter)
@@ -67,7 +95,8 @@ export function compileProperty(filter: PropertyFilter): CompiledProperty {
   if (v === undefined || v === null) return { matches: never, text: `${text} (no value: never)` }
   const absent = NEGATIVE_OPERATORS.has(operator)
   const prepared = presentMatcher(operator, v)
-  if (prepared) return { matches: (properties) => (present(properties) ? prepared(properties[key]) : absent), text }
+  if (prepared)
+    return { matches: (properties, match) => (present(properties) ? prepared(properties[key], match) : absent), text }
   return {
     matches: (properties, match) => (present(properties) ? matchProperty(filter, properties, match) : absent),
     text: `${text} (interpreted)`,

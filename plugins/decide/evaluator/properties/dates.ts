@@ -52,10 +52,12 @@ const CACHE_LIMIT = 2000
 const parsed = new TextMemo<bigint | null>(CACHE_LIMIT)
 
 /** The filter-value parser (§8 date rules), also used for string property values. */
+const RELATIVE = /^-?\d+[hdwmy]$/
+
 export function parseDateInZone(text: string, timeZone: string, nowMillis: number): bigint | null {
   if (text.length > 64) return parseUncached(text, timeZone, nowMillis)
   // Only relative dates depend on now; absolute ones stay cached across requests.
-  const relative = /^-?\d+[hdwmy]$/.test(text)
+  const relative = RELATIVE.test(text)
   const cacheKey = `${timeZone}\u0000${relative ? nowMillis : ''}\u0000${text}`
   const cached = parsed.get(cacheKey)
   if (cached !== undefined) return cached
@@ -123,8 +125,37 @@ export function compareDates(
   const x = propertyDate(propertyValue, timeZone, nowMillis)
   if (x === null || typeof filterValue !== 'string') return false
   const v = parseDateInZone(filterValue, timeZone, nowMillis)
-  if (v === null) return false
+  return v !== null && instantsMatch(operator, x, v)
+}
+
+function instantsMatch(operator: DateOperator, x: bigint, v: bigint): boolean {
   if (operator === 'is_date_before') return x < v
   if (operator === 'is_date_after') return x > v
   return x === v
+}
+
+/**
+ * compareDates for one filter value (compiled filters), its instant kept for the last zone (and
+ * now, for a relative date) it was read in: requests repeat them, and reading the filter value
+ * through the shared memo meant building and hashing a key per call. Null when nothing matches.
+ */
+export function dateMatcher(
+  operator: DateOperator,
+  filterValue: unknown,
+): ((propertyValue: unknown, timeZone: string, nowMillis: number) => boolean) | null {
+  if (typeof filterValue !== 'string') return null
+  const relative = RELATIVE.test(filterValue)
+  let readIn: string | undefined
+  let readAt = 0
+  let v: bigint | null = null
+  return (propertyValue, timeZone, nowMillis) => {
+    const x = propertyDate(propertyValue, timeZone, nowMillis)
+    if (x === null) return false
+    if (timeZone !== readIn || (relative && nowMillis !== readAt)) {
+      v = parseDateInZone(filterValue, timeZone, nowMillis)
+      readIn = timeZone
+      readAt = nowMillis
+    }
+    return v !== null && instantsMatch(operator, x, v)
+  }
 }

@@ -7,6 +7,23 @@ export function compareNumbers(operator: NumericOperator, filterValue: unknown, 
   const x = toNumber(propertyValue)
   const v = toNumber(filterValue)
   if (x === null || v === null) return false
+  return ordered(operator, x, v)
+}
+
+/** compareNumbers with the filter's number read once (compiled filters); null when nothing matches. */
+export function numberMatcher(
+  operator: NumericOperator,
+  filterValue: unknown,
+): ((propertyValue: unknown) => boolean) | null {
+  const v = toNumber(filterValue)
+  if (v === null) return null
+  return (propertyValue) => {
+    const x = toNumber(propertyValue)
+    return x !== null && ordered(operator, x, v)
+  }
+}
+
+function ordered(operator: NumericOperator, x: number, v: number): boolean {
   switch (operator) {
     case 'gt':
       return x > v

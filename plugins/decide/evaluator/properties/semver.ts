@@ -34,7 +34,10 @@ export function compareSemver(operator: SemverCompareOperator, filterValue: unkn
   const x = versionOf(toText(propertyValue))
   const v = versionOf(toText(filterValue))
   if (x === null || v === null) return false
-  const order = compareVersions(x, v)
+  return orderMatches(operator, compareVersions(x, v))
+}
+
+function orderMatches(operator: SemverCompareOperator, order: number): boolean {
   switch (operator) {
     case 'semver_eq':
       return order === 0
@@ -71,4 +74,30 @@ export function matchSemverRange(operator: SemverRangeOperator, filterValue: unk
     if (filterText.length <= MAX_REMEMBERED_LENGTH) requirements.remember(key, requirement)
   }
   return requirement !== null && versionReqMatches(requirement, version)
+}
+
+const RANGE_OPERATORS: ReadonlySet<string> = new Set(['semver_tilde', 'semver_caret', 'semver_wildcard'])
+
+/**
+ * compareSemver and matchSemverRange with the filter's version or range parsed once (compiled
+ * filters): null when the filter's side does not parse, so that nothing matches.
+ */
+export function semverMatcher(
+  operator: SemverCompareOperator | SemverRangeOperator,
+  filterValue: unknown,
+): ((propertyValue: unknown) => boolean) | null {
+  if (RANGE_OPERATORS.has(operator)) {
+    const requirement = parseVersionReq(requirementText(operator as SemverRangeOperator, toText(filterValue)))
+    if (requirement === null) return null
+    return (propertyValue) => {
+      const version = versionOf(toText(propertyValue))
+      return version !== null && versionReqMatches(requirement, version)
+    }
+  }
+  const v = parseVersion(toText(filterValue))
+  if (v === null) return null
+  return (propertyValue) => {
+    const x = versionOf(toText(propertyValue))
+    return x !== null && orderMatches(operator as SemverCompareOperator, compareVersions(x, v))
+  }
 }

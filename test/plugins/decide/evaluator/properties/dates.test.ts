@@ -15,6 +15,17 @@ describe('property operators: is_date_before, is_date_after, is_date_exact (flag
       expect(iso(parseDateInZone('-3h', 'UTC', now))).to.equal('2024-06-15T09:00:00.000Z')
     })
 
+    it('follows now from request to request, and the zone, with the same filter', () => {
+      const yesterday = { key: '2024-06-14T13:00:00Z' }
+      expect(matches('is_date_after', '-1d', yesterday, { now })).to.equal(true)
+      expect(matches('is_date_after', '-1d', yesterday, { now: now + 7_200_000 })).to.equal(false)
+      expect(matches('is_date_after', '-1d', yesterday, { now })).to.equal(true)
+      const evening = { key: '2024-06-15T20:00:00Z' }
+      expect(matches('is_date_before', '2024-06-16', evening, { timeZone: 'UTC' })).to.equal(true)
+      expect(matches('is_date_before', '2024-06-16', evening, { timeZone: 'Asia/Tokyo' })).to.equal(false)
+      expect(matches('is_date_before', '2024-06-16', evening, { timeZone: 'UTC' })).to.equal(true)
+    })
+
     it('ignores the sign', () => {
       expect(parseDateInZone('7d', 'UTC', now)).to.equal(parseDateInZone('-7d', 'UTC', now))
     })
