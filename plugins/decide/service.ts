@@ -24,6 +24,7 @@ import type {
   Explanation,
   Properties,
 } from './evaluator/index.ts'
+import { EvaluationTurns } from './evaluation-turns.ts'
 import type { DefinitionsCache } from './cache.ts'
 import type { ProjectDefinitions } from './project-definitions.ts'
 import { loadRequestData } from './store/request-data.ts'
@@ -126,6 +127,8 @@ class DatabaseTimeout extends Error {}
 const NO_OVERRIDES = { values: null, failed: false }
 
 export class FlagsEvaluation implements FlagsService {
+  private readonly turns = new EvaluationTurns()
+
   constructor(private readonly deps: FlagsServiceDeps) {}
 
   definitions(projectId: number): Promise<ProjectDefinitions> {
@@ -166,12 +169,7 @@ export class FlagsEvaluation implements FlagsService {
 
   async evaluate(project: Project, request: FlagsRequest): Promise<EvaluationResult> {
     const input = await this.evaluationInput(project, request)
-    // Requests read in one turn of the event loop are evaluated together at its end, not each as
-    // soon as it is parsed: with persons and groups cached a request has nothing else to wait for,
-    // and interleaving parsing and evaluation request by request cost more CPU per request under
-    // load (docs/performance.md has the figures). A request waits for the others of its turn only.
-    await nextTurn()
-    return evaluateFlagsInSlices(input, SLICES)
+    return this.turns.run(() => evaluateFlagsInSlices(input, SLICES))
   }
 
   async explain(project: Project, request: FlagsRequest): Promise<FlagsExplanation> {
