@@ -43,7 +43,7 @@ const server = http.createServer(async (req, res) => {
   try {
     if (req.url === '/health') return send(res, 200, '{"status":"ok"}')
     if ((req.url === '/ceiling/flags' || req.url === '/ceiling/flags-interpreted') && ceiling) {
-      const body = ceiling.answer(await readBody(req), req.url === '/ceiling/flags-interpreted')
+      const body = await ceiling.answer(await readBody(req), req.url === '/ceiling/flags-interpreted')
       res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length })
       return res.end(body)
     }
