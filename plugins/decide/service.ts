@@ -226,7 +226,7 @@ export class FlagsEvaluation implements FlagsService {
       flags: definitions.flags,
       prepared: definitions.prepared,
       cohorts: definitions.cohorts,
-      groupTypeMapping: { ...definitions.groupTypeMapping },
+      groupTypeMapping: definitions.groupTypeMapping,
       distinctId,
       deviceId: request.deviceId ?? null,
       anonDistinctId,

@@ -102,7 +102,7 @@ export interface EvaluationInput {
   /** Cohorts by id (record or list); SDK-format bare property groups are accepted too. */
   cohorts?: Record<string, CohortDefinition | unknown> | CohortDefinition[]
   /** Group type index → name, e.g. {"0": "company"}. */
-  groupTypeMapping?: Record<string, string> | null
+  groupTypeMapping?: Readonly<Record<string, string>> | null
   /** The mapping could not be loaded: group flags answer no_group_type and errors are flagged. */
   groupTypeMappingFailed?: boolean
   distinctId: string | number
