@@ -127,7 +127,7 @@ class DatabaseTimeout extends Error {}
 const NO_OVERRIDES = { values: null, failed: false }
 
 export class FlagsEvaluation implements FlagsService {
-  private readonly turns = new EvaluationTurns()
+  private readonly turns = new EvaluationTurns(SLICES)
 
   constructor(private readonly deps: FlagsServiceDeps) {}
 

@@ -33,7 +33,7 @@ const V2 = shapeFor('/flags/', '2')
 export class FlagsCeiling {
   private readonly prepared: PreparedFlags
   private readonly groupIndexByName: Map<string, number>
-  private readonly turns = new EvaluationTurns()
+  private readonly turns = new EvaluationTurns({ sliceMs: 10, clock: () => performance.now() })
 
   constructor(private readonly definitions: SdkDefinitions) {
     this.prepared = prepareFlags(definitions.flags)
