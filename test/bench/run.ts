@@ -4,7 +4,7 @@
  * `bench <name> <value> <unit> ratio <r> vs <baseline>` per figure, then a table. Every ratio
  * compares two measurements of this run, on the same database, with the same payloads, taken in
  * alternating slices (load.ts) so that the machine's drift falls on both sides. `flags_ceiling` is
- * the flags work alone in bare node:http (ceiling.ts), `flags_latency`'s baseline, itself compared
+ * the flags work alone in bare node:http (ceiling.ts, evaluating as the service does), `flags_latency`'s baseline, itself compared
  * with a bare JSON echo; `flags_at_rate` is open loop (evenly spaced requests at a fixed rate, as page loads arrive, each
  * timed from its scheduled send: open-loop.ts);
  * beside figure 2, `capture_batch_one_person`: batches of one user each, the shape posthog-js sends.
@@ -268,7 +268,7 @@ async function main(): Promise<void> {
           note: latencyNote,
         })
         const ceilingRatio = ceiling!.rps / echo!.rps
-        const ceilingNote = `the same evaluation and response JSON in bare node:http, properties from the request: no Koa, no database; p50 ${ceiling!.p50} ms, p99 ${ceiling!.p99} ms; ${cpuPerUnit(ceiling!, 1, 'request')}`
+        const ceilingNote = `the same evaluation (a turn's requests together, as the service) and response JSON in bare node:http, properties from the request: no Koa, no database; p50 ${ceiling!.p50} ms, p99 ${ceiling!.p99} ms; ${cpuPerUnit(ceiling!, 1, 'request')}`
         report({
           name: 'flags_ceiling',
           value: ceiling!.rps,
