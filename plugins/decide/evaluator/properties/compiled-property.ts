@@ -3,7 +3,7 @@ import { dateMatcher, type DateOperator } from './dates.ts'
 import { isBooleanish, isTruthy } from './equality.ts'
 import { lookupKey, matchProperty, NEGATIVE_OPERATORS, type MatchContext } from './match-property.ts'
 import { numberMatcher, type NumericOperator } from './numeric.ts'
-import { semverMatcher, type SemverCompareOperator, type SemverRangeOperator } from './semver.ts'
+import { isSemverOperator, semverMatcher } from './semver.ts'
 import { asciiLower, toText } from './values.ts'
 
 /** One property filter, specialised on its operator and value: matchProperty's answer for any properties. */
@@ -64,18 +64,8 @@ function presentMatcher(operator: string, v: unknown): PresentMatcher | null {
       const dates = dateMatcher(operator as DateOperator, v)
       return dates ? (x, match) => dates(x, match.timeZone, match.nowMillis) : never
     }
-    case 'semver_eq':
-    case 'semver_neq':
-    case 'semver_gt':
-    case 'semver_gte':
-    case 'semver_lt':
-    case 'semver_lte':
-    case 'semver_tilde':
-    case 'semver_caret':
-    case 'semver_wildcard':
-      return semverMatcher(operator as SemverCompareOperator | SemverRangeOperator, v) ?? never
     default:
-      return null
+      return isSemverOperator(operator) ? (semverMatcher(operator, v) ?? never) : null
   }
 }
 

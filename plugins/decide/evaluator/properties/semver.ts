@@ -77,6 +77,19 @@ export function matchSemverRange(operator: SemverRangeOperator, filterValue: unk
 }
 
 const RANGE_OPERATORS: ReadonlySet<string> = new Set(['semver_tilde', 'semver_caret', 'semver_wildcard'])
+const SEMVER_OPERATORS: ReadonlySet<string> = new Set([
+  ...RANGE_OPERATORS,
+  'semver_eq',
+  'semver_neq',
+  'semver_gt',
+  'semver_gte',
+  'semver_lt',
+  'semver_lte',
+])
+
+export function isSemverOperator(operator: string): operator is SemverCompareOperator | SemverRangeOperator {
+  return SEMVER_OPERATORS.has(operator)
+}
 
 /**
  * compareSemver and matchSemverRange with the filter's version or range parsed once (compiled
